@@ -1,0 +1,3 @@
+from cad.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,55 @@
+"""Document boundary files (`.docs`): one line per document, `first_line<TAB>doc_id`, 0-based."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Iterable
+
+from cad.errors import CadError
+from cad.textio import atomic_output, read_lines
+
+
+@dataclass(frozen=True)
+class DocStart:
+    first_line: int
+    doc_id: str
+
+
+def read_docs(path: str | os.PathLike, n_lines: int | None = None) -> list[DocStart]:
+    """Parse a .docs file; starts must be increasing, begin at 0 and lie inside the corpus."""
+    docs: list[DocStart] = []
+    for lineno, line in enumerate(read_lines(path), 1):
+        if not line.strip():
+            raise CadError("empty line in document boundary file", str(path), lineno)
+        parts = line.split("\t")
+        if len(parts) != 2 or not parts[0].isdigit():
+            raise CadError("expected 'first_line<TAB>doc_id'", str(path), lineno)
+        start = int(parts[0])
+        if docs and start <= docs[-1].first_line:
+            raise CadError(
+                f"document start {start} is not after the previous one ({docs[-1].first_line})",
+                str(path), lineno,
+            )
+        if not docs and start != 0:
+            raise CadError("the first document must start at line 0", str(path), lineno)
+        if n_lines is not None and start >= n_lines:
+            raise CadError(f"document start {start} is past the corpus end ({n_lines} lines)", str(path), lineno)
+        docs.append(DocStart(start, parts[1]))
+    return docs
+
+
+def doc_index_of_lines(docs: list[DocStart], n_lines: int) -> list[int]:
+    """Map every corpus line to the index of its document."""
+    out = [0] * n_lines
+    for k, d in enumerate(docs):
+        end = docs[k + 1].first_line if k + 1 < len(docs) else n_lines
+        for i in range(d.first_line, end):
+            out[i] = k
+    return out
+
+
+def write_docs(path: str | os.PathLike, docs: Iterable[DocStart]) -> None:
+    with atomic_output(path) as fh:
+        for d in docs:
+            fh.write(f"{d.first_line}\t{d.doc_id}\n")

@@ -1,0 +1,120 @@
+"""Text I/O at the edges: strict UTF-8 reading with line numbers, gzip, atomic writes."""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import io
+import os
+import tempfile
+from pathlib import Path
+from typing import IO, Iterator, Sequence
+
+from cad.errors import CadError
+
+
+def _open_binary(path: str | os.PathLike) -> IO[bytes]:
+    p = str(path)
+    if not os.path.exists(p):
+        raise CadError("file not found", p)
+    if os.path.isdir(p):
+        raise CadError("is a directory, expected a file", p)
+    if p.endswith(".gz"):
+        return gzip.open(p, "rb")
+    return open(p, "rb")
+
+
+def read_lines(path: str | os.PathLike) -> Iterator[str]:
+    """Yield the lines of a UTF-8 text file (plain or .gz) without their newline.
+
+    Invalid UTF-8 raises a CadError naming the file and the 1-based line.
+    """
+    p = str(path)
+    with _open_binary(p) as fh:
+        lineno = 0
+        try:
+            for raw in fh:
+                lineno += 1
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise CadError(
+                        f"invalid UTF-8 at byte {exc.start} of the line", p, lineno
+                    ) from None
+                yield text.rstrip("\n").rstrip("\r")
+        except (OSError, EOFError) as exc:
+            if isinstance(exc, CadError):
+                raise
+            raise CadError(f"cannot read: {exc}", p, lineno + 1) from None
+
+
+def count_lines(path: str | os.PathLike) -> int:
+    n = 0
+    with _open_binary(path) as fh:
+        for _ in fh:
+            n += 1
+    return n
+
+
+def read_parallel(paths: Sequence[str | os.PathLike]) -> Iterator[tuple[int, list[str]]]:
+    """Yield (1-based line number, [line of each file]) and fail if the files differ in length."""
+    iters = [read_lines(p) for p in paths]
+    lineno = 0
+    while True:
+        row = []
+        ended = []
+        for p, it in zip(paths, iters):
+            try:
+                row.append(next(it))
+            except StopIteration:
+                ended.append(str(p))
+        if ended:
+            if len(ended) != len(paths):
+                longer = [str(p) for p in paths if str(p) not in ended]
+                raise CadError(
+                    f"has {lineno} lines but {', '.join(longer)} has more: "
+                    "parallel files must have the same number of lines",
+                    ended[0],
+                    lineno + 1,
+                )
+            return
+        lineno += 1
+        yield lineno, row
+
+
+@contextlib.contextmanager
+def atomic_output(path: str | os.PathLike, binary: bool = False, compress: bool | None = None):
+    """Write to a temporary file beside `path` and rename it into place only on success.
+
+    Gzip compression is used when `compress` is true, or when it is None and the name ends in .gz.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if compress is None:
+        compress = target.name.endswith(".gz")
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.close(fd)
+    try:
+        if compress:
+            # Level 6 is gzip's default; mtime=0 keeps the output byte-identical across runs.
+            raw = open(tmp, "wb")
+            gz = gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=6, mtime=0)
+            fh: IO = gz if binary else io.TextIOWrapper(gz, encoding="utf-8", newline="\n")
+            try:
+                yield fh
+            finally:
+                fh.close()
+                raw.close()
+        else:
+            with open(tmp, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8", "newline": "\n"})) as fh:
+                yield fh
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def open_out_text(path: str | os.PathLike) -> IO[str]:
+    """Open a plain output for streaming writes (callers that need atomicity use atomic_output)."""
+    return open(path, "w", encoding="utf-8", newline="\n")

@@ -1,0 +1,1 @@
+"""Training of Moses-format models: lexical tables, phrase and reordering tables."""

@@ -1,0 +1,79 @@
+"""Word translation tables lex.f2e / lex.e2f, computed as Moses's train-model.perl does.
+
+From a word-aligned corpus: w(e|f) = c(f,e)/c(f) and w(f|e) = c(f,e)/c(e), where unaligned words
+are counted against NULL. lex.f2e lines are `e f w(e|f)`, lex.e2f lines are `f e w(f|e)`, both
+with 7 decimals; the scorers read the rounded values back, as Moses's `score` does.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from typing import Iterable
+
+from cad.align.alignment import parse_alignment
+from cad.errors import CadError
+from cad.progress import progress
+from cad.textio import atomic_output, read_lines, read_parallel
+
+NULL = "NULL"
+
+LexTable = dict[tuple[str, str], float]
+
+
+def count_word_pairs(rows: Iterable[tuple[list[str], list[str], list[tuple[int, int]]]]):
+    pair: Counter[tuple[str, str]] = Counter()
+    total_f: Counter[str] = Counter()
+    total_e: Counter[str] = Counter()
+    for src, tgt, points in rows:
+        src_aligned = [False] * len(src)
+        tgt_aligned = [False] * len(tgt)
+        for i, j in points:
+            src_aligned[i] = True
+            tgt_aligned[j] = True
+            f, e = src[i], tgt[j]
+            pair[f, e] += 1
+            total_f[f] += 1
+            total_e[e] += 1
+        for j, ok in enumerate(tgt_aligned):
+            if not ok:
+                pair[NULL, tgt[j]] += 1
+                total_e[tgt[j]] += 1
+                total_f[NULL] += 1
+        for i, ok in enumerate(src_aligned):
+            if not ok:
+                pair[src[i], NULL] += 1
+                total_f[src[i]] += 1
+                total_e[NULL] += 1
+    return pair, total_f, total_e
+
+
+def aligned_corpus(src: str | os.PathLike, tgt: str | os.PathLike, align: str | os.PathLike):
+    """Yield (source tokens, target tokens, points), checking every point against the lengths."""
+    for lineno, (s, t, a) in read_parallel([src, tgt, align]):
+        ss, tt = s.split(), t.split()
+        if not ss or not tt:
+            raise CadError("empty sentence in aligned corpus", str(src if not ss else tgt), lineno)
+        yield ss, tt, parse_alignment(a, len(ss), len(tt), str(align), lineno)
+
+
+def write_lexical_tables(src, tgt, align, out_prefix: str, total: int | None = None) -> None:
+    pair, total_f, total_e = count_word_pairs(progress(aligned_corpus(src, tgt, align), total=total, desc="lex"))
+    with atomic_output(f"{out_prefix}.f2e") as f2e, atomic_output(f"{out_prefix}.e2f") as e2f:
+        for (f, e), c in sorted(pair.items()):
+            f2e.write(f"{e} {f} {c / total_f[f]:.7f}\n")
+            e2f.write(f"{f} {e} {c / total_e[e]:.7f}\n")
+
+
+def read_lexical_table(path: str | os.PathLike) -> LexTable:
+    """Read `a b p` lines into {(b, a): p}: for lex.f2e that is {(f, e): w(e|f)}."""
+    table: LexTable = {}
+    for lineno, line in enumerate(read_lines(path), 1):
+        parts = line.split(" ")
+        if len(parts) != 3:
+            raise CadError("expected 'word word probability'", str(path), lineno)
+        try:
+            table[parts[1], parts[0]] = float(parts[2])
+        except ValueError:
+            raise CadError(f"bad probability {parts[2]!r}", str(path), lineno) from None
+    return table

@@ -1,0 +1,205 @@
+"""Phrase table and lexicalized reordering table from a word-aligned corpus, in bounded memory.
+
+Mirrors Moses's extract → sort → score (direct and --Inverse) → consolidate and
+lexical-reordering-score, with the sorts done externally:
+
+* phrase table lines: `src ||| tgt ||| p(f|e) lex(f|e) p(e|f) lex(e|f) ||| align ||| c(e) c(f) c(f,e) ||| |||`
+  where f is the source and e the target side; each lexical weight uses the most frequent word
+  alignment of the pair (ties: the smallest alignment string), and the printed alignment is the
+  direct one, listed by target position as Moses's `score` prints it.
+* reordering table `wbe-msd-bidirectional-fe`: `src ||| tgt ||| m s d m s d ` with constant
+  smoothing 0.5 (train-model.perl's default), previous-phrase orientations first.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Iterator
+
+from cad.train.extract import extract_pairs
+from cad.train.extsort import ExternalCounter, ExternalSorter
+from cad.train.lexical import NULL, LexTable, aligned_corpus, read_lexical_table
+from cad.progress import progress
+from cad.textio import atomic_output
+
+log = logging.getLogger(__name__)
+
+SEP = " ||| "
+ORIENTATIONS = ("mono", "swap", "other")
+
+
+@dataclass
+class ScoringStats:
+    sentences: int = 0
+    extracted: int = 0
+    phrase_pairs: int = 0
+    source_phrases: int = 0
+    extra: dict = field(default_factory=dict)
+
+
+def fmt(x: float) -> str:
+    """Six significant digits, as C++ streams print Moses's scores and counts."""
+    return f"{x:g}"
+
+
+def lexical_weight(src: list[str], tgt: list[str], align: list[tuple[int, int]], table: LexTable) -> float:
+    """lex(tgt|src, a) = Π_j mean_{i aligned to j} w(t_j|s_i), or w(t_j|NULL) if j is unaligned.
+
+    `table` maps (source word, target word) to w(target|source); unknown pairs count as 1, like
+    Moses's permissive lookup.
+    """
+    linked: list[list[int]] = [[] for _ in tgt]
+    for i, j in align:
+        linked[j].append(i)
+    score = 1.0
+    for j, word in enumerate(tgt):
+        if linked[j]:
+            score *= sum(table.get((src[i], word), 1.0) for i in linked[j]) / len(linked[j])
+        else:
+            score *= table.get((NULL, word), 1.0)
+    return score
+
+
+def _points(text: str) -> list[tuple[int, int]]:
+    out = []
+    for tok in text.split():
+        a, _, b = tok.partition("-")
+        out.append((int(a), int(b)))
+    return out
+
+
+def _best(counts: Counter[str]) -> str:
+    top = max(counts.values())
+    return min(a for a, c in counts.items() if c == top)
+
+
+def _extract_all(src, tgt, align, max_len: int, direct: ExternalCounter, inverse: ExternalCounter,
+                 stats: ScoringStats, total: int | None) -> None:
+    for ss, tt, points in progress(aligned_corpus(src, tgt, align), total=total, desc="extract", unit="sent"):
+        stats.sentences += 1
+        for p in extract_pairs(len(ss), len(tt), points, max_len):
+            sp = " ".join(ss[p.src_start:p.src_end])
+            tp = " ".join(tt[p.tgt_start:p.tgt_end])
+            # target-major order: the order in which Moses prints a pair's alignment
+            al = " ".join(f"{i}-{j}" for i, j in sorted(p.alignment, key=lambda x: (x[1], x[0])))
+            inv = " ".join(f"{j}-{i}" for i, j in p.alignment)
+            direct.add(f"{sp}{SEP}{tp}{SEP}{al}{SEP}{p.prev_orientation} {p.next_orientation}")
+            inverse.add(f"{tp}{SEP}{sp}{SEP}{inv}")
+            stats.extracted += 1
+
+
+def _groups(items: Iterator[tuple[str, int]]) -> Iterator[tuple[str, list[tuple[list[str], int]]]]:
+    """Group sorted (key, count) items by the key's first field."""
+    cur, group = None, []
+    for key, count in items:
+        parts = key.split(SEP)
+        if parts[0] != cur:
+            if group:
+                yield cur, group
+            cur, group = parts[0], []
+        group.append((parts, count))
+    if group:
+        yield cur, group
+
+
+def _pair_groups(group):
+    """Within one first-field group, merge consecutive rows with the same second field."""
+    cur, rows = None, []
+    for parts, count in group:
+        if parts[1] != cur:
+            if rows:
+                yield cur, rows
+            cur, rows = parts[1], []
+        rows.append((parts, count))
+    if rows:
+        yield cur, rows
+
+
+def _inverse_records(inverse: ExternalCounter, lex_fe: LexTable, tmpdir, max_items) -> ExternalSorter:
+    """count(e) and lex(f|e) per pair, re-sorted by source phrase for the join."""
+    out = ExternalSorter(tmpdir, max_items)
+    for tp, group in _groups(iter(inverse)):
+        pairs = []
+        count_e = 0
+        for sp, rows in _pair_groups(group):
+            aligns: Counter[str] = Counter()
+            for parts, c in rows:
+                aligns[parts[2]] += c
+            count_e += sum(aligns.values())
+            pairs.append((sp, aligns))
+        tw = tp.split(" ")
+        for sp, aligns in pairs:
+            best = _points(_best(aligns))
+            lex = lexical_weight(tw, sp.split(" "), best, lex_fe)
+            out.add(f"{sp}{SEP}{tp}{SEP}{count_e} {fmt(lex)}")
+    return out
+
+
+def _direct_records(direct: ExternalCounter, lex_ef: LexTable):
+    for sp, group in _groups(iter(direct)):
+        pairs = []
+        count_f = 0
+        sw = sp.split(" ")
+        for tp, rows in _pair_groups(group):
+            aligns: Counter[str] = Counter()
+            prev: Counter[str] = Counter()
+            nxt: Counter[str] = Counter()
+            for parts, c in rows:
+                aligns[parts[2]] += c
+                po, no = parts[3].split(" ")
+                prev[po] += c
+                nxt[no] += c
+            n = sum(aligns.values())
+            count_f += n
+            pairs.append((tp, n, aligns, prev, nxt))
+        for tp, n, aligns, prev, nxt in pairs:
+            best = _best(aligns)
+            lex = lexical_weight(sw, tp.split(" "), _points(best), lex_ef)
+            yield sp, tp, n, count_f, lex, best, prev, nxt
+
+
+def reordering_scores(prev: Counter, nxt: Counter, smoothing: float = 0.5) -> list[float]:
+    out = []
+    for counts in (prev, nxt):
+        total = sum(counts[o] for o in ORIENTATIONS) + smoothing * len(ORIENTATIONS)
+        out.extend((counts[o] + smoothing) / total for o in ORIENTATIONS)
+    return out
+
+
+def build_phrase_tables(src, tgt, align, lex_prefix: str, phrase_table: str, reordering_table: str | None,
+                        max_len: int = 7, tmpdir: str | None = None, max_items: int = 1_000_000,
+                        total: int | None = None, smoothing: float = 0.5) -> ScoringStats:
+    stats = ScoringStats()
+    lex_ef = read_lexical_table(f"{lex_prefix}.f2e")   # {(f, e): w(e|f)}
+    lex_fe = read_lexical_table(f"{lex_prefix}.e2f")   # {(e, f): w(f|e)}
+    with ExternalCounter(tmpdir, max_items) as direct, ExternalCounter(tmpdir, max_items) as inverse:
+        _extract_all(src, tgt, align, max_len, direct, inverse, stats, total)
+        log.info("extracted %d phrase pair occurrences from %d sentences", stats.extracted, stats.sentences)
+        with _inverse_records(inverse, lex_fe, tmpdir, max_items) as inv_sorted:
+            inverse.close()
+            inv_iter = iter(inv_sorted)
+            with contextlib.ExitStack() as outputs:
+                pt = outputs.enter_context(atomic_output(phrase_table))
+                ro = outputs.enter_context(atomic_output(reordering_table)) if reordering_table else None
+                last_src = None
+                for sp, tp, n, count_f, lex_ef_v, best, prev, nxt in progress(
+                        _direct_records(direct, lex_ef), desc="score", unit="pair"):
+                    isp, itp, payload = next(inv_iter).split(SEP)
+                    if isp != sp or itp != tp:
+                        raise AssertionError(f"phrase table halves out of step: {sp!r}/{tp!r} vs {isp!r}/{itp!r}")
+                    count_e_s, lex_fe_s = payload.split(" ")
+                    count_e = int(count_e_s)
+                    pt.write(f"{sp}{SEP}{tp}{SEP}{fmt(n / count_e)} {lex_fe_s} {fmt(n / count_f)} {fmt(lex_ef_v)}"
+                             f"{SEP}{best}{SEP}{fmt(count_e)} {fmt(count_f)} {fmt(n)} ||| |||\n")
+                    if ro is not None:
+                        scores = " ".join(f"{x:.6f}" for x in reordering_scores(prev, nxt, smoothing))
+                        ro.write(f"{sp}{SEP}{tp}{SEP}{scores} \n")
+                    stats.phrase_pairs += 1
+                    if sp != last_src:
+                        stats.source_phrases += 1
+                        last_src = sp
+    log.info("wrote %d phrase pairs for %d source phrases", stats.phrase_pairs, stats.source_phrases)
+    return stats

@@ -1,0 +1,1 @@
+"""Source-side coreference resolution for pronouns (backends arrive with the coref issue)."""

@@ -108,13 +108,13 @@ def atomic_output(path: str | os.PathLike, binary: bool = False, compress: bool 
         else:
             with open(tmp, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8", "newline": "\n"})) as fh:
                 yield fh
+        # mkstemp creates 0600 files; give the output the permissions a plain open() would
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
 
-
-def open_out_text(path: str | os.PathLike) -> IO[str]:
-    """Open a plain output for streaming writes (callers that need atomicity use atomic_output)."""
-    return open(path, "w", encoding="utf-8", newline="\n")

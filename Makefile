@@ -1,0 +1,59 @@
+# cad: install, train, test. `make` installs into .venv and trains the baseline on the default corpus.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+CAD := $(BIN)/cad
+SHARED ?= ../shared/data
+
+# Default corpus: the shared English-French corpus when present, else the embedded sample.
+ifneq ($(wildcard $(SHARED)/en-fr/train.en),)
+CORPUS ?= $(SHARED)/en-fr/train
+TOKENIZED ?= 1
+else
+CORPUS ?= cad/sample/sample
+TOKENIZED ?= 0
+endif
+SRC ?= en
+TGT ?= fr
+NAME ?= baseline
+OUT ?= models/$(NAME)
+TRAIN_ARGS = --corpus $(CORPUS) --src $(SRC) --tgt $(TGT) --out $(OUT) $(if $(filter 1,$(TOKENIZED)),--tokenized)
+
+.PHONY: all install train prepare align lex phrases lm moses-ini check test test-all bench clean
+
+all: install train
+
+install: $(VENV)/.installed
+
+$(VENV)/.installed: setup.cfg pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --disable-pip-version-check --upgrade pip
+	$(BIN)/pip install -q --disable-pip-version-check -e '.[test]'
+	touch $@
+
+# Each stage reruns only when its inputs changed.
+prepare align lex phrases lm: install
+	$(CAD) train $(TRAIN_ARGS) --until $@
+
+moses-ini: install
+	$(CAD) train $(TRAIN_ARGS) --until moses.ini
+
+train: install
+	$(CAD) train $(TRAIN_ARGS)
+	$(CAD) moses-ini check $(OUT)/moses.ini
+
+check: install
+	$(CAD) moses-ini check $(OUT)/moses.ini
+
+test: install
+	$(BIN)/pytest -q
+
+test-all: install
+	$(BIN)/pytest -q -m "slow or not slow"
+
+bench: install
+	$(BIN)/python bench/train_bench.py
+
+clean:
+	rm -rf models build *.egg-info .pytest_cache

@@ -1,0 +1,220 @@
+"""The `cad` command line."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+from cad import __version__
+from cad.errors import CadError
+
+log = logging.getLogger("cad")
+
+
+def _cmd_prepare(a: argparse.Namespace) -> None:
+    from cad.prepare import CleanConfig, prepare_corpus
+
+    st = prepare_corpus(a.src, a.tgt, a.out, a.src_lang, a.tgt_lang, a.docs, pretokenized=a.tokenized,
+                        lowercase=not a.no_lowercase, clean=CleanConfig(a.min_len, a.max_len, a.ratio),
+                        allow_empty=a.allow_empty)
+    print(f"kept {st.kept} of {st.read} sentence pairs", file=sys.stderr)
+
+
+def _cmd_align(a: argparse.Namespace) -> None:
+    from cad.align.eflomal_runner import align_corpus
+
+    extra = None
+    if a.test_src or a.test_tgt or a.test_out:
+        if not (a.test_src and a.test_tgt and a.test_out):
+            raise CadError("--test-src, --test-tgt and --test-out go together")
+        extra = (Path(a.test_src), Path(a.test_tgt), Path(a.test_out))
+    align_corpus(Path(a.src), Path(a.tgt), Path(a.out), extra=extra, method=a.method, seed=a.seed)
+
+
+def _cmd_symmetrize(a: argparse.Namespace) -> None:
+    from cad.align.alignment import format_alignment, parse_alignment
+    from cad.align.symmetrize import symmetrize
+    from cad.textio import atomic_output, read_parallel
+
+    with atomic_output(a.out) as fh:
+        for lineno, (s, t, f, r) in read_parallel([a.src, a.tgt, a.fwd, a.rev]):
+            ns, nt = len(s.split()), len(t.split())
+            points = symmetrize(parse_alignment(f, ns, nt, a.fwd, lineno),
+                                parse_alignment(r, ns, nt, a.rev, lineno), ns, nt, a.method)
+            fh.write(format_alignment(points) + "\n")
+
+
+def _cmd_lex(a: argparse.Namespace) -> None:
+    from cad.train.lexical import write_lexical_tables
+
+    write_lexical_tables(a.src, a.tgt, a.align, a.out)
+
+
+def _cmd_extract(a: argparse.Namespace) -> None:
+    from cad.train.phrase_scoring import build_phrase_tables
+
+    st = build_phrase_tables(a.src, a.tgt, a.align, a.lex, a.phrase_table, a.reordering_table,
+                             max_len=a.max_phrase_length, max_items=a.sort_buffer)
+    print(f"{st.phrase_pairs} phrase pairs from {st.sentences} sentences", file=sys.stderr)
+
+
+def _cmd_lm(a: argparse.Namespace) -> None:
+    from cad.pipeline import train_lm
+
+    train_lm(Path(a.text), Path(a.out), a.order)
+
+
+def _cmd_ini_write(a: argparse.Namespace) -> None:
+    from cad.moses.ini import baseline_config, write_config
+
+    cfg = baseline_config(str(Path(a.phrase_table).resolve()),
+                          str(Path(a.reordering_table).resolve()) if a.reordering_table else None,
+                          str(Path(a.lm).resolve()), a.order, distortion_limit=a.distortion_limit)
+    write_config(cfg, a.out)
+
+
+def _cmd_ini_check(a: argparse.Namespace) -> None:
+    from cad.moses.check import check_config
+
+    for line in check_config(a.file):
+        print(line)
+    print(f"{a.file}: OK")
+
+
+def _cmd_filter(a: argparse.Namespace) -> None:
+    from cad.moses.filter import filter_model
+
+    filter_model(a.config, a.input, a.out_dir, a.max_phrase_length)
+
+
+def _cmd_train(a: argparse.Namespace) -> None:
+    from cad.pipeline import TrainConfig, train
+
+    cfg = TrainConfig(corpus=a.corpus, src=a.src, tgt=a.tgt, out=a.out, pretokenized=a.tokenized,
+                      lowercase=not a.no_lowercase, max_phrase_length=a.max_phrase_length,
+                      lm_order=a.lm_order, lm_text=a.lm_text, seed=a.seed, allow_empty=a.allow_empty,
+                      test_corpus=a.test)
+    ini = train(cfg, force=a.force, until=a.until)
+    print(ini)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="cad", description="Coreference-aware MT of pronouns, with a "
+                                "Moses-compatible phrase-based toolkit.")
+    p.add_argument("--version", action="version", version=f"cad {__version__}")
+    p.add_argument("-q", "--quiet", action="store_true", help="only print warnings and errors")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    s = sub.add_parser("prepare", help="tokenize, lowercase and clean a parallel corpus")
+    s.add_argument("--src", required=True, help="source-language text")
+    s.add_argument("--tgt", required=True, help="target-language text")
+    s.add_argument("--src-lang", default="en")
+    s.add_argument("--tgt-lang", default="fr")
+    s.add_argument("--docs", help="document boundaries (first line<TAB>doc id)")
+    s.add_argument("--out", required=True, help="output prefix: PREFIX.<lang>, PREFIX.docs, PREFIX.lines")
+    s.add_argument("--tokenized", action="store_true", help="input is already tokenized")
+    s.add_argument("--no-lowercase", action="store_true")
+    s.add_argument("--allow-empty", action="store_true", help="drop empty lines instead of failing")
+    s.add_argument("--min-len", type=int, default=1)
+    s.add_argument("--max-len", type=int, default=80)
+    s.add_argument("--ratio", type=float, default=9.0)
+    s.set_defaults(func=_cmd_prepare)
+
+    s = sub.add_parser("align", help="word-align with eflomal (both directions) and symmetrize")
+    s.add_argument("--src", required=True)
+    s.add_argument("--tgt", required=True)
+    s.add_argument("--out", required=True, help="Moses i-j alignment file")
+    s.add_argument("--method", default="grow-diag-final-and",
+                   choices=["grow-diag-final-and", "grow-diag-final", "grow-diag", "grow",
+                            "intersect", "union", "srctotgt", "tgttosrc"])
+    s.add_argument("--seed", type=int, default=1)
+    s.add_argument("--test-src", help="a test set aligned together with the corpus")
+    s.add_argument("--test-tgt")
+    s.add_argument("--test-out")
+    s.set_defaults(func=_cmd_align)
+
+    s = sub.add_parser("symmetrize", help="symmetrize two directional alignments")
+    for name in ("src", "tgt", "fwd", "rev", "out"):
+        s.add_argument(f"--{name}", required=True)
+    s.add_argument("--method", default="grow-diag-final-and")
+    s.set_defaults(func=_cmd_symmetrize)
+
+    s = sub.add_parser("lex", help="word translation tables lex.f2e / lex.e2f")
+    for name in ("src", "tgt", "align"):
+        s.add_argument(f"--{name}", required=True)
+    s.add_argument("--out", required=True, help="prefix: writes PREFIX.f2e and PREFIX.e2f")
+    s.set_defaults(func=_cmd_lex)
+
+    s = sub.add_parser("extract", help="extract and score phrase pairs; phrase and reordering tables")
+    for name in ("src", "tgt", "align"):
+        s.add_argument(f"--{name}", required=True)
+    s.add_argument("--lex", required=True, help="prefix of lex.f2e / lex.e2f")
+    s.add_argument("--phrase-table", required=True)
+    s.add_argument("--reordering-table", help="wbe-msd-bidirectional-fe table to write")
+    s.add_argument("--max-phrase-length", type=int, default=7)
+    s.add_argument("--sort-buffer", type=int, default=1_000_000,
+                   help="distinct records held in memory before spilling a sorted run to disk")
+    s.set_defaults(func=_cmd_extract)
+
+    s = sub.add_parser("lm", help="estimate a modified Kneser-Ney language model (ARPA)")
+    s.add_argument("--text", required=True)
+    s.add_argument("--order", type=int, default=5)
+    s.add_argument("--out", required=True)
+    s.set_defaults(func=_cmd_lm)
+
+    s = sub.add_parser("moses-ini", help="write or check a moses.ini")
+    ssub = s.add_subparsers(dest="ini_command", metavar="ACTION", required=True)
+    w = ssub.add_parser("write", help="write a baseline moses.ini with Moses's untuned weights")
+    w.add_argument("--phrase-table", required=True)
+    w.add_argument("--reordering-table")
+    w.add_argument("--lm", required=True)
+    w.add_argument("--order", type=int, default=5)
+    w.add_argument("--distortion-limit", type=int, default=6)
+    w.add_argument("--out", required=True)
+    w.set_defaults(func=_cmd_ini_write)
+    c = ssub.add_parser("check", help="parse a moses.ini and every file it refers to")
+    c.add_argument("file")
+    c.set_defaults(func=_cmd_ini_check)
+
+    s = sub.add_parser("filter", help="filter a model's tables to the phrases of an input text")
+    s.add_argument("--config", required=True, help="moses.ini of the model")
+    s.add_argument("--input", required=True, help="tokenized input text")
+    s.add_argument("--out-dir", required=True)
+    s.add_argument("--max-phrase-length", type=int, default=7)
+    s.set_defaults(func=_cmd_filter)
+
+    s = sub.add_parser("train", help="the whole baseline pipeline: prepare, align, lex, phrases, lm, moses.ini")
+    s.add_argument("--corpus", required=True, help="corpus prefix: PREFIX.<src>, PREFIX.<tgt>, PREFIX.docs")
+    s.add_argument("--src", default="en")
+    s.add_argument("--tgt", default="fr")
+    s.add_argument("--out", default="models/baseline")
+    s.add_argument("--tokenized", action="store_true", help="corpus is already tokenized")
+    s.add_argument("--no-lowercase", action="store_true")
+    s.add_argument("--allow-empty", action="store_true")
+    s.add_argument("--max-phrase-length", type=int, default=7)
+    s.add_argument("--lm-order", type=int, default=5)
+    s.add_argument("--lm-text", help="target text for the LM (default: target side of the corpus)")
+    s.add_argument("--test", help="prefix of a test set to align with the corpus")
+    s.add_argument("--seed", type=int, default=1)
+    s.add_argument("--force", action="store_true", help="rerun every stage")
+    s.add_argument("--until", choices=["prepare", "align", "lex", "phrases", "lm", "moses.ini"],
+                   help="stop after this stage")
+    s.set_defaults(func=_cmd_train)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO,
+                        format="%(asctime)s %(name)s: %(message)s", datefmt="%H:%M:%S")
+    try:
+        args.func(args)
+    except CadError as exc:
+        print(f"cad: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    return 0

@@ -1,0 +1,1 @@
+"""N-gram language models: modified Kneser-Ney estimation and ARPA files."""

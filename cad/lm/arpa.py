@@ -1,0 +1,111 @@
+"""ARPA language model files: writing cad's models, reading any ARPA back for queries."""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+
+from cad.errors import CadError
+from cad.lm.kneser_ney import BOS, EOS, UNK, Gram, KNModel
+from cad.textio import atomic_output, read_lines
+
+LOG_ZERO = -99.0
+
+
+def _log10(p: float) -> float:
+    return math.log10(p) if p > 0 else LOG_ZERO
+
+
+def write_arpa(model: KNModel, path: str | os.PathLike) -> None:
+    counts = [len(level) for level in model.prob]
+    with atomic_output(path) as fh:
+        fh.write("\\data\\\n")
+        for n, c in enumerate(counts, 1):
+            fh.write(f"ngram {n}={c}\n")
+        for n in range(1, model.order + 1):
+            fh.write(f"\n\\{n}-grams:\n")
+            probs = model.prob[n - 1]
+            contexts = model.backoff[n - 1] if n < model.order else {}
+            for g in sorted(probs):
+                line = f"{_log10(probs[g]):.9g}\t{' '.join(g)}"
+                if n < model.order:
+                    # lmplz gives no backoff to n-grams ending in </s> or <unk>: they are never contexts
+                    bo = contexts.get(g, 1.0) if g[-1] not in (EOS, UNK) else 1.0
+                    line += f"\t{_log10(bo):.9g}" if bo != 1.0 else "\t0"
+                fh.write(line + "\n")
+        fh.write("\n\\end\\\n")
+
+
+_NGRAM_COUNT = re.compile(r"^ngram (\d+)=(\d+)$")
+
+
+def read_arpa(path: str | os.PathLike) -> KNModel:
+    """Read an ARPA file into a queryable model (log10 values converted to linear)."""
+    p = str(path)
+    lines = read_lines(p)
+    declared: dict[int, int] = {}
+    state = "start"
+    prob: list[dict[Gram, float]] = []
+    backoff: list[dict[Gram, float]] = []
+    cur_n = 0
+    lineno = 0
+    for lineno, line in enumerate(lines, 1):
+        s = line.strip()
+        if state == "start":
+            if s == "\\data\\":
+                state = "counts"
+            elif s:
+                raise CadError("expected \\data\\ before anything else", p, lineno)
+            continue
+        if state == "counts":
+            if not s:
+                continue
+            m = _NGRAM_COUNT.match(s)
+            if m:
+                declared[int(m.group(1))] = int(m.group(2))
+                continue
+            state = "grams"
+        if not s:
+            continue
+        if s == "\\end\\":
+            state = "end"
+            break
+        m = re.match(r"^\\(\d+)-grams:$", s)
+        if m:
+            cur_n = int(m.group(1))
+            if cur_n != len(prob) + 1 or cur_n not in declared:
+                raise CadError(f"unexpected section {s}", p, lineno)
+            prob.append({})
+            backoff.append({})
+            continue
+        if cur_n == 0:
+            raise CadError("n-gram line outside an n-gram section", p, lineno)
+        parts = s.split("\t") if "\t" in s else s.split()
+        if "\t" in s:
+            words = parts[1].split()
+            rest = parts[2:]
+        else:
+            words = parts[1:1 + cur_n]
+            rest = parts[1 + cur_n:]
+        if len(words) != cur_n or len(rest) > 1:
+            raise CadError(f"malformed {cur_n}-gram line", p, lineno)
+        try:
+            lp = float(parts[0])
+            bo = float(rest[0]) if rest else 0.0
+        except ValueError:
+            raise CadError("malformed number", p, lineno) from None
+        g = tuple(words)
+        prob[-1][g] = 0.0 if lp <= LOG_ZERO else 10 ** lp
+        if rest:
+            backoff[-1][g] = 10 ** bo
+    if state != "end":
+        raise CadError("missing \\end\\", p, lineno)
+    for n, c in declared.items():
+        if n > len(prob) or len(prob[n - 1]) != c:
+            raise CadError(f"header declares {c} {n}-grams but the file has "
+                           f"{len(prob[n - 1]) if n <= len(prob) else 0}", p)
+    model = KNModel(len(prob), [])
+    model.prob = prob
+    model.backoff = backoff[:-1] if backoff else []
+    return model

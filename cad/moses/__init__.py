@@ -1,0 +1,1 @@
+"""Moses configuration files and model filtering."""

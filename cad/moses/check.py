@@ -1,0 +1,72 @@
+"""`cad moses-ini check`: every file a moses.ini refers to exists and parses."""
+
+from __future__ import annotations
+
+import os
+
+from cad.errors import CadError
+from cad.lm.arpa import read_arpa
+from cad.moses.ini import Feature, MosesConfig, parse_config
+from cad.textio import read_lines
+
+KENLM_BINARY_MAGIC = b"mmap lm "
+
+
+def check_phrase_table(path: str, num_scores: int) -> int:
+    n = 0
+    for lineno, line in enumerate(read_lines(path), 1):
+        fields = line.split(" ||| ")
+        if len(fields) < 3:
+            raise CadError("phrase table line needs at least 'source ||| target ||| scores'", path, lineno)
+        scores = fields[2].split()
+        if len(scores) != num_scores:
+            raise CadError(f"{len(scores)} scores where the moses.ini declares {num_scores}", path, lineno)
+        try:
+            [float(x) for x in scores]
+        except ValueError:
+            raise CadError("non-numeric score", path, lineno) from None
+        if not fields[0].strip() or not fields[1].strip():
+            raise CadError("empty source or target phrase", path, lineno)
+        n += 1
+    if n == 0:
+        raise CadError("phrase table is empty", path)
+    return n
+
+
+def check_language_model(path: str) -> None:
+    with open(path, "rb") as fh:
+        head = fh.read(8)
+    if head.startswith(KENLM_BINARY_MAGIC):
+        import kenlm
+
+        try:
+            kenlm.Model(path)
+        except Exception as exc:  # kenlm raises plain OSError/RuntimeError
+            raise CadError(f"kenlm cannot load it: {exc}", path) from None
+        return
+    read_arpa(path)
+
+
+def check_feature(f: Feature, cfg: MosesConfig) -> str:
+    path = f.path
+    if path is None:
+        return f"{f.name}: no file"
+    if not os.path.exists(path):
+        raise CadError(f"{f.name} refers to a missing file {path}", cfg.source, f.line)
+    if f.type.startswith("PhraseDictionary"):
+        if f.type != "PhraseDictionaryMemory":
+            return f"{f.name}: {path} (format {f.type} not checked)"
+        n = check_phrase_table(path, f.num_features)
+        return f"{f.name}: {path}: {n} phrase pairs"
+    if f.type == "LexicalReordering":
+        n = check_phrase_table(path, f.num_features)
+        return f"{f.name}: {path}: {n} entries"
+    if f.type in ("KENLM", "SRILM", "IRSTLM"):
+        check_language_model(path)
+        return f"{f.name}: {path}: language model loads"
+    return f"{f.name}: {path} exists"
+
+
+def check_config(path: str) -> list[str]:
+    cfg = parse_config(path)
+    return [check_feature(f, cfg) for f in cfg.features]

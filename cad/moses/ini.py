@@ -1,0 +1,263 @@
+"""Parse and write new-style Moses configuration files (moses.ini).
+
+The writer reproduces the layout and untuned default weights of Moses's train-model.perl
+(create_ini): UnknownWordPenalty0= 1, WordPenalty0= -1, PhrasePenalty0= 0.2, 0.2 for every
+phrase-table score, 0.3 for every reordering score, Distortion0= 0.3, LM0= 0.5, table-limit=20 on
+the first phrase table and [distortion-limit] 6.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+
+from cad.errors import CadError
+from cad.textio import atomic_output, read_lines
+
+# features whose number of scores is fixed when num-features is not given
+DEFAULT_NUM_FEATURES = {
+    "UnknownWordPenalty": 1,
+    "WordPenalty": 1,
+    "PhrasePenalty": 1,
+    "Distortion": 1,
+    "KENLM": 1,
+    "SRILM": 1,
+    "IRSTLM": 1,
+}
+# features that need a num-features= or can derive it from their type
+NEEDS_NUM_FEATURES = {"PhraseDictionaryMemory", "PhraseDictionaryBinary", "PhraseDictionaryOnDisk",
+                      "PhraseDictionaryCompact", "LexicalReordering"}
+# old-style sections that Moses converts itself; cad asks for a new-style file instead
+OLD_STYLE = {"ttable-file", "lmodel-file", "weight-t", "weight-l", "weight-d", "weight-w",
+             "distortion-file", "weight-u"}
+
+
+def reordering_num_features(kind: str) -> int | None:
+    """Scores in a lexicalized reordering table of the given type (e.g. wbe-msd-bidirectional-fe-allff)."""
+    per_dir = {"msd": 3, "mslr": 4, "monotonicity": 2, "leftright": 2}
+    parts = kind.split("-")
+    for key, n in per_dir.items():
+        if key in parts:
+            return n * 2 if "bidirectional" in parts else n
+    return None
+
+
+@dataclass
+class Feature:
+    type: str
+    name: str
+    args: dict[str, str] = field(default_factory=dict)
+    line: int | None = None
+    # where "name=" stands among the arguments; None: not written (the name is Moses's default)
+    name_pos: int | None = 0
+
+    @property
+    def num_features(self) -> int:
+        if "num-features" in self.args:
+            return int(self.args["num-features"])
+        if self.type == "LexicalReordering" and "type" in self.args:
+            n = reordering_num_features(self.args["type"])
+            if n is not None:
+                return n
+        return DEFAULT_NUM_FEATURES.get(self.type, 1)
+
+    @property
+    def path(self) -> str | None:
+        return self.args.get("path")
+
+    def spec(self) -> str:
+        parts = [f"{k}={v}" for k, v in self.args.items()]
+        if self.name_pos is not None:
+            parts.insert(self.name_pos, f"name={self.name}")
+        return " ".join([self.type, *parts])
+
+
+@dataclass
+class MosesConfig:
+    features: list[Feature] = field(default_factory=list)
+    weights: dict[str, list[float]] = field(default_factory=dict)
+    mapping: list[tuple[int, str, int]] = field(default_factory=lambda: [(0, "T", 0)])
+    backoff: list[int] = field(default_factory=list)
+    input_factors: list[str] = field(default_factory=lambda: ["0"])
+    distortion_limit: int | None = 6
+    other: dict[str, list[str]] = field(default_factory=dict)
+    source: str | None = None
+
+    def feature(self, name: str) -> Feature:
+        for f in self.features:
+            if f.name == name:
+                return f
+        raise KeyError(name)
+
+    def translation_models(self) -> list[Feature]:
+        return [f for f in self.features if f.type.startswith("PhraseDictionary")]
+
+
+def baseline_config(phrase_table: str, reordering_table: str | None, lm: str, lm_order: int,
+                    num_scores: int = 4, distortion_limit: int = 6, table_limit: int = 20) -> MosesConfig:
+    cfg = MosesConfig(distortion_limit=distortion_limit)
+    cfg.features = [Feature("UnknownWordPenalty", "UnknownWordPenalty0", name_pos=None),
+                    Feature("WordPenalty", "WordPenalty0", name_pos=None),
+                    Feature("PhrasePenalty", "PhrasePenalty0", name_pos=None),
+                    Feature("PhraseDictionaryMemory", "TranslationModel0",
+                            {"table-limit": str(table_limit), "num-features": str(num_scores), "path": phrase_table,
+                             "input-factor": "0", "output-factor": "0"})]
+    cfg.weights = {"UnknownWordPenalty0": [1.0], "WordPenalty0": [-1.0], "PhrasePenalty0": [0.2],
+                   "TranslationModel0": [0.2] * num_scores}
+    if reordering_table:
+        cfg.features.append(Feature("LexicalReordering", "LexicalReordering0",
+                                    {"num-features": "6", "type": "wbe-msd-bidirectional-fe-allff",
+                                     "input-factor": "0", "output-factor": "0", "path": reordering_table}))
+        cfg.weights["LexicalReordering0"] = [0.3] * 6
+    cfg.features.append(Feature("Distortion", "Distortion0", name_pos=None))
+    cfg.weights["Distortion0"] = [0.3]
+    cfg.features.append(Feature("KENLM", "LM0", {"lazyken": "0", "factor": "0", "path": lm, "order": str(lm_order)},
+                                name_pos=1))
+    cfg.weights["LM0"] = [0.5]
+    return cfg
+
+
+def _fmt_weight(w: float) -> str:
+    return f"{w:g}"
+
+
+def format_config(cfg: MosesConfig) -> str:
+    out = ["#########################", "### MOSES CONFIG FILE ###", "#########################", "", "",
+           "# input factors", "[input-factors]", *cfg.input_factors, "",
+           "# mapping steps", "[mapping]", *(f"{p} {t} {i}" for p, t, i in cfg.mapping), ""]
+    if cfg.backoff:
+        out += ["[decoding-graph-backoff]", *(str(b) for b in cfg.backoff), ""]
+    if cfg.distortion_limit is not None:
+        out += ["[distortion-limit]", str(cfg.distortion_limit), ""]
+    for name, lines in cfg.other.items():
+        out += [f"[{name}]", *lines, ""]
+    out += ["# feature functions", "[feature]", *(f.spec() for f in cfg.features), ""]
+    out += ["# dense weights for feature functions", "[weight]"]
+    for f in cfg.features:
+        if f.name in cfg.weights:
+            out.append(f"{f.name}= " + " ".join(_fmt_weight(w) for w in cfg.weights[f.name]))
+    return "\n".join(out) + "\n"
+
+
+def write_config(cfg: MosesConfig, path: str | os.PathLike) -> None:
+    validate(cfg)
+    with atomic_output(path) as fh:
+        fh.write(format_config(cfg))
+
+
+_SECTION = re.compile(r"^\[([^\]]+)\]$")
+
+
+def parse_config(path: str | os.PathLike) -> MosesConfig:
+    p = str(path)
+    sections: dict[str, list[tuple[int, str]]] = {}
+    current = None
+    for lineno, raw in enumerate(read_lines(p), 1):
+        line = raw.split("#", 1)[0].strip() if not raw.lstrip().startswith("#") else ""
+        if not line:
+            continue
+        m = _SECTION.match(line)
+        if m:
+            current = m.group(1).strip()
+            if current in OLD_STYLE:
+                raise CadError(f"old-style section [{current}]: convert the file to the new "
+                               "[feature]/[weight] format", p, lineno)
+            if current in sections and current not in ("feature", "weight"):
+                raise CadError(f"section [{current}] appears twice", p, lineno)
+            sections.setdefault(current, [])
+            continue
+        if current is None:
+            raise CadError(f"line outside any [section]: {line!r}", p, lineno)
+        sections[current].append((lineno, line))
+
+    cfg = MosesConfig(source=p, distortion_limit=None, mapping=[], input_factors=[])
+    counters: dict[str, int] = {}
+    names: set[str] = set()
+    for lineno, line in sections.pop("feature", []):
+        toks = line.split()
+        ftype, args, name, name_pos = toks[0], {}, None, None
+        for tok in toks[1:]:
+            k, sep, v = tok.partition("=")
+            if not sep or not k:
+                raise CadError(f"feature argument {tok!r} is not key=value", p, lineno)
+            if k == "name":
+                name, name_pos = v, len(args)
+            else:
+                args[k] = v
+        if name is None:
+            # Moses names unnamed features by type and a per-type counter
+            name = f"{ftype}{counters.get(ftype, 0)}"
+        counters[ftype] = counters.get(ftype, 0) + 1
+        if name in names:
+            raise CadError(f"two features are named {name}", p, lineno)
+        names.add(name)
+        feat = Feature(ftype, name, args, lineno, name_pos)
+        if ftype in NEEDS_NUM_FEATURES and "num-features" not in args and not (
+                ftype == "LexicalReordering" and reordering_num_features(args.get("type", "")) is not None):
+            raise CadError(f"{ftype} needs num-features=", p, lineno)
+        if "num-features" in args and not args["num-features"].isdigit():
+            raise CadError(f"num-features={args['num-features']} is not a number", p, lineno)
+        cfg.features.append(feat)
+
+    weight_lines: dict[str, int] = {}
+    for lineno, line in sections.pop("weight", []):
+        name, sep, values = line.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise CadError("weight line must be 'Name= w1 w2 ...'", p, lineno)
+        try:
+            ws = [float(v) for v in values.split()]
+        except ValueError:
+            raise CadError(f"non-numeric weight in {line!r}", p, lineno) from None
+        if name in cfg.weights:
+            raise CadError(f"weights for {name} given twice", p, lineno)
+        cfg.weights[name] = ws
+        weight_lines[name] = lineno
+
+    for lineno, line in sections.pop("mapping", []):
+        toks = line.split()
+        if len(toks) == 2:
+            toks = ["0"] + toks
+        if len(toks) != 3 or not toks[0].isdigit() or toks[1] not in ("T", "G") or not toks[2].isdigit():
+            raise CadError(f"mapping step {line!r} is not 'path T|G index'", p, lineno)
+        cfg.mapping.append((int(toks[0]), toks[1], int(toks[2])))
+    if not cfg.mapping:
+        cfg.mapping = [(0, "T", 0)]
+    for lineno, line in sections.pop("decoding-graph-backoff", []):
+        if not line.isdigit():
+            raise CadError(f"back-off value {line!r} is not a non-negative integer", p, lineno)
+        cfg.backoff.append(int(line))
+    dl = sections.pop("distortion-limit", [])
+    if dl:
+        lineno, line = dl[0]
+        try:
+            cfg.distortion_limit = int(line)
+        except ValueError:
+            raise CadError(f"distortion limit {line!r} is not an integer", p, lineno) from None
+    cfg.input_factors = [line for _, line in sections.pop("input-factors", [])] or ["0"]
+    cfg.other = {k: [line for _, line in v] for k, v in sections.items()}
+    validate(cfg, weight_lines)
+    return cfg
+
+
+def validate(cfg: MosesConfig, weight_lines: dict[str, int] | None = None) -> None:
+    p = cfg.source
+    names = {f.name: f for f in cfg.features}
+    for name, ws in cfg.weights.items():
+        line = (weight_lines or {}).get(name)
+        if name not in names:
+            raise CadError(f"weights given for {name}, which is not a feature", p, line)
+        if len(ws) != names[name].num_features:
+            raise CadError(f"{name} has {names[name].num_features} scores but {len(ws)} weights", p, line)
+    for f in cfg.features:
+        if f.name not in cfg.weights and f.args.get("tuneable", "true") != "false":
+            raise CadError(f"no weights for feature {f.name}", p, f.line)
+    tms = cfg.translation_models()
+    for path_id, kind, idx in cfg.mapping:
+        if kind == "T" and idx >= len(tms):
+            raise CadError(f"[mapping] uses translation table {idx} but only {len(tms)} are defined", p)
+    n_paths = len({m[0] for m in cfg.mapping})
+    if cfg.backoff and len(cfg.backoff) != n_paths:
+        raise CadError(f"[decoding-graph-backoff] has {len(cfg.backoff)} values for {n_paths} decoding paths", p)
+

@@ -1,0 +1,72 @@
+import gzip
+
+import pytest
+
+from cad.train.lexical import read_lexical_table, write_lexical_tables
+from cad.train.phrase_scoring import build_phrase_tables, lexical_weight
+
+from conftest import write
+
+SRC = "a b\na c\na\n"
+TGT = "x y\nx z\ny\n"
+ALIGN = "0-0 1-1\n0-0 1-1\n0-0\n"
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    return (write(tmp_path / "c.src", SRC), write(tmp_path / "c.tgt", TGT), write(tmp_path / "c.al", ALIGN))
+
+
+def test_lexical_tables_by_hand(tmp_path, corpus):
+    write_lexical_tables(*corpus, str(tmp_path / "lex"))
+    f2e = (tmp_path / "lex.f2e").read_text().splitlines()
+    # w(e|f) = c(f,e)/c(f): a is aligned to x twice and to y once
+    assert "x a 0.6666667" in f2e and "y a 0.3333333" in f2e and "y b 1.0000000" in f2e
+    e2f = (tmp_path / "lex.e2f").read_text().splitlines()
+    assert "a y 0.5000000" in e2f and "b y 0.5000000" in e2f and "a x 1.0000000" in e2f
+
+
+def test_null_for_unaligned_words(tmp_path):
+    s = write(tmp_path / "s", "a b\n")
+    t = write(tmp_path / "t", "x\n")
+    al = write(tmp_path / "al", "0-0\n")
+    write_lexical_tables(s, t, al, str(tmp_path / "lex"))
+    assert "NULL b 1.0000000" in (tmp_path / "lex.f2e").read_text()   # w(NULL|b)
+    assert "b NULL 1.0000000" in (tmp_path / "lex.e2f").read_text()   # w(b|NULL)
+    table = read_lexical_table(tmp_path / "lex.e2f")
+    # unaligned source word b costs w(b|NULL) in lex(f|e)
+    assert lexical_weight(["x"], ["a", "b"], [(0, 0)], table) == pytest.approx(1.0 * 1.0)
+
+
+@pytest.mark.parametrize("max_items", [1_000_000, 2])
+def test_phrase_and_reordering_tables_by_hand(tmp_path, corpus, max_items):
+    write_lexical_tables(*corpus, str(tmp_path / "lex"))
+    pt, ro = tmp_path / "pt.gz", tmp_path / "ro.gz"
+    stats = build_phrase_tables(*corpus, str(tmp_path / "lex"), str(pt), str(ro), max_items=max_items,
+                                tmpdir=str(tmp_path))
+    lines = gzip.open(pt, "rt", encoding="utf-8").read().splitlines()
+    assert lines == [
+        "a b ||| x y ||| 1 0.5 1 0.666667 ||| 0-0 1-1 ||| 1 1 1 ||| |||",
+        "a c ||| x z ||| 1 1 1 0.666667 ||| 0-0 1-1 ||| 1 1 1 ||| |||",  # w(a|x) w(c|z) = 1
+        "a ||| x ||| 1 1 0.666667 0.666667 ||| 0-0 ||| 2 3 2 ||| |||",
+        "a ||| y ||| 0.5 0.5 0.333333 0.333333 ||| 0-0 ||| 2 3 1 ||| |||",
+        "b ||| y ||| 0.5 0.5 1 1 ||| 0-0 ||| 2 1 1 ||| |||",
+        "c ||| z ||| 1 1 1 1 ||| 0-0 ||| 1 1 1 ||| |||",
+    ]
+    assert stats.phrase_pairs == 6 and stats.source_phrases == 5
+    reo = gzip.open(ro, "rt", encoding="utf-8").read().splitlines()
+    # "a ||| x" twice monotone on both sides: (2 + 0.5) / (2 + 1.5)
+    assert reo[2] == "a ||| x ||| 0.714286 0.142857 0.142857 0.714286 0.142857 0.142857 "
+    # "b ||| y" after a monotone "a ||| x", followed by the sentence end
+    assert reo[4] == "b ||| y ||| 0.600000 0.200000 0.200000 0.600000 0.200000 0.200000 "
+    assert not list(tmp_path.glob("cad-sort-*")), "temporary sort runs must be removed"
+
+
+def test_phrase_alignment_printed_in_target_order(tmp_path):
+    s = write(tmp_path / "s", "a b\n")
+    t = write(tmp_path / "t", "y x\n")
+    al = write(tmp_path / "al", "0-1 1-0\n")
+    write_lexical_tables(s, t, al, str(tmp_path / "lex"))
+    build_phrase_tables(s, t, al, str(tmp_path / "lex"), str(tmp_path / "pt.gz"), None)
+    lines = gzip.open(tmp_path / "pt.gz", "rt").read().splitlines()
+    assert "a b ||| y x ||| 1 1 1 1 ||| 1-0 0-1 ||| 1 1 1 ||| |||" in lines

@@ -1,0 +1,82 @@
+"""End to end: the `cad` command on the embedded sample corpus, with real eflomal alignment."""
+
+import gzip
+import subprocess
+import sys
+
+import pytest
+
+from cad.cli import main
+from cad.moses.check import check_config
+from cad.moses.filter import filter_model
+from cad.moses.ini import parse_config
+from cad.sample import SAMPLE_PREFIX
+from cad.sample.generate import write_sample
+
+from conftest import write
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    out = tmp_path_factory.mktemp("model")
+    assert main(["-q", "train", "--corpus", str(SAMPLE_PREFIX), "--out", str(out)]) == 0
+    return out
+
+
+def test_train_produces_a_checkable_moses_model(trained):
+    for name in ("moses.ini", "phrase-table.gz", "reordering-table.wbe-msd-bidirectional-fe.gz", "lm.arpa",
+                 "aligned.grow-diag-final-and", "lex.f2e", "lex.e2f", "corpus.docs"):
+        assert (trained / name).exists(), name
+    report = check_config(str(trained / "moses.ini"))
+    assert len(report) == 7
+    table = gzip.open(trained / "phrase-table.gz", "rt").read().splitlines()
+    assert table == sorted(table)
+    # the sample's pronouns: "it" is translated by both il and elle
+    its = {line.split(" ||| ")[1] for line in table if line.startswith("it ||| ")}
+    assert {"il", "elle"} <= its
+    assert len(gzip.open(trained / "reordering-table.wbe-msd-bidirectional-fe.gz", "rt").read().splitlines()) == len(table)
+
+
+def test_train_is_incremental_and_deterministic(trained, tmp_path, caplog):
+    before = {p.name: p.read_bytes() for p in trained.iterdir() if p.is_file() and p.name != "train.json"}
+    caplog.set_level("INFO")
+    assert main(["train", "--corpus", str(SAMPLE_PREFIX), "--out", str(trained)]) == 0
+    assert "[phrases] up to date, skipped" in caplog.text
+    again = tmp_path / "again"
+    assert main(["-q", "train", "--corpus", str(SAMPLE_PREFIX), "--out", str(again)]) == 0
+    for name in ("aligned.grow-diag-final-and", "phrase-table.gz", "lm.arpa"):
+        assert (again / name).read_bytes() == before[name], f"{name} differs between two runs"
+
+
+def test_filter_keeps_only_input_phrases(trained, tmp_path):
+    inp = write(tmp_path / "in.txt", "the cat is big .\n")
+    cfg = filter_model(trained / "moses.ini", inp, tmp_path / "filtered")
+    pt = cfg.feature("TranslationModel0").path
+    sources = {line.split(" ||| ")[0] for line in gzip.open(pt, "rt")}
+    assert sources and sources <= {"the", "cat", "is", "big", ".", "the cat", "cat is", "is big", "big .",
+                                    "the cat is", "cat is big", "is big .", "the cat is big", "cat is big .",
+                                    "the cat is big ."}
+    assert "it" not in sources
+    assert check_config(str(tmp_path / "filtered" / "moses.ini"))
+    assert parse_config(tmp_path / "filtered" / "moses.ini").feature("LM0").path == str((trained / "lm.arpa").resolve())
+
+
+def test_cli_errors_exit_nonzero(tmp_path, capsys):
+    write(tmp_path / "c.en", "a\nb\n")
+    write(tmp_path / "c.fr", "x\n")
+    assert main(["train", "--corpus", str(tmp_path / "c"), "--out", str(tmp_path / "m")]) == 1
+    err = capsys.readouterr().err
+    assert "c.fr:2" in err and "same number of lines" in err
+    assert not (tmp_path / "m" / "corpus.en").exists()
+    bad = write(tmp_path / "bad.ini", "[feature]\nWordPenalty\n[weight]\nWordPenalty0= 1 2\n")
+    proc = subprocess.run([sys.executable, "-m", "cad", "moses-ini", "check", str(bad)], capture_output=True, text=True)
+    assert proc.returncode == 1 and "bad.ini:4" in proc.stderr
+    proc = subprocess.run([sys.executable, "-m", "cad", "train", "--no-such-option"], capture_output=True, text=True)
+    assert proc.returncode == 2
+
+
+def test_sample_corpus_is_generated_by_the_project(tmp_path):
+    write_sample(tmp_path / "s")
+    for ext in ("en", "fr", "docs"):
+        assert (tmp_path / f"s.{ext}").read_bytes() == SAMPLE_PREFIX.with_suffix(f".{ext}").read_bytes()
+    assert len((tmp_path / "s.en").read_text().splitlines()) >= 200

@@ -14,9 +14,10 @@ lexical-reordering-score, with the sorts done externally:
 from __future__ import annotations
 
 import contextlib
+import itertools
 import logging
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterator
 
 from cad.train.extract import extract_pairs
@@ -37,7 +38,6 @@ class ScoringStats:
     extracted: int = 0
     phrase_pairs: int = 0
     source_phrases: int = 0
-    extra: dict = field(default_factory=dict)
 
 
 def fmt(x: float) -> str:
@@ -91,40 +91,24 @@ def _extract_all(src, tgt, align, max_len: int, direct: ExternalCounter, inverse
             stats.extracted += 1
 
 
-def _groups(items: Iterator[tuple[str, int]]) -> Iterator[tuple[str, list[tuple[list[str], int]]]]:
-    """Group sorted (key, count) items by the key's first field."""
-    cur, group = None, []
+def _split(items: Iterator[tuple[str, int]]) -> Iterator[tuple[list[str], int]]:
     for key, count in items:
-        parts = key.split(SEP)
-        if parts[0] != cur:
-            if group:
-                yield cur, group
-            cur, group = parts[0], []
-        group.append((parts, count))
-    if group:
-        yield cur, group
+        yield key.split(SEP), count
 
 
-def _pair_groups(group):
-    """Within one first-field group, merge consecutive rows with the same second field."""
-    cur, rows = None, []
-    for parts, count in group:
-        if parts[1] != cur:
-            if rows:
-                yield cur, rows
-            cur, rows = parts[1], []
-        rows.append((parts, count))
-    if rows:
-        yield cur, rows
+def _group_by_field(rows, field_index: int):
+    """Group consecutive (fields, count) rows on one field: (value, [rows])."""
+    for value, group in itertools.groupby(rows, key=lambda r: r[0][field_index]):
+        yield value, list(group)
 
 
 def _inverse_records(inverse: ExternalCounter, lex_fe: LexTable, tmpdir, max_items) -> ExternalSorter:
     """count(e) and lex(f|e) per pair, re-sorted by source phrase for the join."""
     out = ExternalSorter(tmpdir, max_items)
-    for tp, group in _groups(iter(inverse)):
+    for tp, group in _group_by_field(_split(iter(inverse)), 0):
         pairs = []
         count_e = 0
-        for sp, rows in _pair_groups(group):
+        for sp, rows in _group_by_field(group, 1):
             aligns: Counter[str] = Counter()
             for parts, c in rows:
                 aligns[parts[2]] += c
@@ -139,11 +123,11 @@ def _inverse_records(inverse: ExternalCounter, lex_fe: LexTable, tmpdir, max_ite
 
 
 def _direct_records(direct: ExternalCounter, lex_ef: LexTable):
-    for sp, group in _groups(iter(direct)):
+    for sp, group in _group_by_field(_split(iter(direct)), 0):
         pairs = []
         count_f = 0
         sw = sp.split(" ")
-        for tp, rows in _pair_groups(group):
+        for tp, rows in _group_by_field(group, 1):
             aligns: Counter[str] = Counter()
             prev: Counter[str] = Counter()
             nxt: Counter[str] = Counter()

@@ -1,0 +1,82 @@
+"""Throughput and peak memory of the training stages on the shared English-French corpus.
+
+    python bench/train_bench.py [--data ../shared/data] [--replicate N] [--stages align,extract,lm]
+
+Each stage runs as its own `cad` process so that its peak RSS is measured alone (wait4 rusage).
+`--replicate N` repeats the corpus (and its alignment) N times before extraction, to show that the
+memory of extraction and scoring does not grow with the corpus (N=31 gives about 1M pairs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def run(args: list[str]) -> tuple[float, float]:
+    """Run `python -m cad ARGS`; return (seconds, peak RSS in MiB)."""
+    t = time.time()
+    proc = subprocess.Popen([sys.executable, "-m", "cad", "-q", *args], cwd=REPO)
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise SystemExit(f"cad {' '.join(args)} failed with status {proc.returncode}")
+    return time.time() - t, usage.ru_maxrss / 1024
+
+
+def replicate(src: Path, dst: Path, n: int) -> None:
+    with open(dst, "wb") as out:
+        for _ in range(n):
+            with open(src, "rb") as fh:
+                shutil.copyfileobj(fh, out)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", default=str(REPO.parent / "shared" / "data"))
+    ap.add_argument("--replicate", type=int, default=1)
+    ap.add_argument("--stages", default="align,extract,lm")
+    a = ap.parse_args()
+    corpus = Path(a.data) / "en-fr" / "train"
+    if not Path(f"{corpus}.en").exists():
+        raise SystemExit(f"shared corpus not found at {corpus}.en: pass --data")
+    stages = a.stages.split(",")
+    with tempfile.TemporaryDirectory(prefix="cad-bench-") as tmp:
+        work = Path(tmp)
+        src, tgt = Path(f"{corpus}.en"), Path(f"{corpus}.fr")
+        n = sum(1 for _ in open(src, "rb"))
+        print(f"corpus: {n} sentence pairs ({corpus})")
+        align = work / "aligned"
+        secs, rss = run(["align", "--src", str(src), "--tgt", str(tgt), "--out", str(align)])
+        if "align" in stages:
+            print(f"align (eflomal both ways + grow-diag-final-and): {secs:.1f} s, "
+                  f"{n / secs:.0f} sentence pairs/s, peak RSS {rss:.0f} MiB")
+        if "extract" in stages:
+            if a.replicate > 1:
+                for f, name in ((src, "c.en"), (tgt, "c.fr"), (align, "c.al")):
+                    replicate(f, work / name, a.replicate)
+                src, tgt, align = work / "c.en", work / "c.fr", work / "c.al"
+            m = n * a.replicate
+            secs, rss = run(["lex", "--src", str(src), "--tgt", str(tgt), "--align", str(align),
+                             "--out", str(work / "lex")])
+            print(f"lexical tables: {secs:.1f} s, {m / secs:.0f} sentence pairs/s, peak RSS {rss:.0f} MiB")
+            secs, rss = run(["extract", "--src", str(src), "--tgt", str(tgt), "--align", str(align),
+                             "--lex", str(work / "lex"), "--phrase-table", str(work / "pt.gz"),
+                             "--reordering-table", str(work / "ro.gz")])
+            print(f"extraction + scoring ({m} pairs): {secs:.1f} s, {m / secs:.0f} sentence pairs/s, "
+                  f"peak RSS {rss:.0f} MiB")
+        if "lm" in stages:
+            secs, rss = run(["lm", "--text", str(Path(f"{corpus}.fr")), "--order", "5", "--out", str(work / "lm.arpa")])
+            print(f"5-gram LM estimation: {secs:.1f} s, {n / secs:.0f} sentences/s, peak RSS {rss:.0f} MiB")
+
+
+if __name__ == "__main__":
+    main()

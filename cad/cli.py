@@ -9,6 +9,7 @@ from pathlib import Path
 
 from cad import __version__
 from cad.errors import CadError
+from cad.pipeline import STAGES
 
 log = logging.getLogger("cad")
 
@@ -19,7 +20,7 @@ def _cmd_prepare(a: argparse.Namespace) -> None:
     st = prepare_corpus(a.src, a.tgt, a.out, a.src_lang, a.tgt_lang, a.docs, pretokenized=a.tokenized,
                         lowercase=not a.no_lowercase, clean=CleanConfig(a.min_len, a.max_len, a.ratio),
                         allow_empty=a.allow_empty)
-    print(f"kept {st.kept} of {st.read} sentence pairs", file=sys.stderr)
+    log.info("kept %d of %d sentence pairs", st.kept, st.read)
 
 
 def _cmd_align(a: argparse.Namespace) -> None:
@@ -57,7 +58,7 @@ def _cmd_extract(a: argparse.Namespace) -> None:
 
     st = build_phrase_tables(a.src, a.tgt, a.align, a.lex, a.phrase_table, a.reordering_table,
                              max_len=a.max_phrase_length, max_items=a.sort_buffer)
-    print(f"{st.phrase_pairs} phrase pairs from {st.sentences} sentences", file=sys.stderr)
+    log.info("%d phrase pairs from %d sentences", st.phrase_pairs, st.sentences)
 
 
 def _cmd_lm(a: argparse.Namespace) -> None:
@@ -199,7 +200,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--test", help="prefix of a test set to align with the corpus")
     s.add_argument("--seed", type=int, default=1)
     s.add_argument("--force", action="store_true", help="rerun every stage")
-    s.add_argument("--until", choices=["prepare", "align", "lex", "phrases", "lm", "moses.ini"],
+    s.add_argument("--until", choices=STAGES,
                    help="stop after this stage")
     s.set_defaults(func=_cmd_train)
     return p

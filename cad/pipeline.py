@@ -78,11 +78,30 @@ def _run_stage(name: str, outputs: list[Path], inputs: list[Path], force: bool, 
 
 
 def train(cfg: TrainConfig, force: bool = False, until: str | None = None) -> Path:
-    """Run the stages in order (up to and including `until`); return the moses.ini path."""
+    """Run the stages in order (up to and including `until`); return the moses.ini path.
+
+    Everything the stages log also goes to OUT/train.log.
+    """
+    Path(cfg.out).mkdir(parents=True, exist_ok=True)
+    handler = logging.FileHandler(Path(cfg.out) / "train.log", encoding="utf-8")
+    handler.setLevel(logging.INFO)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s: %(message)s", "%Y-%m-%d %H:%M:%S"))
+    root = logging.getLogger()
+    old_level = root.level
+    root.addHandler(handler)
+    if root.level > logging.INFO or root.level == logging.NOTSET:
+        root.setLevel(logging.INFO)
+        for h in root.handlers:
+            if h is not handler and h.level == logging.NOTSET:
+                h.setLevel(old_level or logging.WARNING)
     try:
         return _train(cfg, force, until)
     except _Done:
         return Path(cfg.out) / "moses.ini"
+    finally:
+        root.removeHandler(handler)
+        handler.close()
+        root.setLevel(old_level)
 
 
 def _train(cfg: TrainConfig, force: bool, until: str | None) -> Path:

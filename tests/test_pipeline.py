@@ -25,7 +25,7 @@ def trained(tmp_path_factory):
 
 def test_train_produces_a_checkable_moses_model(trained):
     for name in ("moses.ini", "phrase-table.gz", "reordering-table.wbe-msd-bidirectional-fe.gz", "lm.arpa",
-                 "aligned.grow-diag-final-and", "lex.f2e", "lex.e2f", "corpus.docs"):
+                 "aligned.grow-diag-final-and", "lex.f2e", "lex.e2f", "corpus.docs", "train.log"):
         assert (trained / name).exists(), name
     report = check_config(str(trained / "moses.ini"))
     assert len(report) == 7
@@ -38,7 +38,7 @@ def test_train_produces_a_checkable_moses_model(trained):
 
 
 def test_train_is_incremental_and_deterministic(trained, tmp_path, caplog):
-    before = {p.name: p.read_bytes() for p in trained.iterdir() if p.is_file() and p.name != "train.json"}
+    before = {p.name: p.read_bytes() for p in trained.iterdir() if p.is_file()}
     caplog.set_level("INFO")
     assert main(["train", "--corpus", str(SAMPLE_PREFIX), "--out", str(trained)]) == 0
     assert "[phrases] up to date, skipped" in caplog.text
@@ -80,3 +80,9 @@ def test_sample_corpus_is_generated_by_the_project(tmp_path):
     for ext in ("en", "fr", "docs"):
         assert (tmp_path / f"s.{ext}").read_bytes() == SAMPLE_PREFIX.with_suffix(f".{ext}").read_bytes()
     assert len((tmp_path / "s.en").read_text().splitlines()) >= 200
+
+
+def test_train_log_records_the_stages(trained):
+    log = (trained / "train.log").read_text()
+    for stage in ("prepare", "align", "lex", "phrases", "lm", "moses.ini"):
+        assert f"[{stage}]" in log

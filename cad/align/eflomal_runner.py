@@ -20,12 +20,13 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
+from typing import Iterable
 
 from cad.align.alignment import format_alignment, parse_alignment
 from cad.align.symmetrize import symmetrize
 from cad.errors import CadError
 from cad.progress import progress
-from cad.textio import atomic_output, read_lines, read_parallel
+from cad.textio import atomic_output, count_lines, read_lines, read_parallel
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +80,7 @@ def _seeded_env(seed: int, workdir: Path):
                 os.environ[k] = v
 
 
-def run_eflomal(src_lines: list[str] | Path, tgt_lines: list[str] | Path, fwd_out: Path, rev_out: Path,
+def run_eflomal(src_lines: Iterable[str] | Path, tgt_lines: Iterable[str] | Path, fwd_out: Path, rev_out: Path,
                 seed: int = 1, n_samplers: int = 1, model: int = 3) -> None:
     """Align with eflomal, writing forward and reverse links (both as source-target points)."""
     import eflomal
@@ -96,40 +97,36 @@ def run_eflomal(src_lines: list[str] | Path, tgt_lines: list[str] | Path, fwd_ou
 
 def align_corpus(src: Path, tgt: Path, out: Path, extra: tuple[Path, Path, Path] | None = None,
                  method: str = "grow-diag-final-and", seed: int = 1, n_samplers: int = 1) -> int:
-    """Word-align `src`/`tgt` into `out` (Moses i-j lines).
+    """Word-align `src`/`tgt` into `out` (Moses i-j lines); return the number of training pairs.
 
     With `extra` = (test_src, test_tgt, test_out), the test set is appended to the training corpus
     for alignment and its alignments are written separately, as is usual for test sets too small
-    to align alone.
+    to align alone. The corpus is streamed from disk (eflomal itself holds it in memory).
     """
-    pairs = list(_sentence_pairs(src, tgt))
-    n_train = len(pairs)
-    if extra is not None:
-        pairs.extend(_sentence_pairs(extra[0], extra[1]))
+    parts = [(src, tgt)] + ([(extra[0], extra[1])] if extra is not None else [])
+    n_train = count_lines(src)
     with tempfile.TemporaryDirectory(prefix="cad-align-") as tmp:
         fwd, rev = Path(tmp) / "fwd", Path(tmp) / "rev"
-        log.info("aligning %d sentence pairs with eflomal (both directions)", len(pairs))
-        run_eflomal([p[0] for p in pairs], [p[1] for p in pairs], fwd, rev, seed=seed, n_samplers=n_samplers)
-        outs = [(out, 0, n_train)]
-        if extra is not None:
-            outs.append((extra[2], n_train, len(pairs)))
-        for path, lo, hi in outs:
-            with atomic_output(path) as fh:
-                for k, (_, (lf, lr)) in enumerate(progress(read_parallel([fwd, rev]), total=len(pairs), desc="symmetrize")):
-                    if k < lo:
-                        continue
-                    if k >= hi:
-                        break
-                    ns, nt = len(pairs[k][0].split()), len(pairs[k][1].split())
-                    a = symmetrize(parse_alignment(lf, ns, nt, str(fwd), k + 1),
-                                   parse_alignment(lr, ns, nt, str(rev), k + 1), ns, nt, method)
-                    fh.write(format_alignment(a) + "\n")
+        log.info("aligning %d+ sentence pairs with eflomal (both directions)", n_train)
+        run_eflomal((p[0] for p in _sentence_pairs(parts)), (p[1] for p in _sentence_pairs(parts)),
+                    fwd, rev, seed=seed, n_samplers=n_samplers)
+        with contextlib.ExitStack() as stack:
+            train_out = stack.enter_context(atomic_output(out))
+            test_out = stack.enter_context(atomic_output(extra[2])) if extra is not None else None
+            links = read_parallel([fwd, rev])
+            for k, ((s, t), (_, (lf, lr))) in enumerate(
+                    progress(zip(_sentence_pairs(parts), links), total=n_train, desc="symmetrize")):
+                ns, nt = len(s.split()), len(t.split())
+                a = symmetrize(parse_alignment(lf, ns, nt, str(fwd), k + 1),
+                               parse_alignment(lr, ns, nt, str(rev), k + 1), ns, nt, method)
+                (train_out if k < n_train else test_out).write(format_alignment(a) + "\n")
     return n_train
 
 
-def _sentence_pairs(src: Path, tgt: Path):
-    for lineno, (s, t) in read_parallel([src, tgt]):
-        if not s.strip() or not t.strip():
-            raise CadError("empty sentence: alignment needs tokens on both sides",
-                           str(src if not s.strip() else tgt), lineno)
-        yield s, t
+def _sentence_pairs(parts):
+    for src, tgt in parts:
+        for lineno, (s, t) in read_parallel([src, tgt]):
+            if not s.strip() or not t.strip():
+                raise CadError("empty sentence: alignment needs tokens on both sides",
+                               str(src if not s.strip() else tgt), lineno)
+            yield s, t

@@ -203,6 +203,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--until", choices=STAGES,
                    help="stop after this stage")
     s.set_defaults(func=_cmd_train)
+    from cad.eval.cli import add_eval_parser
+
+    add_eval_parser(sub)
     return p
 
 

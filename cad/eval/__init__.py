@@ -1,0 +1,1 @@
+"""Evaluation of pronoun translation: APT, pronoun precision/recall, BLEU/chrF, significance, reports."""

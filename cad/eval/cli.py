@@ -1,0 +1,150 @@
+"""`cad eval ...` subcommands."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from cad.errors import CadError
+
+
+def _apt(a: argparse.Namespace) -> None:
+    from cad.eval.apt import evaluate, format_score, write_outputs
+    from cad.eval.apt_config import read_apt_config
+    from cad.eval.report import french_settings
+
+    if a.config:
+        job = read_apt_config(a.config)
+        result = job.run()
+        print(f"Score: {result.score:0.4f}  (details in {job.output}.score and {job.output}.detail)")
+        return
+    missing = [f"--{k.replace('_', '-')}" for k in ("source", "reference", "candidate", "align_ref", "align_cand")
+               if getattr(a, k) is None]
+    if missing:
+        raise CadError("without CONFIG.ini, give " + ", ".join(missing))
+    if a.lang != "en-fr":
+        raise CadError(f"built-in lists exist for en-fr only; use a CONFIG.ini for {a.lang}")
+    cases = [int(c) for c in a.cases.split(",")]
+    weights = [float(w) for w in a.weights.split(",")]
+    s = french_settings(weights=weights if len(weights) == len(cases) else [weights[c - 1] for c in cases],
+                        cases=cases, count_other=not a.no_count_other)
+    result = evaluate(a.source, a.reference, a.candidate, a.align_ref, a.align_cand, s)
+    if a.out:
+        write_outputs(result, a.out)
+    sys.stdout.write(format_score(result))
+
+
+def _pronouns(a: argparse.Namespace) -> None:
+    from cad.eval.pronoun_pr import pronoun_prf
+
+    res = pronoun_prf(a.source, a.reference, a.candidate, a.align_ref, a.align_cand,
+                      pronouns=tuple(a.pronouns.split(",")), docs=a.docs)
+    print("pronoun\tprecision\trecall\tF\tclipped\tcandidate\treference")
+    for name, v in res.items():
+        print(f"{name}\t{v.precision:.4f}\t{v.recall:.4f}\t{v.f:.4f}\t{v.clipped}\t{v.candidate}\t{v.reference}")
+
+
+def _bleu(a: argparse.Namespace) -> None:
+    from cad.eval.bleu import bleu_chrf
+
+    r = bleu_chrf(a.candidate, a.reference, tokenize=a.tokenize, lowercase=a.lowercase)
+    print(f"BLEU = {r['bleu']:.2f}  {r['bleu_signature']}")
+    print(f"chrF = {r['chrf']:.2f}  {r['chrf_signature']}")
+
+
+def _read_detail_cases(path: str) -> list[tuple[str, int]]:
+    from cad.textio import read_lines
+
+    rows = []
+    for lineno, line in enumerate(read_lines(path), 1):
+        if lineno == 1:
+            continue
+        parts = line.split("\t")
+        if len(parts) != 8 or not parts[7].isdigit():
+            raise CadError("not an APT .detail line (8 tab-separated columns)", path, lineno)
+        rows.append((f"{parts[0]}:{parts[1]}", int(parts[7])))
+    return rows
+
+
+def _mcnemar(a: argparse.Namespace) -> None:
+    from cad.eval.significance import mcnemar
+
+    first, second = _read_detail_cases(a.first), _read_detail_cases(a.second)
+    if [k for k, _ in first] != [k for k, _ in second]:
+        raise CadError(f"{a.first} and {a.second} list different source pronouns")
+    good = {int(c) for c in a.correct.split(",")}
+    r = mcnemar([c in good for _, c in first], [c in good for _, c in second], exact=True if a.exact else None)
+    print(f"b={r.b} c={r.c} statistic={r.statistic:.4f} p={r.p_value:.4g} ({'exact' if r.exact else 'chi-square'})")
+
+
+def _correlation(a: argparse.Namespace) -> None:
+    from cad.eval.correlation import correlations_from_tsv
+
+    res = correlations_from_tsv(a.tsv, human=a.human)
+    print("metric\tpearson\tspearman")
+    for m, v in res.items():
+        print(f"{m}\t{v['pearson']:.4f}\t{v['spearman']:.4f}")
+
+
+def _report(a: argparse.Namespace) -> None:
+    from cad.eval.report import System, build_report, to_markdown, write_report
+
+    report = build_report(a.source, a.reference, a.align_ref, [System.parse(s) for s in a.system], docs=a.docs)
+    write_report(report, a.out)
+    sys.stdout.write(to_markdown(report))
+
+
+def add_eval_parser(sub) -> None:
+    p = sub.add_parser("eval", help="evaluate pronoun translation: APT, pronoun P/R/F, BLEU, significance")
+    es = p.add_subparsers(dest="eval_command", metavar="MEASURE", required=True)
+
+    s = es.add_parser("apt", help="accuracy of pronoun translation (original tool's CONFIG.ini, or flags)")
+    s.add_argument("config", nargs="?", help="an APT configuration file of the original tool")
+    s.add_argument("--source")
+    s.add_argument("--reference")
+    s.add_argument("--candidate")
+    s.add_argument("--align-ref", help="source-reference alignment (Moses i-j)")
+    s.add_argument("--align-cand", help="source-candidate alignment")
+    s.add_argument("--lang", default="en-fr")
+    s.add_argument("--cases", default="1,2,3,4,5,6")
+    s.add_argument("--weights", default="1,0.5,0,0,0,0", help="per case used, or six values")
+    s.add_argument("--no-count-other", action="store_true",
+                   help="OTHER (a non-pronoun translation) never matches OTHER (the original tool's default)")
+    s.add_argument("--out", help="also write OUT.score and OUT.detail")
+    s.set_defaults(func=_apt)
+
+    s = es.add_parser("pronouns", help="pronoun precision/recall/F (Hardmeier & Federico 2010)")
+    for k in ("source", "reference", "candidate", "align-ref", "align-cand"):
+        s.add_argument(f"--{k}", required=True)
+    s.add_argument("--docs", help="document boundaries: clip counts per document (default: per sentence)")
+    s.add_argument("--pronouns", default="it,they")
+    s.set_defaults(func=_pronouns)
+
+    s = es.add_parser("bleu", help="BLEU and chrF (sacrebleu)")
+    s.add_argument("--candidate", required=True)
+    s.add_argument("--reference", required=True)
+    s.add_argument("--tokenize", default="13a")
+    s.add_argument("--lowercase", action="store_true")
+    s.set_defaults(func=_bleu)
+
+    s = es.add_parser("mcnemar", help="McNemar's test between two APT .detail files")
+    s.add_argument("first")
+    s.add_argument("second")
+    s.add_argument("--correct", default="1", help="cases counted as correct, e.g. 1 or 1,2")
+    s.add_argument("--exact", action="store_true", help="always use the exact binomial test")
+    s.set_defaults(func=_mcnemar)
+
+    s = es.add_parser("correlation", help="Pearson/Spearman of metric scores with human scores (TSV)")
+    s.add_argument("tsv")
+    s.add_argument("--human", default="human")
+    s.set_defaults(func=_correlation)
+
+    s = es.add_parser("report", help="several systems on one test set: Markdown, JSON and PNG")
+    s.add_argument("--source", required=True)
+    s.add_argument("--reference", required=True)
+    s.add_argument("--align-ref", required=True)
+    s.add_argument("--system", action="append", required=True, help="NAME=CANDIDATE:ALIGNMENT (repeat)")
+    s.add_argument("--docs")
+    s.add_argument("--out", required=True, help="writes OUT.md, OUT.json, OUT.png")
+    s.set_defaults(func=_report)

@@ -1,0 +1,153 @@
+"""`cad eval report`: several systems on one test set, as Markdown, JSON and a PNG chart."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass
+
+from cad.errors import CadError
+from cad.eval.apt import AptResult, AptSettings, evaluate
+from cad.eval.bleu import bleu_chrf
+from cad.eval.lists import EN_PRONOUN_DICT, EN_SOURCE_PRONOUNS, FR_EQUAL, FR_PRONOUN_DICT, FR_SIMILAR, FR_TARGET_PRONOUNS
+from cad.eval.pronoun_pr import pronoun_prf
+from cad.eval.significance import mcnemar
+from cad.textio import atomic_output
+
+
+def french_settings(weights=(1.0, 0.5, 0.0, 0.0, 0.0, 0.0), cases=(1, 2, 3, 4, 5, 6),
+                    count_other: bool = True) -> AptSettings:
+    """English→French defaults. OTHER (an aligned word outside the pronoun list, e.g. *le*, *en*)
+    counts as identical to OTHER, so that the reference scored against itself gets APT = 1."""
+    return AptSettings(count_other=count_other, source_pronouns=list(EN_SOURCE_PRONOUNS), target_list=list(FR_TARGET_PRONOUNS),
+                       equal=[list(g) for g in FR_EQUAL], similar=[list(g) for g in FR_SIMILAR],
+                       source_dict=list(EN_PRONOUN_DICT), target_dict=list(FR_PRONOUN_DICT),
+                       cases=list(cases), weights=list(weights))
+
+
+@dataclass
+class System:
+    name: str
+    candidate: str
+    alignment: str
+
+    @classmethod
+    def parse(cls, spec: str) -> "System":
+        name, sep, rest = spec.partition("=")
+        cand, sep2, align = rest.rpartition(":")
+        if not sep or not sep2 or not name or not cand or not align:
+            raise CadError(f"system {spec!r} must be NAME=CANDIDATE:ALIGNMENT")
+        return cls(name, cand, align)
+
+
+def correct(result: AptResult, cases: tuple[int, ...]) -> list[bool]:
+    return [o.case in cases for o in result.occurrences]
+
+
+def build_report(source: str, reference: str, align_ref: str, systems: list[System],
+                 docs: str | None = None, settings: AptSettings | None = None) -> dict:
+    if not systems:
+        raise CadError("no system to report on")
+    rows = []
+    results: list[AptResult] = []
+    for sys_ in systems:
+        s = settings or french_settings()
+        res = evaluate(source, reference, sys_.candidate, align_ref, sys_.alignment, s)
+        results.append(res)
+        prf = pronoun_prf(source, reference, sys_.candidate, align_ref, sys_.alignment, docs=docs)
+        bl = bleu_chrf(sys_.candidate, reference)
+        total = sum(res.counts.values())
+        rows.append({
+            "system": sys_.name,
+            "cases": {f"C{c}": res.counts[c] for c in range(1, 7)},
+            "pronouns": total,
+            "apt": res.score,
+            "acc_c1": res.counts[1] / total if total else math.nan,
+            "acc_c1_c2": (res.counts[1] + res.counts[2]) / total if total else math.nan,
+            "pronoun_prf": {k: v.as_dict() for k, v in prf.items()},
+            "bleu": bl["bleu"], "chrf": bl["chrf"],
+            "bleu_signature": bl["bleu_signature"], "chrf_signature": bl["chrf_signature"],
+        })
+    base = results[0]
+    for row, res in zip(rows[1:], results[1:]):
+        row["mcnemar_vs_" + systems[0].name] = {
+            "C1": mcnemar(correct(base, (1,)), correct(res, (1,))).p_value,
+            "C1+C2": mcnemar(correct(base, (1, 2)), correct(res, (1, 2))).p_value,
+        }
+    s = results[0].settings
+    return {"source": source, "reference": reference, "apt_weights": dict(zip(s.cases, s.weights)),
+            "systems": rows}
+
+
+def _f(x: float, digits: int = 3) -> str:
+    return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
+
+
+def to_markdown(report: dict) -> str:
+    head = "| system | C1 | C2 | C3 | C4 | C5 | C6 | APT | C1+C2 acc. | P | R | F | BLEU | chrF | p (C1) | p (C1+C2) |"
+    out = [head, "|" + "---|" * 16]
+    for row in report["systems"]:
+        c = row["cases"]
+        prf = row["pronoun_prf"]["all"]
+        mc = next((v for k, v in row.items() if k.startswith("mcnemar_vs_")), None)
+        out.append("| " + " | ".join([
+            row["system"], *(str(c[f"C{i}"]) for i in range(1, 7)), _f(row["apt"]), _f(row["acc_c1_c2"]),
+            _f(prf["precision"]), _f(prf["recall"]), _f(prf["f"]), _f(row["bleu"], 2), _f(row["chrf"], 2),
+            _f(mc["C1"], 4) if mc else "–", _f(mc["C1+C2"], 4) if mc else "–"]) + " |")
+    weights = ", ".join(f"w{k}={v:g}" for k, v in report["apt_weights"].items())
+    sig = report["systems"][0]["bleu_signature"] if report["systems"] else ""
+    out += ["", f"APT weights: {weights}. p-values: McNemar against {report['systems'][0]['system']}.",
+            f"BLEU signature: `{sig}`"]
+    return "\n".join(out) + "\n"
+
+
+def plot_cases(report: dict, path: str | os.PathLike) -> None:
+    """Share of each APT case per system, one horizontal stacked bar per system (seed 000, Fig. 2)."""
+    import logging
+
+    import matplotlib
+
+    logging.getLogger("matplotlib").setLevel(logging.WARNING)
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = [r["system"] for r in report["systems"]]
+    fig, ax = plt.subplots(figsize=(8, 1.2 + 0.6 * len(names)))
+    left = [0.0] * len(names)
+    colors = ["#2e7d32", "#9ccc65", "#e53935", "#fb8c00", "#8e24aa", "#9e9e9e"]
+    labels = ["1 identical", "2 equivalent", "3 different", "4 cand. missing", "5 ref. missing", "6 both missing"]
+    for c in range(1, 7):
+        shares = []
+        for r in report["systems"]:
+            total = r["pronouns"] or 1
+            shares.append(r["cases"][f"C{c}"] / total)
+        ax.barh(names, shares, left=left, color=colors[c - 1], label=labels[c - 1])
+        left = [a + b for a, b in zip(left, shares)]
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("share of source pronouns")
+    ax.invert_yaxis()
+    ax.legend(ncol=3, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.35 if len(names) < 3 else -0.15))
+    fig.tight_layout()
+    with atomic_output(path, binary=True) as fh:
+        fig.savefig(fh, format="png", dpi=100)
+    plt.close(fig)
+
+
+def _no_nan(x):
+    if isinstance(x, float) and math.isnan(x):
+        return None
+    if isinstance(x, dict):
+        return {str(k): _no_nan(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_no_nan(v) for v in x]
+    return x
+
+
+def write_report(report: dict, prefix: str | os.PathLike) -> None:
+    with atomic_output(f"{prefix}.json") as fh:
+        json.dump(_no_nan(report), fh, indent=2, sort_keys=True)
+        fh.write("\n")
+    with atomic_output(f"{prefix}.md") as fh:
+        fh.write(to_markdown(report))
+    plot_cases(report, f"{prefix}.png")

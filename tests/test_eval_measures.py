@@ -1,0 +1,115 @@
+import json
+import random
+
+import pytest
+
+from cad.cli import main
+from cad.errors import CadError
+from cad.eval.bleu import bleu_chrf
+from cad.eval.correlation import correlations_from_tsv, pearson, spearman
+from cad.eval.pronoun_pr import pronoun_prf
+from cad.eval.significance import mcnemar
+
+from conftest import write
+
+
+def test_pronoun_precision_recall_by_hand(tmp_path):
+    src = write(tmp_path / "s", "it is here and it is there .\nthey come .\n")
+    ref = write(tmp_path / "r", "il est ici et il est là .\nils viennent .\n")
+    cand = write(tmp_path / "c", "il est ici et elle est là .\nelles ils viennent .\n")
+    aref = write(tmp_path / "ar", "0-0 1-1 2-2 3-3 4-4 5-5 6-6 7-7\n0-0 1-1 2-2\n")
+    acand = write(tmp_path / "ac", "0-0 1-1 2-2 3-3 4-4 5-5 6-6 7-7\n0-0 0-1 1-2 2-3\n")
+    res = pronoun_prf(src, ref, cand, aref, acand)
+    # it: C = {il, elle}, R = {il, il}: clipped 1 -> P 1/2, R 1/2
+    assert (res["it"].clipped, res["it"].candidate, res["it"].reference) == (1, 2, 2)
+    # they: C = {elles, ils}, R = {ils}: clipped 1 -> P 1/2, R 1
+    assert (res["they"].precision, res["they"].recall) == (0.5, 1.0)
+    assert (res["all"].clipped, res["all"].candidate, res["all"].reference) == (2, 4, 3)
+    assert res["all"].f == pytest.approx(2 * (0.5 * 2 / 3) / (0.5 + 2 / 3))
+    # clipping per document: "il" of the second sentence would match across sentences only
+    docs = write(tmp_path / "d", "0\tdoc\n")
+    cand2 = write(tmp_path / "c2", "elle est ici et elle est là .\nil viennent .\n")
+    per_sentence = pronoun_prf(src, ref, cand2, aref, aref)
+    per_doc = pronoun_prf(src, ref, cand2, aref, aref, docs=docs)
+    assert per_sentence["all"].clipped == 0 and per_doc["all"].clipped == 1
+
+
+def test_mcnemar_against_scipy():
+    stats = pytest.importorskip("scipy.stats")
+    rng = random.Random(3)
+    for n, p in ((30, 0.5), (200, 0.6), (500, 0.3)):
+        a = [rng.random() < p for _ in range(n)]
+        b = [x if rng.random() < 0.8 else not x for x in a]
+        r = mcnemar(a, b)
+        k = r.b + r.c
+        if r.exact:
+            assert r.p_value == pytest.approx(stats.binomtest(r.b, k, 0.5).pvalue)
+        else:
+            assert r.p_value == pytest.approx(stats.chi2.sf((abs(r.b - r.c) - 1) ** 2 / k, 1))
+        forced = mcnemar(a, b, exact=True)
+        assert forced.p_value == pytest.approx(stats.binomtest(r.b, k, 0.5).pvalue)
+    assert mcnemar([True, False], [True, False]).p_value == 1.0
+
+
+def test_correlations_against_scipy(tmp_path):
+    stats = pytest.importorskip("scipy.stats")
+    x = [0.41, 0.40, 0.45, 0.38, 0.45, 0.30, 0.50]
+    h = [0.52, 0.50, 0.58, 0.49, 0.55, 0.40, 0.61]
+    assert pearson(x, h) == pytest.approx(stats.pearsonr(x, h)[0])
+    assert spearman(x, h) == pytest.approx(stats.spearmanr(x, h)[0])
+    tsv = write(tmp_path / "m.tsv", "system\tAPT\tBLEU\thuman\n" + "".join(
+        f"s{i}\t{a}\t{30 + i}\t{b}\n" for i, (a, b) in enumerate(zip(x, h))))
+    res = correlations_from_tsv(tsv)
+    assert res["APT"]["pearson"] == pytest.approx(stats.pearsonr(x, h)[0])
+    write(tmp_path / "bad.tsv", "system\tAPT\thuman\na\t0.1\nb\t0.2\t0.3\n")
+    with pytest.raises(CadError, match="2 columns") as err:
+        correlations_from_tsv(tmp_path / "bad.tsv")
+    assert err.value.line == 2
+
+
+def test_bleu_matches_sacrebleu_and_checks_lengths(tmp_path):
+    import sacrebleu
+
+    hyp = ["le chat est noir .", "il dort ."]
+    ref = ["le chat est noir .", "elle dort bien ."]
+    h, r = write(tmp_path / "h", "\n".join(hyp) + "\n"), write(tmp_path / "r", "\n".join(ref) + "\n")
+    res = bleu_chrf(h, r)
+    assert res["bleu"] == pytest.approx(sacrebleu.corpus_bleu(hyp, [ref]).score)
+    assert res["bleu_signature"].startswith("nrefs:1|case:mixed|eff:no|tok:13a")
+    write(tmp_path / "h2", "one line\n")
+    with pytest.raises(CadError, match="lines but the reference"):
+        bleu_chrf(tmp_path / "h2", r)
+
+
+def test_report_on_dev_talks_reference_vs_swapped(shared_data, tmp_path, capsys):
+    d = shared_data / "en-fr"
+    swap = {"il": "elle", "elle": "il", "ils": "elles", "elles": "ils"}
+    lines = (d / "dev.fr").read_text(encoding="utf-8").splitlines()
+    write(tmp_path / "swapped.fr", "\n".join(" ".join(swap.get(w, w) for w in l.split(" ")) for l in lines) + "\n")
+    al = d / "dev.en-fr.alig"
+    assert main(["-q", "eval", "report", "--source", str(d / "dev.en"), "--reference", str(d / "dev.fr"),
+                 "--align-ref", str(al), "--docs", str(d / "dev.docs"), "--out", str(tmp_path / "rep"),
+                 "--system", f"reference={d / 'dev.fr'}:{al}",
+                 "--system", f"swapped={tmp_path / 'swapped.fr'}:{al}"]) == 0
+    rep = json.loads((tmp_path / "rep.json").read_text())
+    ref, sw = rep["systems"]
+    assert ref["apt"] == 1.0 and ref["bleu"] == pytest.approx(100.0)
+    assert sw["cases"]["C3"] > 100 and sw["apt"] < 0.8
+    assert sw["mcnemar_vs_reference"]["C1"] < 1e-6
+    assert (tmp_path / "rep.png").read_bytes()[:4] == b"\x89PNG"
+    assert "| swapped |" in (tmp_path / "rep.md").read_text()
+
+
+def test_eval_apt_flags_and_errors(tmp_path, capsys):
+    src = write(tmp_path / "s", "it is big .\n")
+    ref = write(tmp_path / "r", "il est grand .\n")
+    al = write(tmp_path / "a", "0-0 1-1 2-2 3-3\n")
+    assert main(["eval", "apt", "--source", str(src), "--reference", str(ref), "--candidate", str(ref),
+                 "--align-ref", str(al), "--align-cand", str(al), "--out", str(tmp_path / "o")]) == 0
+    assert capsys.readouterr().out.startswith("Score: 1.0000")
+    assert (tmp_path / "o.detail").exists()
+    assert main(["eval", "apt", "--source", str(src)]) == 1
+    assert "--reference" in capsys.readouterr().err
+    write(tmp_path / "o.detail", "bad\n1\t2\n")
+    assert main(["eval", "mcnemar", str(tmp_path / "o.detail"), str(tmp_path / "o.detail")]) == 1
+    assert "o.detail:2" in capsys.readouterr().err

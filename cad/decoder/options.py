@@ -1,0 +1,98 @@
+"""Translation options of one sentence and the future-cost table (Moses's TranslationOptionCollection)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from cad.decoder.model import LOWEST_SCORE, DecoderModel
+
+NEG_INF = -math.inf
+
+
+@dataclass(eq=False)
+class TranslationOption:
+    start: int                      # source span [start, end)
+    end: int
+    words: tuple[str, ...]
+    table: int                      # index of the phrase table; -1 for an unknown word
+    scores: tuple[float, ...]       # the table's log scores
+    alignment: tuple[tuple[int, int], ...]
+    reordering: tuple[float, ...] | None
+    stateless: float = 0.0          # weighted TM, word, phrase and unknown-word penalties
+    future: float = 0.0             # stateless + weighted LM estimate
+
+    @property
+    def unknown(self) -> bool:
+        return self.table < 0
+
+
+def _finish(opt: TranslationOption, model: DecoderModel) -> None:
+    s = 0.0
+    if opt.table >= 0:
+        slot = model.table_slots[opt.table]
+        s += sum(w * v for w, v in zip(slot.weights, opt.scores))
+    elif model.uwp_slot is not None:
+        s += model.uwp_slot.weights[0] * LOWEST_SCORE
+    if model.wp_slot is not None:
+        s += model.wp_slot.weights[0] * -len(opt.words)
+    if model.pp_slot is not None:
+        s += model.pp_slot.weights[0]
+    opt.stateless = s
+    est = model.lm.estimate(opt.words) * model.lm_slot.weights[0] if model.lm is not None else 0.0
+    opt.future = s + est
+
+
+def collect_options(model: DecoderModel, tokens: list[str]) -> dict[tuple[int, int], list[TranslationOption]]:
+    n = len(tokens)
+    max_len = min(model.settings.max_phrase_length, max(t.max_source_length for t in model.tables) or 1)
+    options: dict[tuple[int, int], list[TranslationOption]] = {}
+    for g, table_ids in enumerate(model.paths):
+        backoff = model.backoff[g] if g < len(model.backoff) else 0
+        for start in range(n):
+            for end in range(start + 1, min(n, start + max_len) + 1):
+                # Moses: a later path with back-off N is used only for spans of at most N words
+                # that no earlier path could translate (N = 0: always used)
+                if g > 0 and backoff != 0 and (end - start > backoff or options.get((start, end))):
+                    continue
+                src = " ".join(tokens[start:end])
+                for t in table_ids:
+                    table = model.tables[t]
+                    entries = table.entries.get(src)
+                    if not entries:
+                        continue
+                    opts = []
+                    for entry in entries:
+                        ro = model.reordering.scores.get((src, " ".join(entry.words))) if model.reordering else None
+                        opt = TranslationOption(start, end, entry.words, t, entry.scores, entry.alignment, ro)
+                        _finish(opt, model)
+                        opts.append(opt)
+                    opts.sort(key=lambda o: -o.future)
+                    if table.table_limit > 0:
+                        opts = opts[:table.table_limit]
+                    options.setdefault((start, end), []).extend(opts)
+    for i, tok in enumerate(tokens):
+        if not options.get((i, i + 1)):
+            opt = TranslationOption(i, i + 1, (tok,), -1, (), ((0, 0),), None)
+            _finish(opt, model)
+            options[(i, i + 1)] = [opt]
+    for key in options:
+        options[key].sort(key=lambda o: -o.future)
+    return options
+
+
+def future_costs(n: int, options: dict[tuple[int, int], list[TranslationOption]]) -> list[list[float]]:
+    """fc[i][j]: best estimated score of translating source words [i, j)."""
+    fc = [[NEG_INF] * (n + 1) for _ in range(n + 1)]
+    for (s, e), opts in options.items():
+        fc[s][e] = max(fc[s][e], opts[0].future)
+    for length in range(2, n + 1):
+        for s in range(0, n - length + 1):
+            e = s + length
+            best = fc[s][e]
+            for k in range(s + 1, e):
+                v = fc[s][k] + fc[k][e]
+                if v > best:
+                    best = v
+            fc[s][e] = best
+    return fc

@@ -1,0 +1,346 @@
+"""Stack decoding (normal beam search and cube pruning), recombination, and n-best extraction.
+
+Mirrors Moses's SearchNormal / SearchCubePruning: stacks by number of covered source words,
+hypothesis recombination on (coverage, LM state, last source position, reordering state),
+threshold and histogram pruning on score + future cost, Moses's distortion-limit rule (a phrase
+that does not start at the first gap must end within the limit of it), and n-best lists from the
+recombination arcs (Moses's trellis paths).
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import math
+from dataclasses import dataclass, field
+
+from cad.decoder.model import DecoderModel
+from cad.decoder.options import NEG_INF, TranslationOption, collect_options, future_costs
+
+MONO, SWAP, OTHER = 0, 1, 2
+
+
+class Hypothesis:
+    __slots__ = ("prev", "opt", "cov", "ncov", "score", "total", "lm_state", "last_start", "last_end",
+                 "lr_fwd", "delta", "arcs")
+
+    def __init__(self, prev, opt, cov, ncov, score, total, lm_state, last_start, last_end, lr_fwd, delta):
+        self.prev = prev
+        self.opt = opt
+        self.cov = cov
+        self.ncov = ncov
+        self.score = score
+        self.total = total
+        self.lm_state = lm_state
+        self.last_start = last_start
+        self.last_end = last_end
+        self.lr_fwd = lr_fwd
+        self.delta = delta          # (distortion, lr backward (slot, value), lr forward (slot, value), lm)
+        self.arcs: list[Hypothesis] = []
+
+
+@dataclass
+class Step:
+    """One phrase of a translation, in target order."""
+
+    src_start: int
+    src_end: int
+    tgt_start: int
+    tgt_end: int
+    words: tuple[str, ...]
+    table: int
+    alignment: tuple[tuple[int, int], ...]
+
+
+@dataclass
+class Derivation:
+    words: list[str]
+    total: float
+    features: list[float]
+    steps: list[Step]
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.words)
+
+    @property
+    def word_alignment(self) -> list[tuple[int, int]]:
+        """Source-target word alignment from the phrase-internal alignments, in target order."""
+        out = []
+        for st in self.steps:
+            for s, t in sorted(st.alignment, key=lambda p: (p[1], p[0])):
+                out.append((st.src_start + s, st.tgt_start + t))
+        return out
+
+
+@dataclass
+class Translation:
+    source: list[str]
+    best: Derivation
+    nbest: list[Derivation] = field(default_factory=list)
+    feature_names: list[tuple[str, int, int]] = field(default_factory=list)   # (name, offset, size)
+
+    @property
+    def text(self) -> str:
+        return self.best.text
+
+    def feature_dict(self, d: Derivation | None = None) -> dict[str, list[float]]:
+        d = d or self.best
+        return {name: d.features[o:o + n] for name, o, n in self.feature_names}
+
+
+class Decoder:
+    def __init__(self, model: DecoderModel):
+        self.model = model
+        self.weights = model.weights()
+        m = model
+        self.w_lm = m.lm_slot.weights[0] if m.lm_slot else 0.0
+        self.w_dist = m.distortion_slot.weights[0] if m.distortion_slot else 0.0
+        self.lr = m.reordering is not None and m.lr_slot is not None
+        self.w_lr = m.lr_slot.weights if self.lr else [0.0] * 6
+
+    # ---------------------------------------------------------------- expansion
+    def _expand(self, h: Hypothesis, opt: TranslationOption, n: int, full: int, fc_of) -> Hypothesis:
+        s, e = opt.start, opt.end
+        dist = -abs(h.last_end - s)
+        score = h.score + opt.stateless + self.w_dist * dist
+        back = fwd = None
+        lr_fwd = None
+        if self.lr:
+            if s == h.last_end:
+                orient = MONO
+            elif e == h.last_start:
+                orient = SWAP
+            else:
+                orient = OTHER
+            if opt.reordering is not None:
+                v = opt.reordering[orient]
+                back = (orient, v)
+                score += self.w_lr[orient] * v
+                lr_fwd = opt.reordering[3:6]
+            if h.lr_fwd is not None:
+                v = h.lr_fwd[orient]
+                fwd = (3 + orient, v)
+                score += self.w_lr[3 + orient] * v
+        cov = h.cov | (((1 << (e - s)) - 1) << s)
+        lm_state = None
+        lm = 0.0
+        if self.model.lm is not None:
+            lm, lm_state = self.model.lm.score_words(h.lm_state, opt.words)
+            if cov == full:
+                end_score, lm_state = self.model.lm.score_words(lm_state, ("</s>",))
+                lm += end_score
+            score += self.w_lm * lm
+        nh = Hypothesis(h, opt, cov, h.ncov + e - s, score, score + fc_of(cov), lm_state, s, e, lr_fwd,
+                        (dist, back, fwd, lm))
+        return nh
+
+    def _key(self, h: Hypothesis):
+        if self.lr:
+            return (h.cov, h.lm_state, h.last_start, h.last_end, h.lr_fwd)
+        return (h.cov, h.lm_state, h.last_end)
+
+    @staticmethod
+    def _add(stack: dict, key, h: Hypothesis) -> None:
+        old = stack.get(key)
+        if old is None:
+            stack[key] = h
+        elif h.score > old.score:
+            h.arcs = old.arcs + [old]
+            old.arcs = []
+            stack[key] = h
+        else:
+            old.arcs.append(h)
+
+    def _prune(self, stack: dict) -> list[Hypothesis]:
+        hyps = sorted(stack.values(), key=lambda x: -x.total)
+        if not hyps:
+            return hyps
+        limit = hyps[0].total + self.model.settings.log_beam
+        hyps = [h for h in hyps if h.total >= limit]
+        size = self.model.settings.stack
+        return hyps[:size] if size > 0 else hyps
+
+    # ---------------------------------------------------------------- search
+    def translate(self, sentence: str, nbest: int = 0, distinct: bool = False) -> Translation:
+        tokens = sentence.split()
+        names = [(s.name, s.offset, s.size) for s in self.model.slots]
+        n = len(tokens)
+        if n == 0:
+            empty = Derivation([], 0.0, [0.0] * self.model.size, [])
+            return Translation(tokens, empty, [empty] if nbest else [], names)
+        options = collect_options(self.model, tokens)
+        fc = future_costs(n, options)
+        full = (1 << n) - 1
+        fc_cache: dict[int, float] = {}
+
+        def fc_of(cov: int) -> float:
+            v = fc_cache.get(cov)
+            if v is None:
+                v = 0.0
+                i = 0
+                while i < n:
+                    if cov >> i & 1:
+                        i += 1
+                        continue
+                    j = i
+                    while j < n and not cov >> j & 1:
+                        j += 1
+                    v += fc[i][j]
+                    i = j
+                fc_cache[cov] = v
+            return v
+
+        spans_cache: dict[int, list[tuple[int, int]]] = {}
+        limit = self.model.settings.distortion_limit
+        max_len = max((e - s for s, e in options), default=1)
+
+        def spans(cov: int) -> list[tuple[int, int]]:
+            out = spans_cache.get(cov)
+            if out is not None:
+                return out
+            out = []
+            gap = 0
+            while cov >> gap & 1:
+                gap += 1
+            for s in range(gap, n):
+                if cov >> s & 1:
+                    continue
+                for e in range(s + 1, min(n, s + max_len) + 1):
+                    if cov >> (e - 1) & 1:
+                        break
+                    if (s, e) not in options:
+                        continue
+                    # Moses: away from the first gap, the phrase must end within the limit of it
+                    if s != gap and limit >= 0 and e - gap > limit:
+                        continue
+                    out.append((s, e))
+            spans_cache[cov] = out
+            return out
+
+        init_state = self.model.lm.begin() if self.model.lm is not None else None
+        root = Hypothesis(None, None, 0, 0, 0.0, fc_of(0), init_state, 0, 0, None, None)
+        stacks: list[dict] = [dict() for _ in range(n + 1)]
+        stacks[0][self._key(root)] = root
+        if self.model.settings.search_algorithm == 1:
+            self._cube_pruning(stacks, options, spans, n, full, fc_of)
+        else:
+            for k in range(n):
+                for h in self._prune(stacks[k]):
+                    for s, e in spans(h.cov):
+                        target = stacks[k + e - s]
+                        for opt in options[(s, e)]:
+                            nh = self._expand(h, opt, n, full, fc_of)
+                            self._add(target, self._key(nh), nh)
+        finals = self._prune(stacks[n])
+        if not finals:
+            raise RuntimeError("no complete translation survived the search")
+        best = self._derivation(self._chain(finals[0]), names)
+        out = Translation(tokens, best, [], names)
+        if nbest:
+            out.nbest = self._nbest(finals, nbest, distinct, names)
+        return out
+
+    def _cube_pruning(self, stacks, options, spans, n, full, fc_of) -> None:
+        pop_limit = self.model.settings.pop_limit
+        edges: list[list] = [[] for _ in range(n + 1)]
+        counter = itertools.count()
+        for k in range(n + 1):
+            if k > 0:
+                heap = []
+                seen = set()
+                for ei, (hyps, opts) in enumerate(edges[k]):
+                    nh = self._expand(hyps[0], opts[0], n, full, fc_of)
+                    heap.append((-nh.total, next(counter), ei, 0, 0, nh))
+                    seen.add((ei, 0, 0))
+                heapq.heapify(heap)
+                pops = 0
+                while heap and pops < pop_limit:
+                    _, _, ei, i, j, nh = heapq.heappop(heap)
+                    pops += 1
+                    self._add(stacks[k], self._key(nh), nh)
+                    hyps, opts = edges[k][ei]
+                    for ni, nj in ((i + 1, j), (i, j + 1)):
+                        if ni < len(hyps) and nj < len(opts) and (ei, ni, nj) not in seen:
+                            seen.add((ei, ni, nj))
+                            nx = self._expand(hyps[ni], opts[nj], n, full, fc_of)
+                            heapq.heappush(heap, (-nx.total, next(counter), ei, ni, nj, nx))
+                edges[k] = []
+            if k == n:
+                break
+            by_cov: dict[int, list[Hypothesis]] = {}
+            for h in self._prune(stacks[k]):
+                by_cov.setdefault(h.cov, []).append(h)
+            for cov, hyps in by_cov.items():
+                hyps.sort(key=lambda x: -x.score)
+                for s, e in spans(cov):
+                    edges[k + e - s].append((hyps, options[(s, e)]))
+
+    # ---------------------------------------------------------------- output
+    @staticmethod
+    def _chain(h: Hypothesis) -> list[Hypothesis]:
+        out = []
+        while h.prev is not None:
+            out.append(h)
+            h = h.prev
+        out.reverse()
+        return out
+
+    def _derivation(self, chain: list[Hypothesis], names) -> Derivation:
+        m = self.model
+        feats = [0.0] * m.size
+        words: list[str] = []
+        steps: list[Step] = []
+        for h in chain:
+            o = h.opt
+            if o.table >= 0:
+                slot = m.table_slots[o.table]
+                for i, v in enumerate(o.scores):
+                    feats[slot.offset + i] += v
+            elif m.uwp_slot is not None:
+                feats[m.uwp_slot.offset] += -100.0
+            if m.wp_slot is not None:
+                feats[m.wp_slot.offset] -= len(o.words)
+            if m.pp_slot is not None:
+                feats[m.pp_slot.offset] += 1.0
+            dist, back, fwd, lm = h.delta
+            if m.distortion_slot is not None:
+                feats[m.distortion_slot.offset] += dist
+            if back is not None:
+                feats[m.lr_slot.offset + back[0]] += back[1]
+            if fwd is not None:
+                feats[m.lr_slot.offset + fwd[0]] += fwd[1]
+            if m.lm_slot is not None:
+                feats[m.lm_slot.offset] += lm
+            steps.append(Step(o.start, o.end, len(words), len(words) + len(o.words), o.words, o.table, o.alignment))
+            words.extend(o.words)
+        total = sum(w * f for w, f in zip(self.weights, feats))
+        return Derivation(words, total, feats, steps)
+
+    def _nbest(self, finals: list[Hypothesis], n: int, distinct: bool, names) -> list[Derivation]:
+        """Trellis paths: replace one hypothesis of a path by one of its recombination arcs."""
+        counter = itertools.count()
+        heap = []
+        for h in finals:
+            chain = self._chain(h)
+            heapq.heappush(heap, (-h.score, next(counter), chain, len(chain)))
+        out: list[Derivation] = []
+        seen_text = set()
+        # distinct lists look further, as Moses does (n * 20 candidates)
+        budget = n * 20 if distinct else n
+        popped = 0
+        while heap and len(out) < n and popped < budget:
+            neg, _, chain, dev_limit = heapq.heappop(heap)
+            popped += 1
+            d = self._derivation(chain, names)
+            if not distinct or d.text not in seen_text:
+                seen_text.add(d.text)
+                out.append(d)
+            # a path may deviate only before the position where it was made, so no path comes twice
+            for i in range(dev_limit - 1, -1, -1):
+                node = chain[i]
+                for arc in node.arcs:
+                    arc_chain = self._chain(arc)
+                    heapq.heappush(heap, (neg + node.score - arc.score, next(counter),
+                                          arc_chain + chain[i + 1:], len(arc_chain) - 1))
+        return out

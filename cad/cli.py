@@ -186,6 +186,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--max-phrase-length", type=int, default=7)
     s.set_defaults(func=_cmd_filter)
 
+    sub.add_parser("decode", help="translate with a moses.ini (Moses's options; see 'cad decode -h')",
+                   add_help=False)
+
     s = sub.add_parser("train", help="the whole baseline pipeline: prepare, align, lex, phrases, lm, moses.ini")
     s.add_argument("--corpus", required=True, help="corpus prefix: PREFIX.<src>, PREFIX.<tgt>, PREFIX.docs")
     s.add_argument("--src", default="en")
@@ -210,6 +213,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # `cad decode` takes Moses's single-dash options, which argparse cannot express
+    quiet = bool(argv) and argv[0] in ("-q", "--quiet")
+    rest = argv[1:] if quiet else argv
+    if rest and rest[0] == "decode":
+        logging.basicConfig(level=logging.WARNING if quiet else logging.INFO,
+                            format="%(asctime)s %(name)s: %(message)s", datefmt="%H:%M:%S")
+        from cad.decoder.cli import decode_main
+
+        try:
+            return decode_main(rest[1:])
+        except CadError as exc:
+            print(f"cad: error: {exc}", file=sys.stderr)
+            return 2 if "unknown option" in str(exc) else 1
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO,

@@ -58,6 +58,8 @@ class Derivation:
     total: float
     features: list[float]
     steps: list[Step]
+    # a word alignment given whole (a real Moses's -alignment-output-file) instead of per phrase
+    given_alignment: list[tuple[int, int]] | None = None
 
     @property
     def text(self) -> str:
@@ -66,6 +68,8 @@ class Derivation:
     @property
     def word_alignment(self) -> list[tuple[int, int]]:
         """Source-target word alignment from the phrase-internal alignments, in target order."""
+        if self.given_alignment is not None:
+            return list(self.given_alignment)
         out = []
         for st in self.steps:
             for s, t in sorted(st.alignment, key=lambda p: (p[1], p[0])):

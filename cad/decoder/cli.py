@@ -1,0 +1,201 @@
+"""`cad decode`: Moses's command line, with cad's decoder or a real Moses binary.
+
+Options keep Moses's spelling: -f, -input-file, -n-best-list FILE N [distinct],
+-alignment-output-file, -s/-stack, -b/-beam-threshold, -dl/-distortion-limit, -ttable-limit,
+-search-algorithm, -cube-pruning-pop-limit, -weight-overwrite, -threads,
+-include-alignment-in-n-best; cad's own: --decoder cad|moses, --moses-bin PATH.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import sys
+from dataclasses import dataclass, field
+
+from cad.errors import CadError
+
+USAGE = """usage: cad decode -f moses.ini [-input-file FILE] [-n-best-list FILE N [distinct]]
+       [-alignment-output-file FILE] [-s N] [-b X] [-dl N] [-ttable-limit N] [-search-algorithm 0|1]
+       [-cube-pruning-pop-limit N] [-weight-overwrite 'Name= w ...'] [-threads N]
+       [-include-alignment-in-n-best] [--decoder cad|moses] [--moses-bin PATH]
+Reads one tokenized sentence per line (stdin or -input-file), writes translations to stdout in order."""
+
+ARITY = {"-f": 1, "-config": 1, "-input-file": 1, "-i": 1, "-alignment-output-file": 1, "-s": 1, "-stack": 1,
+         "-b": 1, "-beam-threshold": 1, "-dl": 1, "-distortion-limit": 1, "-ttable-limit": 1,
+         "-search-algorithm": 1, "-cube-pruning-pop-limit": 1, "-cbp": 1, "-weight-overwrite": 1,
+         "-threads": 1, "-th": 1, "--decoder": 1, "--moses-bin": 1, "-include-alignment-in-n-best": 0}
+CANONICAL = {"-config": "-f", "-i": "-input-file", "-stack": "-s", "-beam-threshold": "-b",
+             "-distortion-limit": "-dl", "-cbp": "-cube-pruning-pop-limit", "-th": "-threads"}
+
+
+@dataclass
+class DecodeArgs:
+    config: str = ""
+    input_file: str | None = None
+    nbest_file: str | None = None
+    nbest_size: int = 0
+    distinct: bool = False
+    alignment_file: str | None = None
+    include_alignment: bool = False
+    overrides: dict[str, str] = field(default_factory=dict)
+    weight_overwrite: str | None = None
+    threads: int = 1
+    decoder: str = "cad"
+    moses_bin: str | None = None
+
+
+def parse_args(argv: list[str]) -> DecodeArgs:
+    a = DecodeArgs()
+    i = 0
+    while i < len(argv):
+        opt = argv[i]
+        if opt in ("-h", "--help", "-help"):
+            print(USAGE)
+            raise SystemExit(0)
+        if opt == "-n-best-list":
+            vals = argv[i + 1:i + 4]
+            if len(vals) < 2 or not vals[1].isdigit():
+                raise CadError("-n-best-list needs FILE N [distinct]")
+            a.nbest_file, a.nbest_size = vals[0], int(vals[1])
+            i += 3
+            if i < len(argv) and argv[i] == "distinct":
+                a.distinct = True
+                i += 1
+            continue
+        if opt not in ARITY:
+            raise CadError(f"unknown option {opt}\n{USAGE}")
+        n = ARITY[opt]
+        if i + n >= len(argv) + (0 if n else 1) and n:
+            raise CadError(f"option {opt} needs a value")
+        value = argv[i + 1] if n else ""
+        opt = CANONICAL.get(opt, opt)
+        if opt == "-f":
+            a.config = value
+        elif opt == "-input-file":
+            a.input_file = value
+        elif opt == "-alignment-output-file":
+            a.alignment_file = value
+        elif opt == "-include-alignment-in-n-best":
+            a.include_alignment = True
+        elif opt == "-weight-overwrite":
+            a.weight_overwrite = value
+        elif opt == "-threads":
+            a.threads = _int(opt, value, 1)
+        elif opt == "--decoder":
+            if value not in ("cad", "moses"):
+                raise CadError("--decoder must be cad or moses")
+            a.decoder = value
+        elif opt == "--moses-bin":
+            a.moses_bin = value
+        else:
+            a.overrides[opt] = value
+        i += 1 + n
+    if not a.config:
+        raise CadError(f"-f moses.ini is required\n{USAGE}")
+    return a
+
+
+def _int(opt: str, value: str, minimum: int) -> int:
+    try:
+        v = int(value)
+    except ValueError:
+        raise CadError(f"{opt} needs an integer, not {value!r}") from None
+    if v < minimum:
+        raise CadError(f"{opt} must be at least {minimum}")
+    return v
+
+
+def search_settings(a: DecodeArgs, other: dict[str, list[str]]):
+    from cad.decoder.model import SearchSettings
+
+    s = SearchSettings()
+    # moses.ini sections first, then the command line, as Moses does
+    ini = {"stack": "-s", "beam-threshold": "-b", "search-algorithm": "-search-algorithm",
+           "cube-pruning-pop-limit": "-cube-pruning-pop-limit", "ttable-limit": "-ttable-limit"}
+    values = {flag: other[sec][0] for sec, flag in ini.items() if other.get(sec)}
+    values.update(a.overrides)
+    for flag, v in values.items():
+        if flag == "-s":
+            s.stack = _int(flag, v, 0)
+        elif flag == "-b":
+            try:
+                s.beam_threshold = float(v)
+            except ValueError:
+                raise CadError(f"-b needs a number, not {v!r}") from None
+        elif flag == "-dl":
+            s.distortion_limit = _int(flag, v, -1)
+        elif flag == "-ttable-limit":
+            s.ttable_limit = _int(flag, v, 0)
+        elif flag == "-search-algorithm":
+            s.search_algorithm = _int(flag, v, 0)
+            if s.search_algorithm not in (0, 1):
+                raise CadError("-search-algorithm: cad supports 0 (normal) and 1 (cube pruning)")
+        elif flag == "-cube-pruning-pop-limit":
+            s.pop_limit = _int(flag, v, 1)
+    return s
+
+
+_DECODER = None
+_NBEST = (0, False)
+
+
+def _translate(item: tuple[int, str]):
+    k, sent = item
+    return k, _DECODER.translate(sent, nbest=_NBEST[0], distinct=_NBEST[1])
+
+
+def decode_main(argv: list[str]) -> int:
+    global _DECODER, _NBEST
+    from cad.decoder.model import DecoderModel
+    from cad.decoder.nbest import format_alignment, nbest_lines
+    from cad.decoder.search import Decoder
+    from cad.moses.ini import parse_config
+    from cad.textio import atomic_output, read_lines
+
+    a = parse_args(argv)
+    cfg = parse_config(a.config)
+    settings = search_settings(a, cfg.other)
+    if "-dl" not in a.overrides:
+        settings.distortion_limit = cfg.distortion_limit if cfg.distortion_limit is not None else -1
+    if a.threads == 1 and cfg.other.get("threads"):
+        a.threads = _int("[threads]", cfg.other["threads"][0], 1)
+    sentences = list(read_lines(a.input_file)) if a.input_file else [l.rstrip("\n") for l in sys.stdin]
+
+    if a.decoder == "moses":
+        from cad.decoder.moses_runner import find_moses, run_moses
+
+        binary = find_moses(a.moses_bin)
+        if binary is None:
+            raise CadError("no Moses binary: give --moses-bin PATH, set $MOSES, or put moses on PATH")
+        extra = []
+        for flag, v in a.overrides.items():
+            extra += [flag, v]
+        if a.weight_overwrite:
+            extra += ["-weight-overwrite", a.weight_overwrite]
+        extra += ["-threads", str(a.threads)]
+        results = run_moses(binary, a.config, sentences, a.nbest_size, a.distinct, extra)
+    else:
+        model = DecoderModel.load(a.config, a.weight_overwrite, input_sentences=sentences, settings=settings)
+        model.settings.distortion_limit = settings.distortion_limit
+        _DECODER = Decoder(model)
+        _NBEST = (a.nbest_size, a.distinct)
+        if a.threads > 1 and len(sentences) > 1:
+            # fork: workers share the loaded model; imap keeps the input order
+            with multiprocessing.get_context("fork").Pool(a.threads) as pool:
+                results = [tr for _, tr in pool.imap(_translate, enumerate(sentences), chunksize=1)]
+        else:
+            results = [_translate((k, s))[1] for k, s in enumerate(sentences)]
+    out = sys.stdout
+    for tr in results:
+        out.write(tr.text + "\n")
+    out.flush()
+    if a.nbest_file:
+        with atomic_output(a.nbest_file) as fh:
+            for k, tr in enumerate(results):
+                for line in nbest_lines(k, tr, a.include_alignment):
+                    fh.write(line + "\n")
+    if a.alignment_file:
+        with atomic_output(a.alignment_file) as fh:
+            for tr in results:
+                fh.write(format_alignment(tr.best) + "\n")
+    return 0

@@ -1,0 +1,98 @@
+"""Run a real Moses binary on a moses.ini and read its output into cad's Translation objects.
+
+cad asks Moses for what it needs to fill the same objects as its own decoder: an n-best list
+(features and total of the best derivation), the segmentation (-report-segmentation) and the word
+alignment (-alignment-output-file).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from cad.decoder.search import Derivation, Step, Translation
+from cad.errors import CadError
+
+_SEGMENT = re.compile(r"^\|(\d+)-(\d+)\|$")
+
+
+def find_moses(explicit: str | None = None) -> str | None:
+    for cand in (explicit, os.environ.get("MOSES"), shutil.which("moses")):
+        if cand and os.path.isfile(cand) and os.access(cand, os.X_OK):
+            return cand
+    return None
+
+
+def parse_features(text: str) -> tuple[list[tuple[str, int, int]], list[float]]:
+    names: list[tuple[str, int, int]] = []
+    values: list[float] = []
+    current = None
+    for tok in text.split():
+        if tok.endswith("="):
+            if current is not None:
+                names.append((current[0], current[1], len(values) - current[1]))
+            current = (tok[:-1], len(values))
+        else:
+            values.append(float(tok))
+    if current is not None:
+        names.append((current[0], current[1], len(values) - current[1]))
+    return names, values
+
+
+def parse_segmented(line: str) -> tuple[list[str], list[Step]]:
+    """Moses -report-segmentation output: `words |i-j| words |k-l| ...`."""
+    words: list[str] = []
+    steps: list[Step] = []
+    pending: list[str] = []
+    for tok in line.split():
+        m = _SEGMENT.match(tok)
+        if m:
+            s, e = int(m.group(1)), int(m.group(2)) + 1
+            steps.append(Step(s, e, len(words), len(words) + len(pending), tuple(pending), 0, ()))
+            words.extend(pending)
+            pending = []
+        else:
+            pending.append(tok)
+    words.extend(pending)
+    return words, steps
+
+
+def run_moses(binary: str, config: str, sentences: list[str], nbest: int = 1, distinct: bool = False,
+              extra: list[str] | None = None) -> list[Translation]:
+    with tempfile.TemporaryDirectory(prefix="cad-moses-") as tmp:
+        tmpd = Path(tmp)
+        inp, nb, al = tmpd / "input", tmpd / "nbest", tmpd / "align"
+        inp.write_text("".join(s + "\n" for s in sentences), encoding="utf-8")
+        cmd = [binary, "-f", config, "-input-file", str(inp), "-report-segmentation",
+               "-alignment-output-file", str(al), "-n-best-list", str(nb), str(max(1, nbest))]
+        if distinct:
+            cmd.append("distinct")
+        cmd += extra or []
+        proc = subprocess.run(cmd, capture_output=True, text=True, encoding="utf-8")
+        if proc.returncode != 0:
+            raise CadError(f"moses failed with status {proc.returncode}: {proc.stderr.strip()[-2000:]}", binary)
+        out_lines = proc.stdout.splitlines()
+        if len(out_lines) != len(sentences):
+            raise CadError(f"moses printed {len(out_lines)} lines for {len(sentences)} sentences", binary)
+        align_lines = al.read_text(encoding="utf-8").splitlines() if al.exists() else [""] * len(sentences)
+        per_sent: dict[int, list[tuple[str, list[tuple[str, int, int]], list[float], float]]] = {}
+        for lineno, line in enumerate(nb.read_text(encoding="utf-8").splitlines(), 1):
+            fields = line.split(" ||| ")
+            if len(fields) < 4:
+                raise CadError("malformed n-best line", str(nb), lineno)
+            names, values = parse_features(fields[2])
+            per_sent.setdefault(int(fields[0]), []).append((fields[1].strip(), names, values, float(fields[3])))
+        results = []
+        for k, (src, out, al_line) in enumerate(zip(sentences, out_lines, align_lines)):
+            words, steps = parse_segmented(out)
+            entries = per_sent.get(k, [])
+            names = entries[0][1] if entries else []
+            derivs = [Derivation(text.split(), total, values, []) for text, _, values, total in entries]
+            best = Derivation(words, derivs[0].total if derivs else 0.0, derivs[0].features if derivs else [], steps)
+            best.given_alignment = [tuple(map(int, p.split("-"))) for p in al_line.split()]
+            results.append(Translation(src.split(), best, derivs[:nbest] if nbest else [], names))
+        return results

@@ -1,0 +1,65 @@
+import subprocess
+import sys
+
+import pytest
+
+from cad.decoder.moses_runner import find_moses, parse_features, parse_segmented
+
+from conftest import write
+from decoder_fixtures import random_model
+
+
+def run(args, stdin=""):
+    return subprocess.run([sys.executable, "-m", "cad", *args], input=stdin, capture_output=True, text=True)
+
+
+def test_decode_stdin_nbest_alignment_and_threads(tmp_path):
+    ini, sents = random_model(tmp_path, 31)
+    text = "\n".join(sents[:8]) + "\n"
+    one = run(["decode", "-f", str(ini), "-n-best-list", str(tmp_path / "nb"), "5", "distinct",
+               "-alignment-output-file", str(tmp_path / "al"), "-include-alignment-in-n-best"], text)
+    assert one.returncode == 0, one.stderr
+    assert len(one.stdout.splitlines()) == 8 and one.stderr == ""
+    nb = (tmp_path / "nb").read_text().splitlines()
+    assert nb[0].startswith("0 ||| ") and len(nb[0].split(" ||| ")) == 5
+    assert {int(l.split(" ||| ")[0]) for l in nb} == set(range(8))
+    assert len((tmp_path / "al").read_text().splitlines()) == 8
+    two = run(["decode", "-f", str(ini), "-threads", "2", "-search-algorithm", "1"], text)
+    cube = run(["decode", "-f", str(ini), "-search-algorithm", "1"], text)
+    assert two.stdout == cube.stdout
+    write(tmp_path / "in.txt", text)
+    from_file = run(["decode", "-f", str(ini), "-input-file", str(tmp_path / "in.txt"), "-s", "50", "-b", "0.001",
+                     "-dl", "3", "-ttable-limit", "5", "-cube-pruning-pop-limit", "500",
+                     "-weight-overwrite", "LM0= 0.7 Distortion0= 0.1"])
+    assert from_file.returncode == 0, from_file.stderr
+
+
+def test_decode_errors(tmp_path):
+    ini, _ = random_model(tmp_path, 32)
+    r = run(["decode", "-f", str(ini), "-no-such-option"], "a\n")
+    assert r.returncode == 2 and "unknown option" in r.stderr
+    r = run(["decode", "-f", str(ini), "-weight-overwrite", "LM0= 1 2"], "a\n")
+    assert r.returncode == 1 and "LM0 has 1 scores" in r.stderr
+    r = run(["decode", "-f", str(tmp_path / "missing.ini")], "a\n")
+    assert r.returncode == 1 and "missing.ini" in r.stderr
+    r = run(["decode", "-f", str(ini), "--decoder", "moses", "--moses-bin", str(tmp_path / "nope")], "a\n")
+    if find_moses() is None:
+        assert r.returncode == 1 and "no Moses binary" in r.stderr
+
+
+def test_moses_output_parsers():
+    names, values = parse_features("LM0= -10.5 TranslationModel0= -1 -2 -3 -4 Distortion0= 0")
+    assert names == [("LM0", 0, 1), ("TranslationModel0", 1, 4), ("Distortion0", 5, 1)]
+    assert values == [-10.5, -1, -2, -3, -4, 0]
+    words, steps = parse_segmented("le chat |0-1| dort |2-2|")
+    assert words == ["le", "chat", "dort"]
+    assert [(s.src_start, s.src_end, s.tgt_start, s.tgt_end) for s in steps] == [(0, 2, 0, 2), (2, 3, 2, 3)]
+
+
+@pytest.mark.skipif(find_moses() is None, reason="no Moses binary on PATH or in $MOSES")
+def test_real_moses_agrees_with_cad(tmp_path):
+    ini, sents = random_model(tmp_path, 33)
+    cad_out = run(["decode", "-f", str(ini)], "\n".join(sents[:5]) + "\n")
+    moses_out = run(["decode", "-f", str(ini), "--decoder", "moses"], "\n".join(sents[:5]) + "\n")
+    assert moses_out.returncode == 0, moses_out.stderr
+    assert cad_out.stdout == moses_out.stdout

@@ -1,0 +1,236 @@
+import math
+import random
+
+import pytest
+
+from cad.decoder.model import LN10, DecoderModel, SearchSettings
+from cad.decoder.nbest import nbest_lines
+from cad.decoder.options import collect_options
+from cad.decoder.search import Decoder
+from cad.errors import CadError
+from cad.moses.ini import baseline_config, write_config
+
+from conftest import write
+from decoder_fixtures import random_model
+
+
+def allowed(cov: int, s: int, e: int, n: int, limit: int) -> bool:
+    """Moses's distortion rule, written independently of the decoder."""
+    gap = next(i for i in range(n) if not cov >> i & 1)
+    return s == gap or limit < 0 or e - gap <= limit
+
+
+def score_derivation(model: DecoderModel, steps, n: int) -> float:
+    """Model score of a complete derivation, from scratch (whole-sentence LM, orientations)."""
+    w = {s.name: s.weights for s in model.slots}
+    total = 0.0
+    words = []
+    prev = None   # (start, end, option)
+    for opt in steps:
+        if opt.table >= 0:
+            total += sum(a * b for a, b in zip(w[f"TranslationModel{opt.table}"], opt.scores))
+        else:
+            total += w["UnknownWordPenalty0"][0] * -100
+        total += w["WordPenalty0"][0] * -len(opt.words) + w["PhrasePenalty0"][0]
+        last_end = prev.end if prev else 0
+        total += w["Distortion0"][0] * -abs(last_end - opt.start)
+        ps, pe = (prev.start, prev.end) if prev else (0, 0)
+        o = 0 if opt.start == pe else 1 if opt.end == ps else 2
+        if opt.reordering is not None:
+            total += w["LexicalReordering0"][o] * opt.reordering[o]
+        if prev is not None and prev.reordering is not None:
+            total += w["LexicalReordering0"][3 + o] * prev.reordering[3 + o]
+        words.extend(opt.words)
+        prev = opt
+    total += w["LM0"][0] * model.lm.model.score(" ".join(words), bos=True, eos=True) * LN10
+    return total
+
+
+def exhaustive_best(model: DecoderModel, sentence: str) -> float:
+    tokens = sentence.split()
+    n = len(tokens)
+    options = collect_options(model, tokens)
+    limit = model.settings.distortion_limit
+    best = -math.inf
+
+    def rec(cov, steps):
+        nonlocal best
+        if cov == (1 << n) - 1:
+            best = max(best, score_derivation(model, steps, n))
+            return
+        for (s, e), opts in options.items():
+            mask = ((1 << (e - s)) - 1) << s
+            if cov & mask or not allowed(cov, s, e, n, limit):
+                continue
+            for o in opts:
+                rec(cov | mask, steps + [o])
+
+    rec(0, [])
+    return best
+
+
+@pytest.mark.parametrize("seed, limit, algorithm", [(1, -1, 0), (2, 2, 0), (3, 3, 0), (4, 0, 0), (5, 1, 0),
+                                                     (6, 2, 0), (7, -1, 0), (8, 4, 0)])
+def test_best_score_equals_exhaustive_search(tmp_path, seed, limit, algorithm):
+    rng = random.Random(seed)
+    weights = {"LM0": [rng.uniform(0.2, 1)], "Distortion0": [rng.uniform(0, 0.6)],
+               "WordPenalty0": [rng.uniform(-1.5, 0.5)], "TranslationModel0": [rng.uniform(0, 0.5) for _ in range(4)],
+               "LexicalReordering0": [rng.uniform(0, 0.6) for _ in range(6)]}
+    ini, sents = random_model(tmp_path, seed, weights=weights, distortion_limit=limit)
+    inputs = [s for s in sents if len(s.split()) <= 6][:3] + ["a q b"]   # "q" is unknown
+    model = DecoderModel.load(ini, input_sentences=inputs,
+                              settings=SearchSettings(stack=0, beam_threshold=0, search_algorithm=algorithm))
+    dec = Decoder(model)
+    for sent in inputs:
+        tr = dec.translate(sent, nbest=5)
+        assert tr.best.total == pytest.approx(exhaustive_best(model, sent), abs=1e-6), sent
+        # the best derivation's features, scored from scratch, give the same total
+        steps = [next(o for o in collect_options(model, sent.split())[(st.src_start, st.src_end)]
+                      if o.words == st.words and o.table == st.table) for st in tr.best.steps]
+        assert score_derivation(model, steps, len(sent.split())) == pytest.approx(tr.best.total, abs=1e-6)
+        totals = [d.total for d in tr.nbest]
+        assert totals == sorted(totals, reverse=True) and totals[0] == pytest.approx(tr.best.total)
+
+
+def test_cube_pruning_matches_normal_search_on_small_inputs(tmp_path):
+    ini, sents = random_model(tmp_path, 11)
+    normal = Decoder(DecoderModel.load(ini, settings=SearchSettings(stack=0, beam_threshold=0)))
+    cube = Decoder(DecoderModel.load(ini, settings=SearchSettings(search_algorithm=1, pop_limit=100000, stack=0,
+                                                                  beam_threshold=0)))
+    for s in sents[:6]:
+        assert cube.translate(s).best.total == pytest.approx(normal.translate(s).best.total, abs=1e-6)
+
+
+def test_nbest_features_add_up_to_totals(tmp_path):
+    ini, sents = random_model(tmp_path, 21)
+    dec = Decoder(DecoderModel.load(ini))
+    weights = dec.weights
+    for k, s in enumerate(sents[:5]):
+        tr = dec.translate(s, nbest=20)
+        for line in nbest_lines(k, tr):
+            _, text, feats, total = line.split(" ||| ")
+            values = [float(x) for x in feats.split() if not x.endswith("=")]
+            assert sum(w * v for w, v in zip(weights, values)) == pytest.approx(float(total), abs=1e-4)
+        texts = [d.text for d in dec.translate(s, nbest=20, distinct=True).nbest]
+        assert len(texts) == len(set(texts))
+        # paths are distinct derivations: no two identical segmentations with identical phrases
+        derivs = {tuple((st.src_start, st.src_end, st.words) for st in d.steps) for d in tr.nbest}
+        assert len(derivs) == len(tr.nbest)
+
+
+def make_model(tmp_path, pt: str, cm: str | None = None, backoff=(0, 1), ro: str | None = None,
+               lm_sents=("x y z",), table_limit=20, dl=6):
+    from cad.lm.arpa import write_arpa
+    from cad.lm.kneser_ney import estimate
+
+    write(tmp_path / "pt", pt)
+    write_arpa(estimate([s.split() for s in lm_sents], 2), tmp_path / "lm.arpa")
+    if ro is not None:
+        write(tmp_path / "ro", ro)
+    cfg = baseline_config(str(tmp_path / "pt"), str(tmp_path / "ro") if ro is not None else None,
+                          str(tmp_path / "lm.arpa"), 2, table_limit=table_limit, distortion_limit=dl)
+    if cm is not None:
+        from cad.moses.ini import Feature
+
+        write(tmp_path / "cm", cm)
+        cfg.features.insert(4, Feature("PhraseDictionaryMemory", "TranslationModel1",
+                                       {"num-features": "1", "path": str(tmp_path / "cm"), "input-factor": "0",
+                                        "output-factor": "0"}))
+        cfg.weights["TranslationModel1"] = [0.8]
+        cfg.mapping = [(0, "T", 0), (1, "T", 1)]
+        cfg.backoff = list(backoff)
+    write_config(cfg, tmp_path / "moses.ini")
+    return tmp_path / "moses.ini"
+
+
+def test_backoff_table_only_for_untranslatable_single_words(tmp_path):
+    ini = make_model(tmp_path, "the ||| le ||| 0.5 0.5 0.5 0.5\nit ||| il ||| 0.5 0.5 0.5 0.5\n",
+                     cm="it ||| elle ||| 0.9\nit-fem-sing ||| elle ||| 0.9\nthe it-fem-sing ||| la elle ||| 0.9\n")
+    model = DecoderModel.load(ini)
+    opts = collect_options(model, "the it it-fem-sing".split())
+    assert [o.words for o in opts[(1, 2)]] == [("il",)]                      # path 0 translates "it"
+    assert [(o.words, o.table) for o in opts[(2, 3)]] == [(("elle",), 1)]    # back-off: unknown to path 0
+    assert (0, 3) not in opts and (1, 3) not in opts
+    assert Decoder(model).translate("the it-fem-sing").text == "le elle"
+    # back-off 0: the second path is always consulted, its options join the first's
+    ini0 = make_model(tmp_path, "the ||| le ||| 0.5 0.5 0.5 0.5\nit ||| il ||| 0.5 0.5 0.5 0.5\n",
+                      cm="it ||| elle ||| 0.9\nthe it-fem-sing ||| la elle ||| 0.9\n", backoff=(0, 0))
+    opts0 = collect_options(DecoderModel.load(ini0), "the it-fem-sing".split())
+    assert {o.words for o in opts0[(0, 2)]} == {("la", "elle")}
+
+
+def test_unknown_words_are_copied_with_penalty(tmp_path):
+    ini = make_model(tmp_path, "the ||| le ||| 0.5 0.5 0.5 0.5\n")
+    dec = Decoder(DecoderModel.load(ini))
+    tr = dec.translate("the zorglub")
+    assert tr.text == "le zorglub"
+    assert tr.feature_dict()["UnknownWordPenalty0"] == [-100.0]
+    assert (1, 1) in tr.best.word_alignment
+
+
+def test_table_limit_keeps_the_best_options(tmp_path):
+    pt = "".join(f"a ||| t{i} ||| {p} {p} {p} {p}\n" for i, p in enumerate([0.1, 0.9, 0.5, 0.3]))
+    model = DecoderModel.load(make_model(tmp_path, pt, table_limit=2))
+    assert [o.words for o in collect_options(model, ["a"])[(0, 1)]] == [("t1",), ("t2",)]
+    model = DecoderModel.load(make_model(tmp_path, pt, table_limit=0))
+    assert len(collect_options(model, ["a"])[(0, 1)]) == 4
+    model = DecoderModel.load(make_model(tmp_path, pt, table_limit=0), settings=SearchSettings(ttable_limit=1))
+    assert len(collect_options(model, ["a"])[(0, 1)]) == 1
+
+
+def test_distortion_limit_blocks_long_jumps(tmp_path):
+    # the LM strongly prefers the target order "z y x" (a full reversal of the source)
+    pt = "a ||| x ||| 1 1 1 1\nb ||| y ||| 1 1 1 1\nc ||| z ||| 1 1 1 1\n"
+    ini = make_model(tmp_path, pt, lm_sents=["z y x"] * 20, dl=-1)
+    free = Decoder(DecoderModel.load(ini, settings=SearchSettings(stack=0, beam_threshold=0)))
+    free.model.settings.distortion_limit = -1
+    free.w_dist = 0.0
+    assert free.translate("a b c").text == "z y x"
+    mono = Decoder(DecoderModel.load(ini))
+    mono.model.settings.distortion_limit = 0
+    assert mono.translate("a b c").text == "x y z"
+    # limit 1: "c" first would end 3 words after the first gap (> 1), so z cannot come first
+    one = Decoder(DecoderModel.load(ini))
+    one.model.settings.distortion_limit = 1
+    one.w_dist = 0.0
+    assert not one.translate("a b c").text.startswith("z")
+
+
+def test_lexicalized_reordering_orientations_by_hand(tmp_path):
+    pt = "a ||| x ||| 1 1 1 1\nb ||| y ||| 1 1 1 1\nc ||| z ||| 1 1 1 1\n"
+    ro = ("a ||| x ||| 0.5 0.25 0.25 0.6 0.3 0.1\nb ||| y ||| 0.2 0.7 0.1 0.6 0.3 0.1\n"
+          "c ||| z ||| 0.4 0.4 0.2 0.6 0.3 0.1\n")
+    ini = make_model(tmp_path, pt, ro=ro, lm_sents=["x z y"] * 20)
+    dec = Decoder(DecoderModel.load(ini, settings=SearchSettings(stack=0, beam_threshold=0)))
+    dec.w_dist = 0.0
+    tr = dec.translate("a b c", nbest=50)
+    ln = math.log
+    by_order = {tuple(st.words[0] for st in d.steps): d for d in tr.nbest}
+    d = by_order[("x", "z", "y")]   # a, then c (jump), then b (swap with c)
+    lr = tr.feature_dict(d)["LexicalReordering0"]
+    # backward: a mono (sentence start), c discontinuous, b swap; forward: a->c discontinuous, c->b swap
+    assert lr[0] == pytest.approx(ln(0.5)) and lr[2] == pytest.approx(ln(0.2)) and lr[1] == pytest.approx(ln(0.7))
+    assert lr[5] == pytest.approx(ln(0.1)) and lr[4] == pytest.approx(ln(0.3)) and lr[3] == 0
+    mono = by_order[("x", "y", "z")]
+    lr = tr.feature_dict(mono)["LexicalReordering0"]
+    assert lr[0] == pytest.approx(ln(0.5) + ln(0.2) + ln(0.4)) and lr[3] == pytest.approx(2 * ln(0.6))
+    assert tr.feature_dict(mono)["Distortion0"] == [0.0]
+    assert tr.feature_dict(d)["Distortion0"] == [-(1 + 2)]
+
+
+def test_model_errors_name_file_and_line(tmp_path):
+    ini = make_model(tmp_path, "a ||| x ||| 0.5 0.5 0.5\n")
+    with pytest.raises(CadError, match="3 scores, but TranslationModel0 declares num-features=4") as err:
+        DecoderModel.load(ini)
+    assert err.value.path.endswith("pt") and err.value.line == 1
+    ini = make_model(tmp_path, "a ||| x ||| 0.5 0.5 0.5 0.5\n")
+    (tmp_path / "pt").unlink()
+    with pytest.raises(CadError, match="not found") as err:
+        DecoderModel.load(ini)
+    assert err.value.path == str(ini) and err.value.line is not None
+    write(tmp_path / "bad.ini", f"[feature]\nFancyFeature name=F0\nPhraseDictionaryMemory num-features=4 "
+                                f"path={tmp_path / 'pt'}\n[weight]\nF0= 1\nPhraseDictionaryMemory0= 1 1 1 1\n")
+    write(tmp_path / "pt", "a ||| x ||| 0.5 0.5 0.5 0.5\n")
+    with pytest.raises(CadError, match="not supported") as err:
+        DecoderModel.load(tmp_path / "bad.ini")
+    assert err.value.line == 2

@@ -20,7 +20,7 @@ NAME ?= baseline
 OUT ?= models/$(NAME)
 TRAIN_ARGS = --corpus $(CORPUS) --src $(SRC) --tgt $(TGT) --out $(OUT) $(if $(filter 1,$(TOKENIZED)),--tokenized)
 
-.PHONY: all install train prepare align lex phrases lm moses-ini check test test-all bench clean
+.PHONY: all install train prepare align lex phrases lm moses-ini check test test-all bench clean decode
 
 all: install train
 
@@ -54,6 +54,7 @@ test-all: install
 
 bench: install
 	$(BIN)/python bench/train_bench.py
+	$(BIN)/python bench/decode.py --model $(OUT)/moses.ini
 
 clean:
 	rm -rf models build *.egg-info .pytest_cache

@@ -1,0 +1,79 @@
+"""Decoding speed and memory of cad's decoder on the TED dev talks, with Moses's default settings.
+
+    python bench/decode.py [--model models/baseline/moses.ini] [--data ../shared/data] [--limit N]
+
+The model's tables are first filtered to the input (cad filter). Then cad decode runs with stack
+200, cube-pruning pop limit 1000 and the model's [distortion-limit], for normal search (0) and cube
+pruning (1), with 1 and 2 threads. Prints sentences/s, ms/word and peak RSS per run, and how often
+cube pruning's model score is at least that of normal search on the same sentence.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def run(args: list[str]) -> tuple[float, float]:
+    t = time.time()
+    proc = subprocess.Popen([sys.executable, "-m", "cad", "-q", *args], cwd=REPO, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"cad {' '.join(args)} failed")
+    return time.time() - t, usage.ru_maxrss / 1024
+
+
+def best_scores(nbest: Path) -> dict[int, float]:
+    out: dict[int, float] = {}
+    for line in nbest.read_text(encoding="utf-8").splitlines():
+        fields = line.split(" ||| ")
+        out.setdefault(int(fields[0]), float(fields[3]))
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--model", default=str(REPO / "models" / "baseline" / "moses.ini"))
+    ap.add_argument("--data", default=str(REPO.parent / "shared" / "data"))
+    ap.add_argument("--limit", type=int, help="only the first N sentences")
+    ap.add_argument("--algorithms", default="1,0")
+    ap.add_argument("--threads", default="1,2")
+    a = ap.parse_args()
+    dev = Path(a.data) / "en-fr" / "dev.en"
+    if not dev.exists() or not Path(a.model).exists():
+        raise SystemExit(f"need {dev} and a trained model at {a.model} (make train)")
+    with tempfile.TemporaryDirectory(prefix="cad-bench-decode-") as tmp:
+        work = Path(tmp)
+        lines = dev.read_text(encoding="utf-8").lower().splitlines()   # the baseline model is lowercased
+        if a.limit:
+            lines = lines[:a.limit]
+        (work / "in.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        words = sum(len(l.split()) for l in lines)
+        secs, rss = run(["filter", "--config", a.model, "--input", str(work / "in.txt"), "--out-dir", str(work / "f")])
+        print(f"input: {len(lines)} sentences, {words} words; filtering: {secs:.1f} s")
+        scores = {}
+        for algo in a.algorithms.split(","):
+            for threads in a.threads.split(","):
+                nb = work / f"nb.{algo}.{threads}"
+                secs, rss = run(["decode", "-f", str(work / "f" / "moses.ini"), "-input-file", str(work / "in.txt"),
+                                 "-search-algorithm", algo, "-s", "200", "-cube-pruning-pop-limit", "1000",
+                                 "-threads", threads, "-n-best-list", str(nb), "1"])
+                scores[algo] = best_scores(nb)
+                name = "cube pruning" if algo == "1" else "normal search"
+                print(f"{name}, {threads} thread(s): {len(lines) / secs:.2f} sentences/s, "
+                      f"{1000 * secs / words:.1f} ms/word, peak RSS {rss:.0f} MiB (incl. loading)")
+        if "0" in scores and "1" in scores:
+            ok = sum(1 for k, v in scores["0"].items() if scores["1"].get(k, -1e30) >= v - 1e-6)
+            print(f"cube pruning model score >= normal search on {ok}/{len(scores['0'])} sentences "
+                  f"({100 * ok / len(scores['0']):.1f}%)")
+
+
+if __name__ == "__main__":
+    main()

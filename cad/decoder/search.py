@@ -102,9 +102,13 @@ class Decoder:
         self.w_dist = m.distortion_slot.weights[0] if m.distortion_slot else 0.0
         self.lr = m.reordering is not None and m.lr_slot is not None
         self.w_lr = m.lr_slot.weights if self.lr else [0.0] * 6
+        self._lm_memo: dict = {}
 
     # ---------------------------------------------------------------- expansion
-    def _expand(self, h: Hypothesis, opt: TranslationOption, n: int, full: int, fc_of) -> Hypothesis:
+    def _expand(self, h: Hypothesis, opt: TranslationOption, n: int, full: int, fc_of,
+                threshold: float = NEG_INF) -> Hypothesis | None:
+        """Extend `h` by `opt`; None when the result falls below `threshold` (Moses's AddPrune),
+        checked before the LM call when the LM weight is non-negative (LM scores are <= 0)."""
         s, e = opt.start, opt.end
         dist = -abs(h.last_end - s)
         score = h.score + opt.stateless + self.w_dist * dist
@@ -127,17 +131,28 @@ class Decoder:
                 fwd = (3 + orient, v)
                 score += self.w_lr[3 + orient] * v
         cov = h.cov | (((1 << (e - s)) - 1) << s)
+        future = fc_of(cov)
+        if self.w_lm >= 0 and score + future < threshold:
+            return None
         lm_state = None
         lm = 0.0
         if self.model.lm is not None:
-            lm, lm_state = self.model.lm.score_words(h.lm_state, opt.words)
-            if cov == full:
-                end_score, lm_state = self.model.lm.score_words(lm_state, ("</s>",))
-                lm += end_score
+            # many hypotheses share an LM state: memoize per (state, phrase, sentence end)
+            key = (h.lm_state, opt.words, cov == full)
+            hit = self._lm_memo.get(key)
+            if hit is None:
+                lm, lm_state = self.model.lm.score_words(h.lm_state, opt.words)
+                if cov == full:
+                    end_score, lm_state = self.model.lm.score_words(lm_state, ("</s>",))
+                    lm += end_score
+                self._lm_memo[key] = (lm, lm_state)
+            else:
+                lm, lm_state = hit
             score += self.w_lm * lm
-        nh = Hypothesis(h, opt, cov, h.ncov + e - s, score, score + fc_of(cov), lm_state, s, e, lr_fwd,
-                        (dist, back, fwd, lm))
-        return nh
+        if score + future < threshold:
+            return None
+        return Hypothesis(h, opt, cov, h.ncov + e - s, score, score + future, lm_state, s, e, lr_fwd,
+                          (dist, back, fwd, lm))
 
     def _key(self, h: Hypothesis):
         if self.lr:
@@ -175,6 +190,7 @@ class Decoder:
             return Translation(tokens, empty, [empty] if nbest else [], names)
         options = collect_options(self.model, tokens)
         fc = future_costs(n, options)
+        self._lm_memo: dict = {}
         full = (1 << n) - 1
         fc_cache: dict[int, float] = {}
 
@@ -229,12 +245,19 @@ class Decoder:
         if self.model.settings.search_algorithm == 1:
             self._cube_pruning(stacks, options, spans, n, full, fc_of)
         else:
+            log_beam = self.model.settings.log_beam
+            best = [NEG_INF] * (n + 1)
             for k in range(n):
                 for h in self._prune(stacks[k]):
                     for s, e in spans(h.cov):
-                        target = stacks[k + e - s]
+                        k2 = k + e - s
+                        target = stacks[k2]
                         for opt in options[(s, e)]:
-                            nh = self._expand(h, opt, n, full, fc_of)
+                            nh = self._expand(h, opt, n, full, fc_of, best[k2] + log_beam)
+                            if nh is None:
+                                continue
+                            if nh.total > best[k2]:
+                                best[k2] = nh.total
                             self._add(target, self._key(nh), nh)
         finals = self._prune(stacks[n])
         if not finals:

@@ -177,6 +177,7 @@ class LanguageModel:
             raise CadError(f"{feature.name}: kenlm cannot load {path}: {exc}", config_path, feature.line) from None
         self.order = self.model.order
         self.kenlm = kenlm
+        self._estimates: dict[tuple[str, ...], float] = {}
 
     def begin(self):
         s = self.kenlm.State()
@@ -194,11 +195,14 @@ class LanguageModel:
             state = out
         return total * LN10, state
 
-    def estimate(self, words) -> float:
-        """Context-free estimate of a phrase, as Moses's future cost uses."""
-        s = self.kenlm.State()
-        self.model.NullContextWrite(s)
-        return self.score_words(s, words)[0]
+    def estimate(self, words: tuple[str, ...]) -> float:
+        """Context-free estimate of a phrase, as Moses's future cost uses (cached: phrases recur)."""
+        v = self._estimates.get(words)
+        if v is None:
+            s = self.kenlm.State()
+            self.model.NullContextWrite(s)
+            v = self._estimates[words] = self.score_words(s, words)[0]
+        return v
 
 
 @dataclass

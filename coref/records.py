@@ -1,0 +1,81 @@
+"""Plain records for pronouns and their candidate antecedents, and the JSON Lines format.
+
+One JSON object per pronoun:
+{"doc": "779", "sentence": 3, "index": 5, "token": "it", "referential": true,
+ "candidates": [{"sentence": 2, "start": 0, "end": 2, "head": 1, "text": "the mouse",
+                 "probability": 0.8, "number": "sing", "human": false}, ...]}
+Sentences and token indices are 0-based; `end` is exclusive.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from typing import Iterable, Iterator
+
+from cad.errors import CadError
+from cad.textio import atomic_output, read_lines
+
+
+@dataclass
+class Candidate:
+    sentence: int
+    start: int
+    end: int
+    head: int
+    text: str = ""
+    probability: float = 1.0
+    number: str | None = None       # "sing" | "plur" | None (unknown)
+    human: bool | None = None
+
+
+@dataclass
+class PronounResolution:
+    doc: str
+    sentence: int
+    index: int
+    token: str
+    referential: bool = True
+    candidates: list[Candidate] = field(default_factory=list)
+
+    @property
+    def best(self) -> Candidate | None:
+        return self.candidates[0] if self.candidates else None
+
+
+def keep_likely(scored: list[tuple[Candidate, float]], ratio: float = 0.01, minimum: int = 2) -> list[Candidate]:
+    """Seed 003 §3.1: keep every candidate scoring at least `ratio` of the best, and at least
+    `minimum` of them where available; probabilities are the scores normalized over the kept list.
+    Scores must be non-negative; the list comes back best first."""
+    if not scored:
+        return []
+    if any(s < 0 for _, s in scored):
+        raise ValueError("candidate scores must be non-negative")
+    ranked = sorted(scored, key=lambda cs: -cs[1])
+    best = ranked[0][1]
+    kept = [cs for i, cs in enumerate(ranked) if i < minimum or cs[1] >= ratio * best]
+    total = sum(s for _, s in kept)
+    out = []
+    for cand, s in kept:
+        c = Candidate(**{**asdict(cand), "probability": s / total if total > 0 else 1.0 / len(kept)})
+        out.append(c)
+    return out
+
+
+def write_jsonl(records: Iterable[PronounResolution], path: str | os.PathLike) -> None:
+    with atomic_output(path) as fh:
+        for r in records:
+            fh.write(json.dumps(asdict(r), ensure_ascii=False, sort_keys=True) + "\n")
+
+
+def read_jsonl(path: str | os.PathLike) -> Iterator[PronounResolution]:
+    for lineno, line in enumerate(read_lines(path), 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+            cands = [Candidate(**c) for c in obj.pop("candidates", [])]
+            yield PronounResolution(**obj, candidates=cands)
+        except (json.JSONDecodeError, TypeError) as exc:
+            raise CadError(f"not a pronoun record: {exc}", str(path), lineno) from None

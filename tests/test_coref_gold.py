@@ -61,6 +61,7 @@ def test_gold_oracle_links_it_to_the_mouse_and_marks_pleonastic(tmp_path):
 
 def test_token_map_bridges_different_tokenizations():
     assert token_map(["ca", "n't", "go"], ["can't", "go"]) == [[0], [0], [1]]
+    assert token_map(["The", "Cat"], ["the", "cat"]) == [[0], [1]]
     assert token_map(["``", "hi", "''"], ['"', "hi", '"']) == [[], [1], []]
 
 
@@ -122,3 +123,38 @@ def test_probability_list_keeps_one_percent_and_two_candidates(tmp_path):
     with pytest.raises(CadError) as err:
         list(read_jsonl(tmp_path / "bad.jsonl"))
     assert err.value.line == 1
+
+
+def test_evaluation_of_gold_against_gold_and_a_wrong_backend(tmp_path):
+    from coref.evaluate import gold_pronouns, score
+
+    doc = mmax_doc(tmp_path,
+                   '<markable id="m1" span="word_1..word_2" coref_class="set_1" mention="np"/>\n'
+                   '<markable id="m2" span="word_5..word_6" coref_class="set_2" mention="np"/>\n'
+                   '<markable id="m4" span="word_12" coref_class="set_2" mention="pronoun"/>\n'
+                   '<markable id="m5" span="word_17" coref_class="empty" mention="pronoun" type="pleonastic"/>\n')
+    ours = [[w.lower() for w in WORDS[:16]], [w.lower() for w in WORDS[16:]]]
+    gold = gold_pronouns(doc, ours, "d")
+    pred = resolve_with_gold(doc, ours, "d")
+    sc = score(pred, gold)
+    assert (sc.total, sc.correct, sc.precision, sc.recall) == (2, 2, 1.0, 1.0)
+    # a backend that links "it" to the cat and "It is raining" to the mouse gets both wrong
+    wrong = [PronounResolution("d", 0, 11, "it", True, [Candidate(0, 0, 2, 1)]),
+             PronounResolution("d", 1, 0, "It", True, [Candidate(0, 4, 6, 5)])]
+    sc = score(wrong, gold)
+    assert (sc.correct, sc.tp, sc.fp, sc.fn) == (0, 1, 1, 0)
+
+
+def test_gold_backend_on_ted_dev_talks(shared_data):
+    from coref.evaluate import gold_pronouns, pair_documents, score
+
+    d = shared_data / "en-fr"
+    pairs = pair_documents(shared_data / "coref" / "parcorfull" / "corpus" / "TED" / "EN", d / "dev.en", d / "dev.docs")
+    assert len({k for _, _, k, _ in pairs}) == len(pairs)       # each gold talk finds its own document
+    total = correct = 0
+    for name, gdoc, k, sents in pairs:
+        g = gold_pronouns(gdoc, sents, str(k))
+        sc = score(resolve_with_gold(gdoc, sents, str(k)), g)
+        total += sc.total
+        correct += sc.correct
+    assert total > 500 and correct / total > 0.97   # the oracle agrees with the gold it reads

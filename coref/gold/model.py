@@ -45,23 +45,25 @@ class GoldDocument:
 def token_map(gold: list[str], ours: list[str]) -> list[list[int]]:
     """For every gold token, the indices of our tokens that share its characters.
 
-    The two tokenizations of the same text are aligned on their characters (whitespace removed),
-    so splits and merges (`can't` vs `ca n't`) map correctly; characters that differ (quote
-    styles, for instance) are bridged by difflib's matching blocks.
+    Tokens are aligned first (fast: most tokens agree), then the characters inside each block
+    that differs, so splits and merges (`can't` vs `ca n't`) map correctly; characters that differ
+    (quote styles, for instance) map to nothing.
     """
-    def chars(tokens):
-        owner = []
-        text = []
-        for i, t in enumerate(tokens):
-            text.append(t)
-            owner.extend([i] * len(t))
-        return "".join(text), owner
-
-    g_text, g_owner = chars(gold)
-    o_text, o_owner = chars(ours)
+    gold = [t.lower() for t in gold]       # case does not matter for the mapping
+    ours = [t.lower() for t in ours]
     out: list[set[int]] = [set() for _ in gold]
-    sm = difflib.SequenceMatcher(None, g_text, o_text, autojunk=False)
-    for a, b, size in sm.get_matching_blocks():
-        for k in range(size):
-            out[g_owner[a + k]].add(o_owner[b + k])
-    return [sorted(s) for s in out]
+    sm = difflib.SequenceMatcher(None, gold, ours, autojunk=False)
+    for tag, a0, a1, b0, b1 in sm.get_opcodes():
+        if tag == "equal":
+            for k in range(a1 - a0):
+                out[a0 + k].add(b0 + k)
+        elif tag == "replace":
+            g_owner = [i for i in range(a0, a1) for _ in gold[i]]
+            o_owner = [j for j in range(b0, b1) for _ in ours[j]]
+            g_text = "".join(gold[a0:a1])
+            o_text = "".join(ours[b0:b1])
+            inner = difflib.SequenceMatcher(None, g_text, o_text, autojunk=False)
+            for a, b, size in inner.get_matching_blocks():
+                for k in range(size):
+                    out[g_owner[a + k]].add(o_owner[b + k])
+    return [sorted(x) for x in out]

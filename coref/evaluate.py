@@ -1,0 +1,127 @@
+"""Evaluation of pronoun resolution against gold chains (issue: `cad coref-eval`).
+
+For every *it*/*they* of the evaluated text: anaphoricity precision and recall (a pronoun is
+predicted referential when the backend marks it so and gives an antecedent), and antecedent
+accuracy: a referential pronoun is correct when the head of its best candidate lies in the
+pronoun's gold chain; a pleonastic (or chain-less) pronoun is correct when no antecedent is
+predicted.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cad.docs import read_docs
+from cad.textio import read_lines
+from coref.gold.mmax import list_mmax, read_mmax
+from coref.gold.model import GoldDocument, token_map
+from coref.records import PronounResolution
+
+
+@dataclass
+class GoldPronoun:
+    doc: str
+    sentence: int
+    index: int
+    token: str
+    referential: bool
+    chain_tokens: set[tuple[int, int]] = field(default_factory=set)   # (sentence, index) of chain mentions
+
+
+@dataclass
+class CorefScores:
+    total: int = 0
+    correct: int = 0
+    tp: int = 0          # predicted referential and gold referential
+    fp: int = 0
+    fn: int = 0
+    per_pronoun: dict = field(default_factory=dict)
+
+    @property
+    def accuracy(self) -> float:
+        return self.correct / self.total if self.total else 0.0
+
+    @property
+    def precision(self) -> float:
+        return self.tp / (self.tp + self.fp) if self.tp + self.fp else 0.0
+
+    @property
+    def recall(self) -> float:
+        return self.tp / (self.tp + self.fn) if self.tp + self.fn else 0.0
+
+
+def gold_pronouns(gold: GoldDocument, sentences: list[list[str]], doc_id: str,
+                  pronouns: tuple[str, ...] = ("it", "they")) -> list[GoldPronoun]:
+    ours = [t for s in sentences for t in s]
+    where = []
+    for si, s in enumerate(sentences):
+        where.extend((si, i) for i in range(len(s)))
+    g2o = token_map(gold.tokens, ours)
+    o2g: dict[int, list[int]] = {}
+    for g, os_ in enumerate(g2o):
+        for o in os_:
+            o2g.setdefault(o, []).append(g)
+    chains = gold.chains()
+    out = []
+    for i, tok in enumerate(ours):
+        if tok.lower() not in pronouns:
+            continue
+        gp = GoldPronoun(doc_id, *where[i], tok, False)
+        cover = [m for m in gold.mentions if any(g in m.tokens for g in o2g.get(i, []))]
+        cover.sort(key=lambda m: len(m.tokens))
+        if cover and cover[0].chain is not None and cover[0].attrs.get("type") != "pleonastic":
+            gp.referential = True
+            for m in chains[cover[0].chain]:
+                if m is cover[0]:
+                    continue
+                for g in m.tokens:
+                    gp.chain_tokens.update(where[o] for o in g2o[g])
+        out.append(gp)
+    return out
+
+
+def score(pred: list[PronounResolution], gold: list[GoldPronoun]) -> CorefScores:
+    by_pos = {(p.doc, p.sentence, p.index): p for p in pred}
+    sc = CorefScores()
+    for g in gold:
+        p = by_pos.get((g.doc, g.sentence, g.index))
+        predicted_ref = bool(p and p.referential and p.candidates)
+        sc.total += 1
+        if predicted_ref and g.referential:
+            sc.tp += 1
+        elif predicted_ref:
+            sc.fp += 1
+        elif g.referential:
+            sc.fn += 1
+        if g.referential:
+            ok = predicted_ref and (p.best.sentence, p.best.head) in g.chain_tokens
+        else:
+            ok = not predicted_ref
+        sc.correct += ok
+        stat = sc.per_pronoun.setdefault(g.token.lower(), [0, 0])
+        stat[0] += ok
+        stat[1] += 1
+    return sc
+
+
+def pair_documents(gold_dir: str | os.PathLike, text: str | os.PathLike, docs: str | os.PathLike):
+    """Pair the gold MMAX2 documents with the documents of a tokenized text by their first words."""
+    lines = [line.split() for line in read_lines(text)]
+    starts = read_docs(docs, len(lines))
+    bounds = [d.first_line for d in starts] + [len(lines)]
+    ours = [(k, lines[bounds[k]:bounds[k + 1]]) for k in range(len(starts))]
+    pairs = []
+    for name in list_mmax(gold_dir):
+        gdoc = read_mmax(gold_dir, name)
+        head = "".join(gdoc.tokens[:30]).lower()
+        best = max(ours, key=lambda kv: _overlap(head, "".join(t for s in kv[1] for t in s)[:len(head) + 20].lower()))
+        pairs.append((name, gdoc, best[0], best[1]))
+    return pairs
+
+
+def _overlap(a: str, b: str) -> int:
+    import difflib
+
+    return sum(x.size for x in difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks())

@@ -20,17 +20,26 @@ NAME ?= baseline
 OUT ?= models/$(NAME)
 TRAIN_ARGS = --corpus $(CORPUS) --src $(SRC) --tgt $(TGT) --out $(OUT) $(if $(filter 1,$(TOKENIZED)),--tokenized)
 
-.PHONY: all install train prepare align lex phrases lm moses-ini check test test-all bench clean decode
+.PHONY: all install coref-model train prepare align lex phrases lm moses-ini check test test-all bench clean decode
 
 all: install train
 
 install: $(VENV)/.installed
 
+# COREFEREE_MODEL: a trained model folder or a released coreferee_model_en wheel to install
+COREFEREE_MODEL ?= $(wildcard models/coreferee-en)
+
 $(VENV)/.installed: setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --disable-pip-version-check --upgrade pip
 	$(BIN)/pip install -q --disable-pip-version-check -e '.[test]'
+	$(BIN)/python -m coref.models
+	$(if $(COREFEREE_MODEL),$(BIN)/python -m coref.train_coreferee --install $(COREFEREE_MODEL))
 	touch $@
+
+# Train coreferee's English model from ../shared/data/coref (LitBank + ParCorFull news; about 25 min)
+coref-model: install
+	$(BIN)/python -m coref.train_coreferee --shared $(SHARED) --keep models/coreferee-en
 
 # Each stage reruns only when its inputs changed.
 prepare align lex phrases lm: install

@@ -207,8 +207,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="stop after this stage")
     s.set_defaults(func=_cmd_train)
     from cad.eval.cli import add_eval_parser
+    from coref.cli import add_coref_parsers
 
     add_eval_parser(sub)
+    add_coref_parsers(sub)
     return p
 
 

@@ -177,7 +177,9 @@ class SieveResolver:
                 if m.ent:
                     score *= 1.1
                 key = (m.sentence, m.head)
-                if key not in best or best[key][1] < score:
+                old = best.get(key)
+                # same head: keep the better score, and the fuller span (a coordination) on a tie
+                if old is None or old[1] < score or (old[1] == score and m.end - m.start > old[0].end - old[0].start):
                     best[key] = (m, score)
         out = []
         for m, score in best.values():

@@ -33,7 +33,8 @@ class CorefereeResolver:
             original(doc, ensemble)
             self._scores = {}
             for tok in doc:
-                refs = getattr(tok._.coref_chains, "temp_potential_referreds", None) if tok._.coref_chains else None
+                holder = tok._.coref_chains
+                refs = getattr(holder, "temp_potential_referreds", None) if holder is not None else None
                 if refs:
                     self._scores[tok.i] = [(list(m.token_indexes), m.root_index, float(getattr(m, "temp_score", 0.0)))
                                            for m in refs]

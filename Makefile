@@ -20,9 +20,12 @@ NAME ?= baseline
 OUT ?= models/$(NAME)
 TRAIN_ARGS = --corpus $(CORPUS) --src $(SRC) --tgt $(TGT) --out $(OUT) $(if $(filter 1,$(TOKENIZED)),--tokenized)
 
-.PHONY: all install coref-model train prepare align lex phrases lm moses-ini check test test-all bench clean decode
+.PHONY: all install coref-model cm demo train prepare align lex phrases lm moses-ini check test test-all bench clean decode
 
-all: install train
+COREF_BACKEND ?= sieve
+CM_NAME ?= $(NAME)
+
+all: install train cm demo
 
 install: $(VENV)/.installed
 
@@ -48,9 +51,30 @@ prepare align lex phrases lm: install
 moses-ini: install
 	$(CAD) train $(TRAIN_ARGS) --until moses.ini
 
-train: install
+train: $(OUT)/moses.ini
+
+$(OUT)/moses.ini: install
 	$(CAD) train $(TRAIN_ARGS)
 	$(CAD) moses-ini check $(OUT)/moses.ini
+
+# The Coreference Model from the training corpus: coreference, triples, tables/<name>/cm.gz,
+# and a moses.ini with the CM as back-off table in moses_configs/<name>.ini
+cm: tables/$(CM_NAME)/cm.gz moses_configs/$(CM_NAME).ini
+
+$(OUT)/corpus.coref.jsonl: $(OUT)/moses.ini
+	$(CAD) -q coref --backend $(COREF_BACKEND) --input $(OUT)/corpus.$(SRC) --docs $(OUT)/corpus.docs --out $@
+
+tables/$(CM_NAME)/cm.gz: $(OUT)/corpus.coref.jsonl
+	$(CAD) -q cm build --corpus $(OUT)/corpus --align $(OUT)/aligned.grow-diag-final-and --coref $< --out tables/$(CM_NAME)
+
+moses_configs/$(CM_NAME).ini: tables/$(CM_NAME)/cm.gz $(OUT)/moses.ini
+	$(CAD) -q cm config --base $(OUT)/moses.ini --cm tables/$(CM_NAME)/cm.gz --out $@
+
+# The embedded demo: seed 004's cat-and-mouse text, translated with the CM, and its pronoun trace
+demo: cm
+	$(CAD) -q translate --config moses_configs/$(CM_NAME).ini --input cad/cm/demo/seed004.en --raw \
+		--trace $(OUT)/demo.trace.jsonl --detokenize
+	cat $(OUT)/demo.trace.jsonl
 
 check: install
 	$(CAD) moses-ini check $(OUT)/moses.ini

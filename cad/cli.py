@@ -209,8 +209,11 @@ def build_parser() -> argparse.ArgumentParser:
     from cad.eval.cli import add_eval_parser
     from coref.cli import add_coref_parsers
 
+    from cad.cm.cli import add_cm_parsers
+
     add_eval_parser(sub)
     add_coref_parsers(sub)
+    add_cm_parsers(sub)
     return p
 
 

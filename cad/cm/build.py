@@ -1,0 +1,182 @@
+"""`cad cm build`: the Coreference Model from a word-aligned parallel corpus with documents.
+
+For every source *it*/*they* with candidate antecedents, each candidate is projected through the
+alignment; the first noun or pronoun among its aligned target words gives the gender and number
+(French morphology), which with the source pronoun (and, optionally, source-side humanness) form
+a feature bundle. The target words aligned to the pronoun, the bundle and the candidate's
+probability form a triple; then P(target | bundle) = Σ score(bundle, target) / Σ score(bundle), and
+entries below 1e-5 are dropped (seed 004 §3.2, seed 003 §3.1).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections import defaultdict
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from cad.align.alignment import parse_alignment
+from cad.cm.features import Bundle
+from cad.cm.french import first_noun_or_pronoun, tag
+from cad.docs import DocStart, read_docs
+from cad.errors import CadError
+from cad.progress import progress
+from cad.textio import atomic_output, read_lines, read_parallel
+from coref.records import PronounResolution, read_jsonl
+
+log = logging.getLogger(__name__)
+MIN_PROB = 1e-5
+
+
+@dataclass
+class CMStats:
+    pronouns: int = 0
+    with_candidates: int = 0
+    unaligned_pronouns: int = 0
+    candidates: int = 0
+    projected: int = 0
+    triples: int = 0
+    entries: int = 0
+    dropped: int = 0
+    bundles: dict = field(default_factory=dict)
+
+
+def collect_triples(src: list[list[str]], tgt: list[list[str]], align: list[list[tuple[int, int]]],
+                    records: list[PronounResolution], with_human: bool, stats: CMStats,
+                    single_best: bool = False) -> list[tuple[str, str, float]]:
+    """Triples (bundle token, target words, score) of one document."""
+    needed = sorted({c.sentence for r in records for c in r.candidates})
+    morph = dict(zip(needed, tag([tgt[k] for k in needed]))) if needed else {}
+    out = []
+    for r in records:
+        stats.pronouns += 1
+        if not r.referential or not r.candidates:
+            continue
+        stats.with_candidates += 1
+        tpos = sorted(j for i, j in align[r.sentence] if i == r.index)
+        if not tpos:
+            stats.unaligned_pronouns += 1
+            continue
+        target = " ".join(tgt[r.sentence][j] for j in tpos)
+        cands = r.candidates[:1] if single_best else r.candidates
+        for c in cands:
+            stats.candidates += 1
+            span = set(range(c.start, c.end))
+            aligned = [j for i, j in align[c.sentence] if i in span]
+            p = first_noun_or_pronoun(aligned, morph[c.sentence])
+            if p is None:
+                continue
+            m = morph[c.sentence][p]
+            stats.projected += 1
+            bundle = Bundle(r.token.lower(), m.gender, m.number, c.human)
+            score = 1.0 if single_best else c.probability
+            out.append((bundle.token(with_human), target, score))
+    stats.triples += len(out)
+    return out
+
+
+def estimate(triples) -> dict[str, dict[str, tuple[float, float]]]:
+    """{bundle: {target: (P(target|bundle), Σ score)}}."""
+    joint: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    for bundle, target, score in triples:
+        joint[bundle][target] += score
+    out = {}
+    for bundle, targets in joint.items():
+        total = sum(targets.values())
+        if total <= 0:
+            continue
+        out[bundle] = {t: (s / total, s) for t, s in targets.items()}
+    return out
+
+
+def _documents(corpus: str, src_lang: str, tgt_lang: str, align: str, docs: str | None):
+    src_path, tgt_path = f"{corpus}.{src_lang}", f"{corpus}.{tgt_lang}"
+    n = sum(1 for _ in read_lines(src_path))
+    starts = read_docs(docs, n) if docs else [DocStart(0, "0")]
+    bounds = [d.first_line for d in starts] + [n]
+    rows = read_parallel([src_path, tgt_path, align])
+    for k in range(len(starts)):
+        src, tgt, al = [], [], []
+        for _ in range(bounds[k], bounds[k + 1]):
+            lineno, (s, t, a) = next(rows)
+            ss, tt = s.split(), t.split()
+            src.append(ss)
+            tgt.append(tt)
+            al.append(parse_alignment(a, len(ss), len(tt), align, lineno))
+        yield str(k), src, tgt, al
+
+
+def build_cm(corpus: str, align: str, out_dir: str | os.PathLike, src_lang: str = "en", tgt_lang: str = "fr",
+             docs: str | None = None, coref: str | None = None, backend: str = "sieve", with_human: bool = False,
+             single_best: bool = False) -> CMStats:
+    out_dir = Path(out_dir)
+    docs = docs or (f"{corpus}.docs" if Path(f"{corpus}.docs").exists() else None)
+    stats = CMStats()
+    if coref:
+        by_doc: dict[str, list[PronounResolution]] = defaultdict(list)
+        for r in read_jsonl(coref):
+            by_doc[r.doc].append(r)
+        resolver = None
+    else:
+        from coref.backends import get_backend
+
+        resolver = get_backend(backend)
+    n_docs = len(read_docs(docs, sum(1 for _ in read_lines(f"{corpus}.{src_lang}")))) if docs else 1
+    triples = []
+    for doc_id, src, tgt, al in progress(_documents(corpus, src_lang, tgt_lang, align, docs), total=n_docs,
+                                         desc="cm", unit="doc"):
+        recs = by_doc.get(doc_id, []) if resolver is None else resolver.resolve(doc_id, src)
+        for r in recs:
+            if r.sentence >= len(src) or r.index >= len(src[r.sentence]):
+                raise CadError(f"pronoun record at sentence {r.sentence}, token {r.index} is outside document "
+                               f"{doc_id}", coref)
+        triples.extend(collect_triples(src, tgt, al, recs, with_human, stats, single_best))
+    model = estimate(triples)
+    lines = []
+    for bundle, targets in model.items():
+        for target, (p, s) in targets.items():
+            if p < MIN_PROB:
+                stats.dropped += 1
+                continue
+            n_t = len(target.split())
+            align_str = " ".join(f"0-{j}" for j in range(n_t))
+            lines.append(f"{bundle} ||| {target} ||| {p:.6g} ||| {align_str} ||| {s:.6g}")
+        stats.bundles[bundle] = round(sum(s for _, s in targets.values()), 4)
+    lines.sort()
+    stats.entries = len(lines)
+    if not lines:
+        raise CadError("no coreference triple could be collected: is the corpus aligned and does it contain it/they?")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with atomic_output(out_dir / "cm.gz") as fh:
+        for line in lines:
+            fh.write(line + "\n")
+    provenance = {"corpus": str(corpus), "source": f"{corpus}.{src_lang}", "target": f"{corpus}.{tgt_lang}",
+                  "alignment": str(align), "documents": docs, "coreference": coref or f"backend:{backend}",
+                  "humanness": with_human, "single_best": single_best, "min_probability": MIN_PROB,
+                  "counts": asdict(stats)}
+    with atomic_output(out_dir / "provenance.json") as fh:
+        json.dump(provenance, fh, indent=2, sort_keys=True)
+        fh.write("\n")
+    log.info("CM: %d entries for %d bundles from %d triples", stats.entries, len(model), stats.triples)
+    return stats
+
+
+def show(table: str | os.PathLike, top: int = 5) -> str:
+    """The most likely translations per bundle, with their summed scores (seed 003, Figure 1)."""
+    rows: dict[str, list[tuple[float, str, float]]] = defaultdict(list)
+    for lineno, line in enumerate(read_lines(table), 1):
+        f = line.split(" ||| ")
+        if len(f) < 3:
+            raise CadError("not a phrase table line", str(table), lineno)
+        count = float(f[4]) if len(f) > 4 and f[4].strip() else 0.0
+        rows[f[0]].append((float(f[2]), f[1], count))
+    out = []
+    for bundle in sorted(rows):
+        entries = sorted(rows[bundle], key=lambda x: -x[0])[:top]
+        total = sum(c for _, _, c in rows[bundle])
+        out.append(f"{bundle}  (score {total:g})")
+        for p, t, c in entries:
+            out.append(f"    {t:<20} {p:.4f}  ({c:g})")
+    return "\n".join(out) + "\n"

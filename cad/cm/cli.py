@@ -1,0 +1,167 @@
+"""`cad cm build|show|config` and `cad translate`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+
+def _build(a: argparse.Namespace) -> None:
+    from cad.cm.build import build_cm
+
+    st = build_cm(a.corpus, a.align, a.out, a.src, a.tgt, a.docs, a.coref, a.backend, a.humanness, a.single_best)
+    print(f"{st.entries} entries from {st.triples} triples ({st.with_candidates} of {st.pronouns} pronouns "
+          f"with antecedents) -> {a.out}/cm.gz", file=sys.stderr)
+
+
+def _show(a: argparse.Namespace) -> None:
+    from cad.cm.build import show
+
+    sys.stdout.write(show(a.table, a.top))
+
+
+def _config(a: argparse.Namespace) -> None:
+    from cad.cm.config import write_cm_config
+
+    write_cm_config(a.base, a.cm, a.out, a.weight)
+    print(a.out)
+
+
+class MosesAdapter:
+    """A real Moses binary behind the Decoder.translate interface (one call per sentence)."""
+
+    def __init__(self, binary: str, config: str):
+        self.binary, self.config = binary, config
+
+    def translate(self, sentence: str, nbest: int = 0, distinct: bool = False):
+        from cad.decoder.moses_runner import run_moses
+
+        return run_moses(self.binary, self.config, [sentence], max(nbest, 1), distinct)[0]
+
+
+def load_decoder(config: str, sentences: list[str], decoder: str = "cad", moses_bin: str | None = None,
+                 search_algorithm: int = 1):
+    if decoder == "moses":
+        from cad.decoder.moses_runner import find_moses
+        from cad.errors import CadError
+
+        binary = find_moses(moses_bin)
+        if binary is None:
+            raise CadError("no Moses binary: give --moses-bin PATH, set $MOSES, or put moses on PATH")
+        return MosesAdapter(binary, config)
+    from cad.decoder import Decoder, DecoderModel, SearchSettings
+
+    # feature tokens must be loadable from the CM: add them to the phrases wanted
+    extra = []
+    for s in sentences:
+        for tok in s.split():
+            if tok.lower() in ("it", "they"):
+                for g in ("masc", "fem"):
+                    for n in ("sing", "plur"):
+                        extra.append(f"{tok.lower()}-{g}-{n}")
+                        extra.append(f"{tok.lower()}-{g}-{n}-hum")
+                        extra.append(f"{tok.lower()}-{g}-{n}-nonhum")
+    return Decoder(DecoderModel.load(config, input_sentences=sentences + [" ".join(extra)],
+                                     settings=SearchSettings(search_algorithm=search_algorithm)))
+
+
+def _translate(a: argparse.Namespace) -> None:
+    from cad.cm.postedit import postedit_document
+    from cad.cm.translate import trace_json, translate_document
+    from cad.prepare import Tokenizer, clean_tokens
+    from cad.textio import atomic_output
+    from coref.backends import documents, get_backend
+
+    docs = documents(a.input, a.docs)
+    if a.raw:
+        tok = Tokenizer("en")
+        docs = [(d, [clean_tokens(tok(" ".join(s))) for s in sents]) for d, sents in docs]
+    if not a.no_lowercase:
+        docs = [(d, [[t.lower() for t in s] for s in sents]) for d, sents in docs]
+    sentences = [" ".join(s) for _, sents in docs for s in sents]
+    decoder = load_decoder(a.config, sentences, a.decoder, a.moses_bin, a.search_algorithm)
+    resolver = get_backend(a.backend) if a.system != "baseline" else None
+    t = time.time()
+    outputs: list[str] = []
+    alignments: list[str] = []
+    traces = []
+    for doc_id, sents in docs:
+        recs = resolver.resolve(doc_id, sents) if resolver else []
+        if a.system == "cm":
+            trs, tr_records = translate_document(decoder, doc_id, sents, recs, a.humanness)
+            traces.extend(tr_records)
+            outputs.extend(tr.text for tr in trs)
+        else:
+            trs = [decoder.translate(" ".join(s)) for s in sents]
+        alignments.extend(" ".join(f"{i}-{j}" for i, j in tr.best.word_alignment) for tr in trs)
+        if a.system != "cm":
+            if a.system == "pe":
+                words, edits = postedit_document(trs, recs)
+                outputs.extend(" ".join(w) for w in words)
+            else:
+                outputs.extend(tr.text for tr in trs)
+    if a.detokenize:
+        from sacremoses import MosesDetokenizer
+
+        md = MosesDetokenizer(lang="fr")
+        outputs = [md.detokenize(o.split()) for o in outputs]
+    if a.out:
+        with atomic_output(a.out) as fh:
+            fh.writelines(o + "\n" for o in outputs)
+    else:
+        sys.stdout.writelines(o + "\n" for o in outputs)
+    if a.alignment_out:
+        # source-to-translation word alignment (token positions of the input, before detokenizing)
+        with atomic_output(a.alignment_out) as fh:
+            fh.writelines(x + "\n" for x in alignments)
+    if a.trace:
+        with atomic_output(a.trace) as fh:
+            fh.writelines(trace_json(tr) + "\n" for tr in traces)
+    print(f"translated {len(sentences)} sentences in {time.time() - t:.1f} s", file=sys.stderr)
+
+
+def add_cm_parsers(sub) -> None:
+    p = sub.add_parser("cm", help="the Coreference Model: build, show, configure")
+    cs = p.add_subparsers(dest="cm_command", metavar="ACTION", required=True)
+    s = cs.add_parser("build", help="build tables/<name>/cm.gz from a word-aligned corpus with documents")
+    s.add_argument("--corpus", required=True, help="prefix: PREFIX.<src>, PREFIX.<tgt>, PREFIX.docs")
+    s.add_argument("--align", required=True, help="source-target alignment (Moses i-j)")
+    s.add_argument("--docs")
+    s.add_argument("--src", default="en")
+    s.add_argument("--tgt", default="fr")
+    s.add_argument("--coref", help="pronoun records (cad coref output); default: run --backend")
+    s.add_argument("--backend", default="sieve")
+    s.add_argument("--humanness", action="store_true", help="add source-side humanness to the bundles (seed 003)")
+    s.add_argument("--single-best", action="store_true", help="only the best antecedent, score 1 (seed 004)")
+    s.add_argument("--out", required=True, help="output directory, e.g. tables/baseline")
+    s.set_defaults(func=_build)
+    s = cs.add_parser("show", help="most likely translations per feature bundle")
+    s.add_argument("table")
+    s.add_argument("--top", type=int, default=5)
+    s.set_defaults(func=_show)
+    s = cs.add_parser("config", help="moses.ini with the CM as back-off table")
+    s.add_argument("--base", required=True)
+    s.add_argument("--cm", required=True)
+    s.add_argument("--weight", type=float, default=0.8)
+    s.add_argument("--out", required=True)
+    s.set_defaults(func=_config)
+
+    s = sub.add_parser("translate", help="coreference-aware document translation (and the BL/PE baselines)")
+    s.add_argument("--config", required=True, help="moses.ini (with the CM for --system cm)")
+    s.add_argument("--input", required=True)
+    s.add_argument("--docs")
+    s.add_argument("--raw", action="store_true", help="input is not tokenized")
+    s.add_argument("--no-lowercase", action="store_true")
+    s.add_argument("--system", choices=["cm", "baseline", "pe"], default="cm")
+    s.add_argument("--backend", default="sieve")
+    s.add_argument("--humanness", action="store_true")
+    s.add_argument("--trace", help="one JSON line per pronoun")
+    s.add_argument("--detokenize", action="store_true")
+    s.add_argument("--alignment-out", help="write the source-translation word alignment (Moses i-j)")
+    s.add_argument("--decoder", choices=["cad", "moses"], default="cad")
+    s.add_argument("--moses-bin")
+    s.add_argument("--search-algorithm", type=int, choices=[0, 1], default=1,
+                   help="0 normal stack search, 1 cube pruning (default here: documents are long)")
+    s.add_argument("--out")
+    s.set_defaults(func=_translate)

@@ -1,0 +1,34 @@
+"""moses.ini with the CM as a second, back-off translation table (seed 004, Figure 3)."""
+
+from __future__ import annotations
+
+import copy
+import os
+from pathlib import Path
+
+from cad.moses.ini import Feature, MosesConfig, parse_config, write_config
+
+CM_NAME = "TranslationModel1"
+
+
+def cm_config(base: str | os.PathLike, cm_table: str | os.PathLike, weight: float = 0.8) -> MosesConfig:
+    cfg = copy.deepcopy(parse_config(base))
+    if any(f.name == CM_NAME for f in cfg.features):
+        cfg.features = [f for f in cfg.features if f.name != CM_NAME]
+        cfg.weights.pop(CM_NAME, None)
+    idx = max(i for i, f in enumerate(cfg.features) if f.type.startswith("PhraseDictionary")) + 1
+    cfg.features.insert(idx, Feature("PhraseDictionaryMemory", CM_NAME,
+                                     {"num-features": "1", "path": str(Path(cm_table).resolve()),
+                                      "input-factor": "0", "output-factor": "0", "table-limit": "20"}))
+    cfg.weights[CM_NAME] = [weight]
+    # paths: table 0 always; table 1 only for single words table 0 cannot translate
+    cfg.mapping = [(0, "T", 0), (1, "T", 1)]
+    cfg.backoff = [0, 1]
+    cfg.source = None
+    return cfg
+
+
+def write_cm_config(base, cm_table, out, weight: float = 0.8) -> MosesConfig:
+    cfg = cm_config(base, cm_table, weight)
+    write_config(cfg, out)
+    return cfg

@@ -214,6 +214,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_eval_parser(sub)
     add_coref_parsers(sub)
     add_cm_parsers(sub)
+    from cad.tune.cli import add_tune_parsers
+
+    add_tune_parsers(sub)
     return p
 
 

@@ -1,0 +1,102 @@
+"""Tuning drivers: MERT over the decoder's n-best lists, and the CM-weight grid search (APT, then BLEU)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+from pathlib import Path
+
+from cad.decoder import Decoder, DecoderModel, SearchSettings
+from cad.errors import CadError
+from cad.moses.ini import parse_config, write_config
+from cad.textio import read_lines
+from cad.tune.mert import Candidate, bleu, bleu_stats, optimize
+
+log = logging.getLogger(__name__)
+
+
+def _set_weights(model: DecoderModel, w: list[float]) -> None:
+    k = 0
+    for slot in model.slots:
+        slot.weights = list(w[k:k + slot.size])
+        k += slot.size
+
+
+def mert(config: str, source: str, reference: str, out: str, nbest: int = 100, iterations: int = 5,
+         search_algorithm: int = 1) -> tuple[list[float], float]:
+    src = [s.lower() for s in read_lines(source)]
+    ref = [r.lower().split() for r in read_lines(reference)]
+    if len(src) != len(ref):
+        raise CadError(f"{len(src)} source sentences but {len(ref)} references", reference)
+    cfg = parse_config(config)
+    model = DecoderModel.from_config(cfg, src, SearchSettings(search_algorithm=search_algorithm))
+    w = model.weights()
+    fixed = {s.offset for s in model.slots if s.type == "UnknownWordPenalty"}
+    pool: list[dict[str, Candidate]] = [dict() for _ in src]
+    best_bleu = -1.0
+    for it in range(iterations):
+        _set_weights(model, w)
+        dec = Decoder(model)
+        new = 0
+        for k, sent in enumerate(src):
+            tr = dec.translate(sent, nbest=nbest, distinct=True)
+            for d in tr.nbest:
+                if d.text not in pool[k]:
+                    pool[k][d.text] = Candidate(list(d.features), bleu_stats(d.words, ref[k]))
+                    new += 1
+        nb = [list(p.values()) for p in pool]
+        w, score = optimize(nb, w, fixed)
+        log.info("MERT iteration %d: %d new candidates, BLEU %.2f on the n-best pool", it + 1, new, 100 * score)
+        if new == 0 or score <= best_bleu + 1e-6:
+            best_bleu = max(best_bleu, score)
+            break
+        best_bleu = score
+    k = 0
+    for f in cfg.features:
+        n = f.num_features
+        if f.name in cfg.weights:
+            cfg.weights[f.name] = [round(x, 6) for x in w[k:k + n]]
+        k += n
+    write_config(cfg, out)
+    return w, best_bleu
+
+
+def cm_weight_grid(config: str, source: str, docs: str | None, reference: str, align_ref: str,
+                   grid: list[float], backend: str = "sieve") -> list[tuple[float, float, float]]:
+    """(weight, APT, BLEU) for each CM weight; the best is the highest APT, then BLEU."""
+    from cad.cm.cli import load_decoder
+    from cad.cm.translate import translate_document
+    from cad.eval.apt import evaluate
+    from cad.eval.bleu import bleu_chrf
+    from cad.eval.report import french_settings
+    from coref.backends import documents, get_backend
+
+    docs_ = [(d, [[t.lower() for t in s] for s in sents]) for d, sents in documents(source, docs)]
+    sentences = [" ".join(s) for _, sents in docs_ for s in sents]
+    resolver = get_backend(backend)
+    recs = {d: resolver.resolve(d, sents) for d, sents in docs_}
+    decoder = load_decoder(config, sentences)
+    results = []
+    with tempfile.TemporaryDirectory(prefix="cad-cmgrid-") as tmp:
+        ref_low = Path(tmp) / "ref"
+        ref_low.write_text("".join(l.lower() + "\n" for l in read_lines(reference)), encoding="utf-8")
+        src_low = Path(tmp) / "src"
+        src_low.write_text("".join(s + "\n" for s in sentences), encoding="utf-8")
+        for weight in grid:
+            slot = next(s for s in decoder.model.slots if s.name == "TranslationModel1")
+            slot.weights = [weight]
+            dec = Decoder(decoder.model)
+            outs, aligns = [], []
+            for d, sents in docs_:
+                trs, _ = translate_document(dec, d, sents, recs[d])
+                outs.extend(t.text for t in trs)
+                aligns.extend(" ".join(f"{i}-{j}" for i, j in t.best.word_alignment) for t in trs)
+            hyp, al = Path(tmp) / "hyp", Path(tmp) / "al"
+            hyp.write_text("".join(o + "\n" for o in outs), encoding="utf-8")
+            al.write_text("".join(a + "\n" for a in aligns), encoding="utf-8")
+            apt = evaluate(src_low, ref_low, hyp, align_ref, al, french_settings()).score
+            b = bleu_chrf(hyp, ref_low)["bleu"]
+            log.info("CM weight %.2f: APT %.4f BLEU %.2f", weight, apt, b)
+            results.append((weight, apt, b))
+    return results

@@ -1,0 +1,76 @@
+import math
+import random
+
+import pytest
+
+from cad.tune.mert import Candidate, _envelope, bleu, bleu_stats, corpus_bleu_at, line_search, optimize
+
+
+def test_bleu_stats_and_score_match_sacrebleu():
+    sacrebleu = pytest.importorskip("sacrebleu")
+    hyp = "le chat est sur le tapis".split()
+    ref = "le chat est sur un tapis".split()
+    s = bleu_stats(hyp, ref)
+    assert s[:4] == (5, 3, 2, 1) and s[4:8] == (6, 5, 4, 3) and s[8:] == (6, 6)
+    ours = bleu(s) * 100
+    theirs = sacrebleu.corpus_bleu([" ".join(hyp)], [[" ".join(ref)]], tokenize="none", smooth_method="none").score
+    assert ours == pytest.approx(theirs, abs=1e-6)
+
+
+def test_upper_envelope_by_hand():
+    # y = 0x + 1, y = x + 0, y = -x + 0: left line -x wins until -1, then the flat one until 1, then x
+    env = _envelope([(0.0, 1.0, 0), (1.0, 0.0, 1), (-1.0, 0.0, 2)])
+    assert env == [(-math.inf, 2), (-1.0, 0), (1.0, 1)]
+
+
+def test_line_search_finds_the_best_step_exactly():
+    rng = random.Random(5)
+    refs = [[rng.choice("abcdef") for _ in range(8)] for _ in range(15)]
+    nbest = []
+    for r in refs:
+        cands = []
+        for _ in range(6):
+            hyp = [w if rng.random() < 0.7 else rng.choice("abcdef") for w in r]
+            cands.append(Candidate([rng.uniform(-1, 1) for _ in range(3)], bleu_stats(hyp, r)))
+        nbest.append(cands)
+    w = [0.3, -0.2, 0.5]
+    d = [1.0, 0.0, 0.0]
+    gamma, best = line_search(nbest, w, d)
+    assert corpus_bleu_at(nbest, [w[0] + gamma, w[1], w[2]]) == pytest.approx(best)
+    grid = max(corpus_bleu_at(nbest, [w[0] + g / 20, w[1], w[2]]) for g in range(-400, 401))
+    assert best >= grid - 1e-12
+    tuned, score = optimize(nbest, w)
+    assert score >= corpus_bleu_at(nbest, w) and score == pytest.approx(corpus_bleu_at(nbest, tuned))
+    assert sum(abs(x) for x in tuned) == pytest.approx(1.0)
+
+
+def test_mert_driver_improves_bleu_on_a_small_model(tmp_path):
+    from cad.cli import main
+    from cad.moses.ini import parse_config
+    from decoder_fixtures import random_model
+
+    ini, sents = random_model(tmp_path, 41)
+    # references: translations of the same model with other weights, so a better weighting exists
+    from cad.decoder import Decoder, DecoderModel
+    from cad.decoder.model import apply_weight_overwrite
+
+    cfg = parse_config(ini)
+    apply_weight_overwrite(cfg, "LM0= 0.05 WordPenalty0= 0.5 Distortion0= 0.0")
+    from cad.decoder.model import SearchSettings
+
+    target = Decoder(DecoderModel.from_config(cfg, None, SearchSettings()))
+    refs = [target.translate(s).text for s in sents]
+    (tmp_path / "src").write_text("\n".join(sents) + "\n")
+    (tmp_path / "ref").write_text("\n".join(refs) + "\n")
+    def corpus(dec):
+        total = [0] * 10
+        for s, r in zip(sents, refs):
+            for k, v in enumerate(bleu_stats(dec.translate(s).words, r.split())):
+                total[k] += v
+        return bleu(total)
+
+    b0 = corpus(Decoder(DecoderModel.load(ini)))
+    assert main(["-q", "tune", "mert", "--config", str(ini), "--source", str(tmp_path / "src"), "--reference",
+                 str(tmp_path / "ref"), "--out", str(tmp_path / "tuned.ini"), "--nbest", "50", "--iterations", "3"]) == 0
+    b1 = corpus(Decoder(DecoderModel.load(tmp_path / "tuned.ini")))
+    assert b1 > b0

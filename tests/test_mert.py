@@ -65,7 +65,7 @@ def test_mert_driver_improves_bleu_on_a_small_model(tmp_path):
     def corpus(dec):
         total = [0] * 10
         for s, r in zip(sents, refs):
-            for k, v in enumerate(bleu_stats(dec.translate(s).words, r.split())):
+            for k, v in enumerate(bleu_stats(dec.translate(s).best.words, r.split())):
                 total[k] += v
         return bleu(total)
 

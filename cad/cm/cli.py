@@ -121,7 +121,47 @@ def _translate(a: argparse.Namespace) -> None:
     print(f"translated {len(sentences)} sentences in {time.time() - t:.1f} s", file=sys.stderr)
 
 
+def _postedit(a: argparse.Namespace) -> None:
+    from cad.align.alignment import parse_alignment
+    from cad.cm.postedit import postedit_document
+    from cad.decoder.search import Derivation, Translation
+    from cad.errors import CadError
+    from cad.textio import atomic_output, read_lines
+    from coref.backends import documents, get_backend
+
+    docs = documents(a.source, a.docs)
+    hyp = [l.split() for l in read_lines(a.translation)]
+    al = list(read_lines(a.alignment))
+    n = sum(len(s) for _, s in docs)
+    if len(hyp) != n or len(al) != n:
+        raise CadError(f"{n} source sentences, {len(hyp)} translations and {len(al)} alignment lines")
+    resolver = get_backend(a.backend)
+    out, k, n_edits = [], 0, 0
+    for doc_id, sents in docs:
+        low = [[t.lower() for t in s] for s in sents]
+        trs = []
+        for s in low:
+            pts = parse_alignment(al[k], len(s), len(hyp[k]), a.alignment, k + 1)
+            trs.append(Translation(s, Derivation(hyp[k], 0.0, [], [], given_alignment=pts)))
+            k += 1
+        words, edits = postedit_document(trs, resolver.resolve(doc_id, low))
+        n_edits += len(edits)
+        out.extend(" ".join(w) for w in words)
+    with atomic_output(a.out) as fh:
+        fh.writelines(o + "\n" for o in out)
+    print(f"{n_edits} pronouns post-edited", file=sys.stderr)
+
+
 def add_cm_parsers(sub) -> None:
+    s = sub.add_parser("postedit", help="the PE baseline: make il/elle, ils/elles agree with the antecedent")
+    s.add_argument("--source", required=True, help="tokenized source")
+    s.add_argument("--docs")
+    s.add_argument("--translation", required=True, help="baseline translation (tokenized)")
+    s.add_argument("--alignment", required=True, help="source-translation alignment (cad translate --alignment-out)")
+    s.add_argument("--backend", default="sieve")
+    s.add_argument("--out", required=True)
+    s.set_defaults(func=_postedit)
+
     p = sub.add_parser("cm", help="the Coreference Model: build, show, configure")
     cs = p.add_subparsers(dest="cm_command", metavar="ACTION", required=True)
     s = cs.add_parser("build", help="build tables/<name>/cm.gz from a word-aligned corpus with documents")

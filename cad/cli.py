@@ -217,6 +217,9 @@ def build_parser() -> argparse.ArgumentParser:
     from cad.tune.cli import add_tune_parsers
 
     add_tune_parsers(sub)
+    from cad.plm.cli import add_plm_parsers
+
+    add_plm_parsers(sub)
     return p
 
 

@@ -1,0 +1,167 @@
+"""A source-aware pronoun predictor: the English pronoun, its antecedent's projected gender and
+number (from the coref package), the PLM scores and the rule signals as features of a logistic
+regression, trained on the pronoun instances of an aligned parallel corpus."""
+
+from __future__ import annotations
+
+import logging
+import pickle
+from pathlib import Path
+
+from cad.align.alignment import parse_alignment
+from cad.cm.french import first_noun_or_pronoun, tag
+from cad.docs import DocStart, read_docs
+from cad.errors import CadError
+from cad.plm.model import PLM
+from cad.plm.predict import class_members, english_tags, on_rule, other_rule, plm_scores, predict_document
+from cad.plm.sequences import History
+from cad.plm.tsv import CLASSES_2015, Item
+from cad.progress import progress
+from cad.textio import read_lines, read_parallel
+from coref.records import PronounResolution, read_jsonl
+
+log = logging.getLogger(__name__)
+LABEL = {"il": "il", "elle": "elle", "ils": "ils", "elles": "elles", "ce": "ce", "c'": "ce", "cela": "cela",
+         "ça": "ça", "ç'": "ça", "on": "on"}
+
+
+def label_of(words: list[str]) -> str:
+    for w in words:
+        if w.lower() in LABEL:
+            return LABEL[w.lower()]
+    return "OTHER"
+
+
+def antecedent_feature(rec: PronounResolution | None, align: list[list[tuple[int, int]]], morph) -> str:
+    if rec is None or not rec.referential or not rec.candidates:
+        return "none"
+    c = rec.candidates[0]
+    span = set(range(c.start, c.end))
+    aligned = [j for i, j in align[c.sentence] if i in span]
+    p = first_noun_or_pronoun(aligned, morph[c.sentence])
+    if p is None:
+        return "unprojected"
+    m = morph[c.sentence][p]
+    return f"{m.gender}-{m.number}"
+
+
+def features(pron: str, scores: dict[str, float], ante: str, on: bool, other: bool, next_pos: str,
+             prev_pos: str) -> dict:
+    f = {f"src={pron.lower()}": 1.0, f"ant={ante}": 1.0, f"src_ant={pron.lower()}_{ante}": 1.0,
+         f"next={next_pos}": 1.0, f"prev={prev_pos}": 1.0, "on_rule": float(on), "other_rule": float(other)}
+    best = max(scores, key=scores.get)
+    f[f"plm_best={best}"] = 1.0
+    for c, v in scores.items():
+        f[f"plm_{c}"] = v
+    return f
+
+
+def _documents(corpus: str, align: str, docs: str | None):
+    src_p, tgt_p = f"{corpus}.en", f"{corpus}.fr"
+    n = sum(1 for _ in read_lines(src_p))
+    starts = read_docs(docs, n) if docs else [DocStart(0, "0")]
+    bounds = [d.first_line for d in starts] + [n]
+    rows = read_parallel([src_p, tgt_p, align])
+    for k in range(len(starts)):
+        src, tgt, al = [], [], []
+        for _ in range(bounds[k], bounds[k + 1]):
+            lineno, (s, t, a) = next(rows)
+            ss, tt = s.split(), t.split()
+            src.append(ss)
+            tgt.append(tt)
+            al.append(parse_alignment(a, len(ss), len(tt), align, lineno))
+        yield str(k), src, tgt, al
+
+
+def train_source_aware(plm_dir: str, corpus: str, align: str, coref: str, out: str, docs: str | None = None) -> float:
+    from sklearn.feature_extraction import DictVectorizer
+    from sklearn.linear_model import LogisticRegression
+
+    plm = PLM(plm_dir)
+    members = class_members(CLASSES_2015)
+    records: dict[tuple[str, int, int], PronounResolution] = {}
+    for r in read_jsonl(coref):
+        records[(r.doc, r.sentence, r.index)] = r
+    docs = docs or (f"{corpus}.docs" if Path(f"{corpus}.docs").exists() else None)
+    X, y = [], []
+    for doc_id, src, tgt, al in progress(_documents(corpus, align, docs), desc="instances", unit="doc"):
+        wanted = [k for k, s in enumerate(src) if any(w in ("it", "they") for w in s)]
+        if not wanted:
+            continue
+        morph = tag(tgt)
+        stags = english_tags([src[k] for k in wanted])
+        stag_of = dict(zip(wanted, stags))
+        h = History(4)
+        for k, (words, tags) in enumerate(zip(tgt, morph)):
+            slots = {}
+            for i, w in enumerate(src[k]):
+                if w in ("it", "they"):
+                    tpos = sorted(j for a, j in al[k] if a == i)
+                    if tpos:
+                        slots.setdefault(tpos[0], (i, tpos))
+            for j, (w, m) in enumerate(zip(words, tags)):
+                if j in slots:
+                    i, tpos = slots[j]
+                    item = Item(0, [], "", src[k], words, al[k], [])
+                    scores = plm_scores(plm, list(h.items), members)
+                    end = tpos[-1]
+                    nxt = tags[end + 1].pos if end + 1 < len(tags) else "END"
+                    prv = tags[j - 1].pos if j > 0 else "START"
+                    ante = antecedent_feature(records.get((doc_id, k, i)), al, morph)
+                    X.append(features(src[k][i], scores, ante, on_rule(item, i, end, stag_of[k], tags),
+                                      other_rule(item, end, tags), nxt, prv))
+                    y.append(label_of([words[t] for t in tpos]))
+                h.observe(m)
+    if not X:
+        raise CadError("no it/they instance with an alignment in the corpus")
+    vec = DictVectorizer()
+    clf = LogisticRegression(max_iter=3000, class_weight="balanced", C=0.5, random_state=1)
+    Xv = vec.fit_transform(X)
+    clf.fit(Xv, y)
+    acc = sum(int(a == b) for a, b in zip(clf.predict(Xv), y)) / len(y)
+    Path(out).mkdir(parents=True, exist_ok=True)
+    with open(Path(out) / "source_aware.pkl", "wb") as fh:
+        pickle.dump({"vectorizer": vec, "model": clf, "instances": len(y)}, fh)
+    log.info("source-aware predictor: %d training instances", len(y))
+    return acc
+
+
+class SourceAware:
+    def __init__(self, vec, clf):
+        self.vec, self.clf = vec, clf
+        self.resolver = None
+
+    @classmethod
+    def load(cls, directory: str) -> "SourceAware":
+        p = Path(directory) / "source_aware.pkl"
+        if not p.exists():
+            raise CadError("no source-aware model here (cad plm train-source-aware)", str(p))
+        with open(p, "rb") as fh:
+            d = pickle.load(fh)
+        return cls(d["vectorizer"], d["model"])
+
+    def predict_document(self, plm: PLM, items: list[Item], classes: list[str]) -> list[list[str]]:
+        from cad.plm.predict import filled_target
+        from coref.backends import get_backend
+
+        if self.resolver is None:
+            self.resolver = get_backend("sieve")
+        _, infos = predict_document(plm, items, CLASSES_2015, rules=True)
+        recs = {(r.sentence, r.index): r for r in self.resolver.resolve("d", [[w.lower() for w in it.source]
+                                                                           for it in items])}
+        morph = tag([filled_target(it) for it in items])
+        align = [it.alignment for it in items]
+        out = []
+        for k, (it, info_row) in enumerate(zip(items, infos)):
+            row = []
+            for (j, n), info in zip(it.slots, info_row):
+                ante = antecedent_feature(recs.get((k, n)), align, morph)
+                nxt = morph[k][j + 1].pos if j + 1 < len(it.target) else "END"
+                prv = morph[k][j - 1].pos if j > 0 else "START"
+                f = features(it.source[n], info["scores"], ante, info["on"], info["other"], nxt, prv)
+                pred = self.clf.predict(self.vec.transform([f]))[0]
+                if pred == "ça" and "ça" not in classes:
+                    pred = "cela"
+                row.append(pred)
+            out.append(row)
+        return out

@@ -20,7 +20,7 @@ class CorefereeResolver:
         if not installed():
             raise CadError("no coreferee English model installed: run `make coref-model` (trains it from "
                            "../shared/data/coref) or `python -m coref.train_coreferee --install PATH`")
-        import coreferee  # noqa: F401  (registers the pipeline factory)
+        import coreferee  # noqa: F401  -- registers the pipeline factory
 
         self.nlp = load_spacy()
         broker = self.nlp.add_pipe("coreferee")

@@ -11,8 +11,6 @@ with seed 003's rule (every candidate above 1% of the best, at least two).
 
 from __future__ import annotations
 
-import math
-
 from coref.mentions import LIGHT_HEADS, NON_REFERENTIAL_ENTS, Mention, mentions_of_sentence
 from coref.records import Candidate, PronounResolution, keep_likely
 

@@ -4,7 +4,7 @@ import pytest
 
 from cad.errors import CadError
 from cad.eval.apt import AptSettings, evaluate, format_detail, format_score
-from cad.eval.apt_config import AptJob, read_apt_config, write_apt_config
+from cad.eval.apt_config import read_apt_config, write_apt_config
 from cad.eval.lists import NONE, OTHER
 from cad.eval.report import french_settings
 

@@ -17,13 +17,13 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from cad.align.alignment import parse_alignment
+from cad.aligned_docs import aligned_documents
 from cad.cm.features import Bundle
 from cad.cm.french import first_noun_or_pronoun, tag
-from cad.docs import DocStart, read_docs
+from cad.docs import read_docs
 from cad.errors import CadError
 from cad.progress import progress
-from cad.textio import atomic_output, read_lines, read_parallel
+from cad.textio import atomic_output, read_lines
 from coref.records import PronounResolution, read_jsonl
 
 log = logging.getLogger(__name__)
@@ -91,23 +91,6 @@ def estimate(triples) -> dict[str, dict[str, tuple[float, float]]]:
     return out
 
 
-def _documents(corpus: str, src_lang: str, tgt_lang: str, align: str, docs: str | None):
-    src_path, tgt_path = f"{corpus}.{src_lang}", f"{corpus}.{tgt_lang}"
-    n = sum(1 for _ in read_lines(src_path))
-    starts = read_docs(docs, n) if docs else [DocStart(0, "0")]
-    bounds = [d.first_line for d in starts] + [n]
-    rows = read_parallel([src_path, tgt_path, align])
-    for k in range(len(starts)):
-        src, tgt, al = [], [], []
-        for _ in range(bounds[k], bounds[k + 1]):
-            lineno, (s, t, a) = next(rows)
-            ss, tt = s.split(), t.split()
-            src.append(ss)
-            tgt.append(tt)
-            al.append(parse_alignment(a, len(ss), len(tt), align, lineno))
-        yield str(k), src, tgt, al
-
-
 def build_cm(corpus: str, align: str, out_dir: str | os.PathLike, src_lang: str = "en", tgt_lang: str = "fr",
              docs: str | None = None, coref: str | None = None, backend: str = "sieve", with_human: bool = False,
              single_best: bool = False) -> CMStats:
@@ -125,7 +108,8 @@ def build_cm(corpus: str, align: str, out_dir: str | os.PathLike, src_lang: str 
         resolver = get_backend(backend)
     n_docs = len(read_docs(docs, sum(1 for _ in read_lines(f"{corpus}.{src_lang}")))) if docs else 1
     triples = []
-    for doc_id, src, tgt, al in progress(_documents(corpus, src_lang, tgt_lang, align, docs), total=n_docs,
+    docs_iter = aligned_documents(f"{corpus}.{src_lang}", f"{corpus}.{tgt_lang}", align, docs)
+    for doc_id, src, tgt, al in progress(docs_iter, total=n_docs,
                                          desc="cm", unit="doc"):
         recs = by_doc.get(doc_id, []) if resolver is None else resolver.resolve(doc_id, src)
         for r in recs:

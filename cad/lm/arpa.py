@@ -7,7 +7,7 @@ import os
 import re
 
 from cad.errors import CadError
-from cad.lm.kneser_ney import BOS, EOS, UNK, Gram, KNModel
+from cad.lm.kneser_ney import EOS, UNK, Gram, KNModel
 from cad.textio import atomic_output, read_lines
 
 LOG_ZERO = -99.0

@@ -8,16 +8,14 @@ import logging
 import pickle
 from pathlib import Path
 
-from cad.align.alignment import parse_alignment
+from cad.aligned_docs import aligned_documents
 from cad.cm.french import first_noun_or_pronoun, tag
-from cad.docs import DocStart, read_docs
 from cad.errors import CadError
 from cad.plm.model import PLM
 from cad.plm.predict import class_members, english_tags, on_rule, other_rule, plm_scores, predict_document
 from cad.plm.sequences import History
 from cad.plm.tsv import CLASSES_2015, Item
 from cad.progress import progress
-from cad.textio import read_lines, read_parallel
 from coref.records import PronounResolution, read_jsonl
 
 log = logging.getLogger(__name__)
@@ -56,23 +54,6 @@ def features(pron: str, scores: dict[str, float], ante: str, on: bool, other: bo
     return f
 
 
-def _documents(corpus: str, align: str, docs: str | None):
-    src_p, tgt_p = f"{corpus}.en", f"{corpus}.fr"
-    n = sum(1 for _ in read_lines(src_p))
-    starts = read_docs(docs, n) if docs else [DocStart(0, "0")]
-    bounds = [d.first_line for d in starts] + [n]
-    rows = read_parallel([src_p, tgt_p, align])
-    for k in range(len(starts)):
-        src, tgt, al = [], [], []
-        for _ in range(bounds[k], bounds[k + 1]):
-            lineno, (s, t, a) = next(rows)
-            ss, tt = s.split(), t.split()
-            src.append(ss)
-            tgt.append(tt)
-            al.append(parse_alignment(a, len(ss), len(tt), align, lineno))
-        yield str(k), src, tgt, al
-
-
 def train_source_aware(plm_dir: str, corpus: str, align: str, coref: str, out: str, docs: str | None = None) -> float:
     from sklearn.feature_extraction import DictVectorizer
     from sklearn.linear_model import LogisticRegression
@@ -84,7 +65,7 @@ def train_source_aware(plm_dir: str, corpus: str, align: str, coref: str, out: s
         records[(r.doc, r.sentence, r.index)] = r
     docs = docs or (f"{corpus}.docs" if Path(f"{corpus}.docs").exists() else None)
     X, y = [], []
-    for doc_id, src, tgt, al in progress(_documents(corpus, align, docs), desc="instances", unit="doc"):
+    for doc_id, src, tgt, al in progress(aligned_documents(f"{corpus}.en", f"{corpus}.fr", align, docs), desc="instances", unit="doc"):
         wanted = [k for k, s in enumerate(src) if any(w in ("it", "they") for w in s)]
         if not wanted:
             continue

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from cad.cm.french import Morph, tag
 from cad.plm.model import PLM
-from cad.plm.sequences import History, PLM_PRONOUNS, feature
+from cad.plm.sequences import History, PLM_PRONOUNS
 from cad.plm.tsv import PLACEHOLDER, Item
 
 MEMBERS = {"il": ["il"], "elle": ["elle"], "ils": ["ils"], "elles": ["elles"], "ce": ["ce", "c'"],
@@ -31,8 +31,6 @@ def plm_scores(plm: PLM, history: list[str], members: dict[str, list[str]]) -> d
 
 def english_tags(sentences: list[list[str]]) -> list[list[str]]:
     from spacy.tokens import Doc
-
-    from coref.models import load_spacy
 
     nlp = _english()
     return [[t.tag_ for t in d] for d in nlp.pipe(Doc(nlp.vocab, words=s) for s in sentences)]

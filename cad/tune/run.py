@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
 import tempfile
 from pathlib import Path
 
@@ -11,7 +10,7 @@ from cad.decoder import Decoder, DecoderModel, SearchSettings
 from cad.errors import CadError
 from cad.moses.ini import parse_config, write_config
 from cad.textio import read_lines
-from cad.tune.mert import Candidate, bleu, bleu_stats, optimize
+from cad.tune.mert import Candidate, bleu_stats, optimize
 
 log = logging.getLogger(__name__)
 

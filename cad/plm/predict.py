@@ -25,8 +25,19 @@ def class_members(classes: list[str]) -> dict[str, list[str]]:
     return out
 
 
+# seed 001 §4.1: the PLM scores "all possible target candidates of each source pronoun"; on and
+# OTHER do not depend on the preceding nouns and come from the rules of §5 only
+CANDIDATES = {"it": {"il", "elle", "ce", "cela", "ça"}, "they": {"ils", "elles"}}
+
+
 def plm_scores(plm: PLM, history: list[str], members: dict[str, list[str]]) -> dict[str, float]:
     return {c: max(plm.logprob(history, w) for w in ws) for c, ws in members.items()}
+
+
+def best_class(scores: dict[str, float], source_pronoun: str) -> str:
+    allowed = CANDIDATES.get(source_pronoun.lower())
+    pool = {c: v for c, v in scores.items() if allowed is None or c in allowed} or scores
+    return max(pool, key=pool.get)
 
 
 def english_tags(sentences: list[list[str]]) -> list[list[str]]:
@@ -94,7 +105,7 @@ def predict_document(plm: PLM, items: list[Item], classes: list[str], rules: boo
                 n = slots[j]
                 scores = plm_scores(plm, list(h.items), members)
                 info = {"scores": scores, "history": list(h.items), "on": False, "other": False}
-                best = max(scores, key=scores.get)
+                best = best_class(scores, it.source[n])
                 if rules:
                     info["on"] = on_rule(it, n, j, stags, tags)
                     info["other"] = other_rule(it, j, tags)

@@ -92,3 +92,23 @@ def test_tsv_errors(tmp_path):
 def test_shared_dev_file_reads(shared_data):
     items = read_tsv(shared_data / "en-fr" / "dev.pronoun-prediction.tsv", gold=True)
     assert len(items) == 1664 and sum(len(i.slots) for i in items) == 747
+
+
+def test_plm_trained_on_the_sample_predicts_gender(tmp_path):
+    pytest.importorskip("spacy")
+    from cad.plm.model import PLM, train_plm
+    from cad.plm.predict import predict_document
+    from cad.sample import SAMPLE_PREFIX
+
+    lines = SAMPLE_PREFIX.with_suffix(".fr").read_text(encoding="utf-8").splitlines()
+    docs = [[l.split() for l in lines[i:i + 2]] for i in range(0, len(lines), 2)]
+    info = train_plm(docs, tmp_path / "plm")
+    assert info["sequences"] > 100
+    plm = PLM(tmp_path / "plm")
+    assert plm.logprob(["fem.sing"], "elle") > plm.logprob(["fem.sing"], "il")
+    assert plm.logprob(["masc.plur"], "ils") > plm.logprob(["masc.plur"], "elles")
+    write(tmp_path / "t.tsv", "elle\t\ti saw the mouse yesterday . it is old .\t"
+                              "j' ai vu la souris hier . REPLACE_6 est vieille .\t0-0 1-1 1-2 2-3 3-4 4-5 5-6 6-7 7-8 8-9 9-10\n")
+    items = read_tsv(tmp_path / "t.tsv", gold=True)
+    preds, infos = predict_document(plm, items, CLASSES_2016, rules=False)
+    assert preds == [["elle"]] and infos[0][0]["history"] == ["fem.sing"]

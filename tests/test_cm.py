@@ -112,3 +112,21 @@ def test_cm_cli_show_and_translate(sample_system, tmp_path, capsys):
                  "--trace", str(tmp_path / "trace.jsonl"), "--out", str(tmp_path / "out.fr")]) == 0
     assert len((tmp_path / "out.fr").read_text().splitlines()) == 2
     assert (tmp_path / "trace.jsonl").read_text().count("\n") == 1
+
+
+def test_cm_weight_grid_search(sample_system, tmp_path):
+    from cad.tune.run import cm_weight_grid
+
+    out, _ = sample_system
+    write(tmp_path / "src.en", "i saw the mouse yesterday .\nit is old .\nwe bought a car .\nit was black .\n")
+    write(tmp_path / "ref.fr", "j' ai vu la souris hier .\nelle est vieille .\nnous avons acheté une voiture .\n"
+                               "elle était noire .\n")
+    write(tmp_path / "ref.al", "0-0 1-1 1-2 2-3 3-4 4-5 5-6\n0-0 1-1 2-2 3-3\n0-0 1-1 1-2 2-3 3-4 4-5\n"
+                               "0-0 1-1 2-2 3-3\n")
+    write(tmp_path / "docs", "0\ta\n2\tb\n")
+    res = cm_weight_grid(str(out / "cm.ini"), str(tmp_path / "src.en"), str(tmp_path / "docs"),
+                         str(tmp_path / "ref.fr"), str(tmp_path / "ref.al"), [0.1, 2.0])
+    assert [w for w, _, _ in res] == [0.1, 2.0]
+    assert all(0 <= apt <= 1 and 0 <= b <= 100 for _, apt, b in res)
+    # a strong CM weight gets both feminine pronouns right
+    assert res[1][1] == 1.0

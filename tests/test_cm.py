@@ -130,3 +130,27 @@ def test_cm_weight_grid_search(sample_system, tmp_path):
     assert all(0 <= apt <= 1 and 0 <= b <= 100 for _, apt, b in res)
     # a strong CM weight gets both feminine pronouns right
     assert res[1][1] == 1.0
+
+
+def test_source_aware_pronoun_predictor(sample_system, tmp_path):
+    from cad.plm.classifier import SourceAware, train_source_aware
+    from cad.plm.model import PLM, train_plm
+    from cad.plm.tsv import CLASSES_2016, read_tsv
+
+    out, _ = sample_system
+    model = out / "model"
+    fr = (model / "corpus.fr").read_text(encoding="utf-8").splitlines()
+    train_plm([[l.split() for l in fr[i:i + 2]] for i in range(0, len(fr), 2)], tmp_path / "plm")
+    assert main(["-q", "coref", "--input", str(model / "corpus.en"), "--docs", str(model / "corpus.docs"),
+                 "--out", str(tmp_path / "coref.jsonl")]) == 0
+    acc = train_source_aware(str(tmp_path / "plm"), str(model / "corpus"), str(model / "aligned.grow-diag-final-and"),
+                             str(tmp_path / "coref.jsonl"), str(tmp_path / "sa"), str(model / "corpus.docs"))
+    assert acc > 0.8
+    write(tmp_path / "t.tsv",
+          "elle\t\twe bought a car . it was black .\tnous avons acheté une voiture . REPLACE_5 était noire .\t"
+          "0-0 1-1 1-2 2-3 3-4 4-5 5-6 6-7 7-8 8-9\n"
+          "ils\t\tmy dogs are here . they are big .\tmes chiens sont ici . REPLACE_5 sont grands .\t"
+          "0-0 1-1 2-2 3-3 4-4 5-5 6-6 7-7 8-8\n")
+    items = read_tsv(tmp_path / "t.tsv", gold=True)
+    preds = SourceAware.load(str(tmp_path / "sa")).predict_document(PLM(tmp_path / "plm"), items, CLASSES_2016)
+    assert preds == [["elle"], ["ils"]]

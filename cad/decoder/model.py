@@ -56,6 +56,25 @@ class FeatureSlot:
     weights: list[float]
 
 
+def scored_lines(path: str, wanted: set[str] | None, n_scores: int, what: str):
+    """Lines `src ||| tgt ||| scores ...` whose source is wanted: (line number, source, fields, log scores)."""
+    for lineno, line in enumerate(read_lines(path), 1):
+        fields = line.split(" ||| ")
+        if len(fields) < 3:
+            raise CadError("expected 'source ||| target ||| scores'", path, lineno)
+        src = fields[0].strip()
+        if wanted is not None and src not in wanted:
+            continue
+        parts = fields[2].split()
+        if len(parts) != n_scores:
+            raise CadError(f"{len(parts)} scores, but {what}", path, lineno)
+        try:
+            scores = tuple(floor_log(float(x)) for x in parts)
+        except ValueError:
+            raise CadError(f"non-numeric score in {fields[2]!r}", path, lineno) from None
+        yield lineno, src, fields, scores
+
+
 @dataclass
 class TargetEntry:
     words: tuple[str, ...]
@@ -80,21 +99,8 @@ class PhraseTable:
         self.max_source_length = 0
 
     def load(self, wanted: set[str] | None) -> None:
-        n = self.num_scores
-        for lineno, line in enumerate(read_lines(self.path), 1):
-            fields = line.split(" ||| ")
-            if len(fields) < 3:
-                raise CadError("expected 'source ||| target ||| scores'", self.path, lineno)
-            src = fields[0].strip()
-            if wanted is not None and src not in wanted:
-                continue
-            parts = fields[2].split()
-            if len(parts) != n:
-                raise CadError(f"{len(parts)} scores, but {self.name} declares num-features={n}", self.path, lineno)
-            try:
-                scores = tuple(floor_log(float(x)) for x in parts)
-            except ValueError:
-                raise CadError(f"non-numeric score in {fields[2]!r}", self.path, lineno) from None
+        what = f"{self.name} declares num-features={self.num_scores}"
+        for lineno, src, fields, scores in scored_lines(self.path, wanted, self.num_scores, what):
             tgt = tuple(fields[1].split())
             if not src or not tgt:
                 raise CadError("empty source or target phrase", self.path, lineno)
@@ -129,20 +135,8 @@ class ReorderingTable:
         self.scores: dict[tuple[str, str], tuple[float, ...]] = {}
 
     def load(self, wanted: set[str] | None) -> None:
-        for lineno, line in enumerate(read_lines(self.path), 1):
-            fields = line.split(" ||| ")
-            if len(fields) < 3:
-                raise CadError("expected 'source ||| target ||| scores'", self.path, lineno)
-            src = fields[0].strip()
-            if wanted is not None and src not in wanted:
-                continue
-            parts = fields[2].split()
-            if len(parts) != 6:
-                raise CadError(f"{len(parts)} scores where the reordering model needs 6", self.path, lineno)
-            try:
-                self.scores[(src, fields[1].strip())] = tuple(floor_log(float(x)) for x in parts)
-            except ValueError:
-                raise CadError("non-numeric score", self.path, lineno) from None
+        for _, src, fields, scores in scored_lines(self.path, wanted, 6, "the reordering model needs 6"):
+            self.scores[(src, fields[1].strip())] = scores
 
 
 @contextlib.contextmanager

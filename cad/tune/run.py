@@ -10,7 +10,7 @@ from cad.decoder import Decoder, DecoderModel, SearchSettings
 from cad.errors import CadError
 from cad.moses.ini import parse_config, write_config
 from cad.textio import read_lines
-from cad.tune.mert import Candidate, bleu_stats, optimize
+from cad.tune.mert import Candidate, bleu_stats, corpus_bleu_at, optimize
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +33,7 @@ def mert(config: str, source: str, reference: str, out: str, nbest: int = 100, i
     w = model.weights()
     fixed = {s.offset for s in model.slots if s.type == "UnknownWordPenalty"}
     pool: list[dict[str, Candidate]] = [dict() for _ in src]
-    best_bleu = -1.0
+    best_bleu, best_w = -1.0, list(w)
     for it in range(iterations):
         _set_weights(model, w)
         dec = Decoder(model)
@@ -45,12 +45,17 @@ def mert(config: str, source: str, reference: str, out: str, nbest: int = 100, i
                     pool[k][d.text] = Candidate(list(d.features), bleu_stats(d.words, ref[k]))
                     new += 1
         nb = [list(p.values()) for p in pool]
+        before = corpus_bleu_at(nb, w)
         w, score = optimize(nb, w, fixed)
-        log.info("MERT iteration %d: %d new candidates, BLEU %.2f on the n-best pool", it + 1, new, 100 * score)
-        if new == 0 or score <= best_bleu + 1e-6:
-            best_bleu = max(best_bleu, score)
+        log.info("MERT iteration %d: %d new candidates, pool BLEU %.2f -> %.2f", it + 1, new, 100 * before, 100 * score)
+        # the pool grows, so compare weights on the current pool: keep the best ones seen
+        if corpus_bleu_at(nb, best_w) > score:
+            w, score = best_w, corpus_bleu_at(nb, best_w)
+        improved = score > best_bleu + 1e-6
+        best_bleu, best_w = score, list(w)
+        if new == 0 or not improved:
             break
-        best_bleu = score
+    w = best_w
     k = 0
     for f in cfg.features:
         n = f.num_features

@@ -48,12 +48,11 @@ def mert(config: str, source: str, reference: str, out: str, nbest: int = 100, i
         before = corpus_bleu_at(nb, w)
         w, score = optimize(nb, w, fixed)
         log.info("MERT iteration %d: %d new candidates, pool BLEU %.2f -> %.2f", it + 1, new, 100 * before, 100 * score)
-        # the pool grows, so compare weights on the current pool: keep the best ones seen
+        # the pool grows, so weights are compared on the current pool: keep the better ones
         if corpus_bleu_at(nb, best_w) > score:
             w, score = best_w, corpus_bleu_at(nb, best_w)
-        improved = score > best_bleu + 1e-6
         best_bleu, best_w = score, list(w)
-        if new == 0 or not improved:
+        if new == 0:
             break
     w = best_w
     k = 0

@@ -40,7 +40,7 @@ $(VENV)/.installed: setup.cfg pyproject.toml
 	$(if $(COREFEREE_MODEL),$(BIN)/python -m coref.train_coreferee --install $(COREFEREE_MODEL))
 	touch $@
 
-# Train coreferee's English model from ../shared/data/coref (LitBank + ParCorFull news; about 25 min)
+# Train coreferee's English model from ../shared/data/coref (LitBank + ParCorFull news; about 15 min)
 coref-model: install
 	$(BIN)/python -m coref.train_coreferee --shared $(SHARED) --keep models/coreferee-en
 

@@ -23,7 +23,7 @@ def _set_weights(model: DecoderModel, w: list[float]) -> None:
 
 
 def mert(config: str, source: str, reference: str, out: str, nbest: int = 100, iterations: int = 5,
-         search_algorithm: int = 1) -> tuple[list[float], float]:
+         search_algorithm: int = 1, random_dirs: int = 5) -> tuple[list[float], float]:
     src = [s.lower() for s in read_lines(source)]
     ref = [r.lower().split() for r in read_lines(reference)]
     if len(src) != len(ref):
@@ -46,7 +46,7 @@ def mert(config: str, source: str, reference: str, out: str, nbest: int = 100, i
                     new += 1
         nb = [list(p.values()) for p in pool]
         before = corpus_bleu_at(nb, w)
-        w, score = optimize(nb, w, fixed)
+        w, score = optimize(nb, w, fixed, random_dirs=random_dirs)
         log.info("MERT iteration %d: %d new candidates, pool BLEU %.2f -> %.2f", it + 1, new, 100 * before, 100 * score)
         # the pool grows, so weights are compared on the current pool: keep the better ones
         if corpus_bleu_at(nb, best_w) > score:

@@ -52,10 +52,6 @@ def is_pleonastic(doc, i: int) -> bool:
                 return True
             if adj_or_noun is not None and adj_or_noun.lower_ in WEATHER_ADJ and later:
                 return True
-        # cleft: "it was John who ...", "it is because ... that"
-        if head.lemma_ == "be" and any(c.dep_ == "relcl" or (c.dep_ == "ccomp" and c.i > i) for c in head.subtree
-                                       if c.i > i + 2) and words[:1] and words[0] in BE and False:
-            return True
     if _idiom(words):
         return True
     # "it is X that ..." with the complementizer right after a short predicate

@@ -154,3 +154,12 @@ def test_source_aware_pronoun_predictor(sample_system, tmp_path):
     items = read_tsv(tmp_path / "t.tsv", gold=True)
     preds = SourceAware.load(str(tmp_path / "sa")).predict_document(PLM(tmp_path / "plm"), items, CLASSES_2016)
     assert preds == [["elle"], ["ils"]]
+
+
+def test_postedit_cli_checks_line_counts(tmp_path, capsys):
+    write(tmp_path / "src", "it is old .\nthey sleep .\n")
+    write(tmp_path / "hyp", "il est vieux .\n")
+    write(tmp_path / "al", "0-0 1-1 2-2 3-3\n0-0 1-1 2-2\n")
+    assert main(["postedit", "--source", str(tmp_path / "src"), "--translation", str(tmp_path / "hyp"),
+                 "--alignment", str(tmp_path / "al"), "--out", str(tmp_path / "pe")]) == 1
+    assert "hyp:2" in capsys.readouterr().err and not (tmp_path / "pe").exists()

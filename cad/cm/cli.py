@@ -133,8 +133,9 @@ def _postedit(a: argparse.Namespace) -> None:
     hyp = [l.split() for l in read_lines(a.translation)]
     al = list(read_lines(a.alignment))
     n = sum(len(s) for _, s in docs)
-    if len(hyp) != n or len(al) != n:
-        raise CadError(f"{n} source sentences, {len(hyp)} translations and {len(al)} alignment lines")
+    for path, count in ((a.translation, len(hyp)), (a.alignment, len(al))):
+        if count != n:
+            raise CadError(f"has {count} lines but the source {a.source} has {n} sentences", path, min(count, n) + 1)
     resolver = get_backend(a.backend)
     out, k, n_edits = [], 0, 0
     for doc_id, sents in docs:

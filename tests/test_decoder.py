@@ -14,10 +14,14 @@ from conftest import write
 from decoder_fixtures import random_model
 
 
-def allowed(cov: int, s: int, e: int, n: int, limit: int) -> bool:
-    """Moses's distortion rule, written independently of the decoder."""
+def allowed(cov: int, s: int, e: int, n: int, limit: int, last_end: int) -> bool:
+    """Moses's distortion rules (SearchNormal::ProcessOneHypothesis), written independently of the
+    decoder: the jump from the previous phrase's end is within the limit, and a phrase away from
+    the first gap ends within the limit of it."""
+    if limit < 0:
+        return True
     gap = next(i for i in range(n) if not cov >> i & 1)
-    return s == gap or limit < 0 or e - gap <= limit
+    return abs(last_end - s) <= limit and (s == gap or e - gap <= limit)
 
 
 def score_derivation(model: DecoderModel, steps, n: int) -> float:
@@ -60,7 +64,7 @@ def exhaustive_best(model: DecoderModel, sentence: str) -> float:
             return
         for (s, e), opts in options.items():
             mask = ((1 << (e - s)) - 1) << s
-            if cov & mask or not allowed(cov, s, e, n, limit):
+            if cov & mask or not allowed(cov, s, e, n, limit, steps[-1].end if steps else 0):
                 continue
             for o in opts:
                 rec(cov | mask, steps + [o])
@@ -194,6 +198,38 @@ def test_distortion_limit_blocks_long_jumps(tmp_path):
     one.model.settings.distortion_limit = 1
     one.w_dist = 0.0
     assert not one.translate("a b c").text.startswith("z")
+
+
+@pytest.mark.parametrize("algorithm", [0, 1])
+def test_search_space_is_exactly_moses_distortion_rules(tmp_path, algorithm):
+    # seven one-word phrases and no LM or distortion preference: the n-best list, unpruned,
+    # holds every ordering the decoder allows, which must be exactly those Moses allows. With
+    # limit 3, [1,2) [2,3) [0,1) [5,6) ends within 3 of the first gap (3) but jumps 4 words
+    # from the previous phrase, so Moses (and cad) refuse it.
+    src = "a b c d e f g"
+    pt = "".join(f"{w} ||| {w.upper()}x ||| 1 1 1 1\n" for w in src.split())
+    ini = make_model(tmp_path, pt, dl=3)
+    model = DecoderModel.load(ini, settings=SearchSettings(stack=0, beam_threshold=0, search_algorithm=algorithm,
+                                                           pop_limit=10 ** 9))
+    model.lm_slot.weights = [0.0]
+    model.distortion_slot.weights = [0.0]
+    tr = Decoder(model).translate(src, nbest=10 ** 6)
+    got = {tuple(st.src_start for st in d.steps) for d in tr.nbest}
+    n = 7
+    want = set()
+
+    def rec(cov, order, last_end):
+        if cov == (1 << n) - 1:
+            want.add(tuple(order))
+            return
+        for s in range(n):
+            if not cov >> s & 1 and allowed(cov, s, s + 1, n, 3, last_end):
+                rec(cov | 1 << s, order + [s], s + 1)
+
+    rec(0, [], 0)
+    assert (1, 2, 0, 5, 3, 4, 6) not in want
+    assert any(o != tuple(range(n)) for o in want)
+    assert got == want
 
 
 def test_lexicalized_reordering_orientations_by_hand(tmp_path):

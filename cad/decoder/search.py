@@ -242,13 +242,16 @@ class Decoder:
         stacks: list[dict] = [dict() for _ in range(n + 1)]
         stacks[0][self._key(root)] = root
         if self.model.settings.search_algorithm == 1:
-            self._cube_pruning(stacks, options, spans, n, full, fc_of)
+            self._cube_pruning(stacks, options, spans, n, full, fc_of, limit)
         else:
             log_beam = self.model.settings.log_beam
             best = [NEG_INF] * (n + 1)
             for k in range(n):
                 for h in self._prune(stacks[k]):
                     for s, e in spans(h.cov):
+                        # Moses: the jump from the previous phrase must be within the limit too
+                        if limit >= 0 and abs(h.last_end - s) > limit:
+                            continue
                         k2 = k + e - s
                         target = stacks[k2]
                         for opt in options[(s, e)]:
@@ -267,7 +270,7 @@ class Decoder:
             out.nbest = self._nbest(finals, nbest, distinct, names)
         return out
 
-    def _cube_pruning(self, stacks, options, spans, n, full, fc_of) -> None:
+    def _cube_pruning(self, stacks, options, spans, n, full, fc_of, limit: int) -> None:
         pop_limit = self.model.settings.pop_limit
         edges: list[list] = [[] for _ in range(n + 1)]
         counter = itertools.count()
@@ -300,7 +303,16 @@ class Decoder:
             for cov, hyps in by_cov.items():
                 hyps.sort(key=lambda x: -x.score)
                 for s, e in spans(cov):
-                    edges[k + e - s].append((hyps, options[(s, e)]))
+                    if limit < 0:
+                        edge = hyps
+                    else:
+                        # Moses's BackwardsEdge: only hypotheses within the distortion limit of
+                        # this span, ordered by score plus the distortion cost of the jump to it
+                        edge = [h for h in hyps if abs(h.last_end - s) <= limit]
+                        if not edge:
+                            continue
+                        edge.sort(key=lambda x: self.w_dist * abs(x.last_end - s) - x.score)
+                    edges[k + e - s].append((edge, options[(s, e)]))
 
     # ---------------------------------------------------------------- output
     @staticmethod

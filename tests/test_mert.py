@@ -71,6 +71,44 @@ def test_mert_driver_improves_bleu_on_a_small_model(tmp_path):
 
     b0 = corpus(Decoder(DecoderModel.load(ini)))
     assert main(["-q", "tune", "mert", "--config", str(ini), "--source", str(tmp_path / "src"), "--reference",
-                 str(tmp_path / "ref"), "--out", str(tmp_path / "tuned.ini"), "--nbest", "50", "--iterations", "3"]) == 0
+                 str(tmp_path / "ref"), "--out", str(tmp_path / "tuned.ini"), "--nbest", "50", "--iterations", "6"]) == 0
     b1 = corpus(Decoder(DecoderModel.load(tmp_path / "tuned.ini")))
     assert b1 > b0
+
+
+def test_mert_returns_the_iteration_with_the_best_decoded_bleu(tmp_path):
+    # mert-moses.pl --return-best-dev: the written weights are those whose 1-best scored best,
+    # and decoding with the written moses.ini reproduces that BLEU
+    from cad.decoder import Decoder, DecoderModel
+    from cad.tune.run import mert
+    from decoder_fixtures import random_model
+
+    ini, sents = random_model(tmp_path, 43)
+    refs = [s.replace("a", "u").replace("b", "v") for s in sents]   # unrelated references: a hard task
+    (tmp_path / "src").write_text("\n".join(sents) + "\n")
+    (tmp_path / "ref").write_text("\n".join(refs) + "\n")
+    res = mert(str(ini), str(tmp_path / "src"), str(tmp_path / "ref"), str(tmp_path / "t.ini"), nbest=20,
+               iterations=4, search_algorithm=0, restarts=3)
+    assert 1 <= len(res.history) <= 4
+    assert res.bleu == max(b for _, b in res.history)
+    assert res.bleu >= res.history[0][1]
+    dec = Decoder(DecoderModel.load(tmp_path / "t.ini"))
+    total = [0] * 10
+    for s, r in zip(sents, refs):
+        for k, v in enumerate(bleu_stats(dec.translate(s).best.words, r.split())):
+            total[k] += v
+    assert bleu(total) == pytest.approx(res.bleu, abs=1e-9)
+
+
+def test_random_restarts_never_end_below_the_plain_ascent():
+    rng = random.Random(9)
+    refs = [[rng.choice("abcdef") for _ in range(8)] for _ in range(20)]
+    nbest = [[Candidate([rng.uniform(-1, 1) for _ in range(4)],
+                        bleu_stats([w if rng.random() < 0.6 else rng.choice("abcdef") for w in r], r))
+              for _ in range(8)] for r in refs]
+    w = [0.2, 0.3, -0.1, 0.4]
+    _, plain = optimize(nbest, w)
+    tuned, restarted = optimize(nbest, w, restarts=10, seed=3)
+    assert restarted >= plain
+    assert corpus_bleu_at(nbest, tuned) == pytest.approx(restarted)
+    assert optimize(nbest, w, restarts=10, seed=3) == (tuned, restarted)     # fixed seed: same result

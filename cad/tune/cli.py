@@ -8,8 +8,11 @@ import argparse
 def _mert(a: argparse.Namespace) -> None:
     from cad.tune.run import mert
 
-    w, b = mert(a.config, a.source, a.reference, a.out, a.nbest, a.iterations)
-    print(f"BLEU on the n-best pool {100 * b:.2f}; tuned weights in {a.out}")
+    res = mert(a.config, a.source, a.reference, a.out, a.nbest, a.iterations, a.search_algorithm,
+               a.random_directions, a.random_restarts, a.seed, not a.no_historic_bests)
+    for i, (_, b) in enumerate(res.history, 1):
+        print(f"iteration {i}: BLEU {100 * b:.2f}")
+    print(f"tuned weights (BLEU {100 * res.bleu:.2f} on the tuning set) in {a.out}")
 
 
 def _cm_weight(a: argparse.Namespace) -> None:
@@ -33,7 +36,13 @@ def add_tune_parsers(sub) -> None:
     s.add_argument("--reference", required=True)
     s.add_argument("--out", required=True, help="the tuned moses.ini")
     s.add_argument("--nbest", type=int, default=100)
-    s.add_argument("--iterations", type=int, default=5)
+    s.add_argument("--iterations", type=int, default=25, help="maximum decoder runs (mert-moses.pl: 25)")
+    s.add_argument("--search-algorithm", type=int, choices=(0, 1), default=1)
+    s.add_argument("--random-restarts", type=int, default=20, help="random starting points per optimization")
+    s.add_argument("--random-directions", type=int, default=0, help="random directions besides the axes")
+    s.add_argument("--no-historic-bests", action="store_true",
+                   help="do not also start from earlier iterations' weights")
+    s.add_argument("--seed", type=int, default=1)
     s.set_defaults(func=_mert)
     s = ts.add_parser("cm-weight", help="grid search of the CM weight: APT first, then BLEU")
     s.add_argument("--config", required=True, help="moses.ini with the CM (cad cm config)")

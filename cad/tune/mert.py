@@ -1,9 +1,11 @@
-"""Minimum error rate training (Och 2003) on BLEU: n-best lists, exact line search, iterations.
+"""Minimum error rate training (Och 2003) on BLEU: n-best pools, exact line search, restarts.
 
 For a direction d from weights w, every candidate's model score is a line a + γ·b in γ; the
 upper envelope of each sentence's lines says which candidate wins on which interval of γ, and
 sweeping the merged interval boundaries gives corpus BLEU as a step function of γ, maximized
-exactly. Directions are the coordinate axes and a few random ones (fixed seed).
+exactly. Directions are the coordinate axes and optionally random ones (Cer et al. 2008); the
+search starts from the current weights, from earlier iterations' weights and from random points
+(Moses's mert: --random-restarts, --historic-bests), all drawn from a fixed seed.
 """
 
 from __future__ import annotations
@@ -14,7 +16,10 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Sequence
 
+import numpy as np
+
 NEG_INF = -math.inf
+N_STATS = 10
 
 
 def bleu_stats(hyp: Sequence[str], ref: Sequence[str]) -> tuple[int, ...]:
@@ -45,6 +50,25 @@ class Candidate:
     stats: tuple[int, ...]
 
 
+class Pool:
+    """Each sentence's candidates as a feature matrix and a BLEU-statistics matrix."""
+
+    def __init__(self, nbest: Sequence[Sequence[Candidate]]):
+        self.features = [np.array([c.features for c in cands], dtype=float) for cands in nbest]
+        self.stats = [np.array([c.stats for c in cands], dtype=float) for cands in nbest]
+
+    @classmethod
+    def of(cls, nbest) -> "Pool":
+        return nbest if isinstance(nbest, Pool) else cls(nbest)
+
+    def bleu_at(self, w: Sequence[float]) -> float:
+        wv = np.asarray(w, dtype=float)
+        total = np.zeros(N_STATS)
+        for f, s in zip(self.features, self.stats):
+            total += s[int(np.argmax(f @ wv))]
+        return bleu(total)
+
+
 def _envelope(lines: list[tuple[float, float, int]]) -> list[tuple[float, int]]:
     """Upper envelope of lines (slope, intercept, id): [(start γ, id)], from γ = -inf."""
     lines = sorted(lines, key=lambda x: (x[0], x[1]))
@@ -64,28 +88,38 @@ def _envelope(lines: list[tuple[float, float, int]]) -> list[tuple[float, int]]:
     return [(s, j) for _, _, j, s in hull]
 
 
-def line_search(nbest: list[list[Candidate]], w: list[float], d: list[float]) -> tuple[float, float]:
+def _sentence_envelope(a: np.ndarray, b: np.ndarray) -> list[tuple[float, int]]:
+    # only the highest intercept of each slope can be on the envelope: drop the rest before the
+    # Python loop (n-best lists repeat slopes a lot along coordinate axes)
+    order = np.lexsort((a, b))
+    bs = b[order]
+    last = np.ones(len(order), dtype=bool)
+    last[:-1] = bs[1:] != bs[:-1]
+    keep = order[last]
+    return _envelope(list(zip(b[keep].tolist(), a[keep].tolist(), keep.tolist())))
+
+
+def line_search(nbest, w: Sequence[float], d: Sequence[float]) -> tuple[float, float]:
     """Best step γ along d and the BLEU it reaches."""
-    dim = 10
-    total = [0.0] * dim
-    events: list[tuple[float, int, int, int]] = []     # γ, sentence, old id, new id
-    for si, cands in enumerate(nbest):
-        lines = [(sum(x * y for x, y in zip(d, c.features)), sum(x * y for x, y in zip(w, c.features)), j)
-                 for j, c in enumerate(cands)]
-        env = _envelope(lines)
-        first = env[0][1]
-        for k in range(dim):
-            total[k] += cands[first].stats[k]
+    pool = Pool.of(nbest)
+    wv, dv = np.asarray(w, dtype=float), np.asarray(d, dtype=float)
+    total = np.zeros(N_STATS)
+    gammas: list[float] = []
+    deltas: list[np.ndarray] = []
+    for f, s in zip(pool.features, pool.stats):
+        env = _sentence_envelope(f @ wv, f @ dv)
+        total += s[env[0][1]]
         for (g, j), (_, prev) in zip(env[1:], env[:-1]):
-            events.append((g, si, prev, j))
-    events.sort()
-    best_gamma, best_bleu = None, -1.0
-    cur = list(total)
+            gammas.append(g)
+            deltas.append(s[j] - s[prev])
+    order = sorted(range(len(gammas)), key=gammas.__getitem__)
+    best_gamma, best_bleu = 0.0, -1.0
+    cur = total.tolist()
     prev_g = NEG_INF
     i = 0
     while True:
-        nxt = events[i][0] if i < len(events) else math.inf
-        # interval (prev_g, nxt): pick a point inside it
+        nxt = gammas[order[i]] if i < len(order) else math.inf
+        # a point inside the interval (prev_g, nxt)
         if prev_g == NEG_INF and nxt == math.inf:
             point = 0.0
         elif prev_g == NEG_INF:
@@ -95,49 +129,59 @@ def line_search(nbest: list[list[Candidate]], w: list[float], d: list[float]) ->
         else:
             point = (prev_g + nxt) / 2
         b = bleu(cur)
-        # prefer the interval closest to the current weights on ties
+        # on ties, the interval closest to the current weights
         if b > best_bleu + 1e-12 or (abs(b - best_bleu) <= 1e-12 and abs(point) < abs(best_gamma)):
             best_bleu, best_gamma = b, point
-        if i >= len(events):
+        if i >= len(order):
             break
-        g = events[i][0]
-        while i < len(events) and events[i][0] == g:
-            _, si, old, new = events[i]
-            for k in range(dim):
-                cur[k] += nbest[si][new].stats[k] - nbest[si][old].stats[k]
+        g = gammas[order[i]]
+        while i < len(order) and gammas[order[i]] == g:
+            delta = deltas[order[i]]
+            for k in range(N_STATS):
+                cur[k] += delta[k]
             i += 1
         prev_g = g
     return best_gamma, best_bleu
 
 
-def corpus_bleu_at(nbest: list[list[Candidate]], w: list[float]) -> float:
-    total = [0.0] * 10
-    for cands in nbest:
-        best = max(cands, key=lambda c: sum(x * y for x, y in zip(w, c.features)))
-        for k in range(10):
-            total[k] += best.stats[k]
-    return bleu(total)
+def corpus_bleu_at(nbest, w: Sequence[float]) -> float:
+    return Pool.of(nbest).bleu_at(w)
 
 
-def optimize(nbest: list[list[Candidate]], w: list[float], fixed: set[int] = frozenset(), random_dirs: int = 5,
-             seed: int = 1, max_rounds: int = 20) -> tuple[list[float], float]:
-    """Coordinate and random-direction line searches until BLEU stops improving."""
-    rng = random.Random(seed)
-    dim = len(w)
-    w = list(w)
-    current = corpus_bleu_at(nbest, w)
+def _ascend(pool: Pool, w: list[float], dirs: list[list[float]], max_rounds: int) -> tuple[list[float], float]:
+    current = pool.bleu_at(w)
     for _ in range(max_rounds):
         improved = False
-        dirs = [[1.0 if k == j else 0.0 for k in range(dim)] for j in range(dim) if j not in fixed]
-        for _ in range(random_dirs):
-            dirs.append([0.0 if k in fixed else rng.uniform(-1, 1) for k in range(dim)])
         for d in dirs:
-            gamma, b = line_search(nbest, w, d)
+            gamma, b = line_search(pool, w, d)
             if b > current + 1e-9:
                 w = [x + gamma * y for x, y in zip(w, d)]
                 current = b
                 improved = True
         if not improved:
             break
-    norm = sum(abs(x) for x in w) or 1.0
-    return [x / norm for x in w], current
+    return w, current
+
+
+def optimize(nbest, w: Sequence[float], fixed: set[int] = frozenset(), random_dirs: int = 0,
+             seed: int = 1, max_rounds: int = 20, restarts: int = 0,
+             starts: Sequence[Sequence[float]] = ()) -> tuple[list[float], float]:
+    """Line searches along the axes (and `random_dirs` random directions) until BLEU stops
+    improving, from `w`, from each of `starts` and from `restarts` random points whose free
+    weights are uniform in [0, 1] (Moses's default range); the best end point, L1-normalized."""
+    pool = Pool.of(nbest)
+    rng = random.Random(seed)
+    dim = len(w)
+    dirs = [[1.0 if k == j else 0.0 for k in range(dim)] for j in range(dim) if j not in fixed]
+    for _ in range(random_dirs):
+        dirs.append([0.0 if k in fixed else rng.uniform(-1, 1) for k in range(dim)])
+    points = [list(w)] + [list(s) for s in starts]
+    for _ in range(restarts):
+        points.append([w[k] if k in fixed else rng.uniform(0, 1) for k in range(dim)])
+    best_w, best = list(w), -1.0
+    for p in points:
+        end, score = _ascend(pool, p, dirs, max_rounds)
+        if score > best + 1e-12:
+            best_w, best = end, score
+    norm = sum(abs(x) for x in best_w) or 1.0
+    return [x / norm for x in best_w], best

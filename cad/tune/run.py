@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import logging
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from cad.decoder import Decoder, DecoderModel, SearchSettings
 from cad.errors import CadError
 from cad.moses.ini import parse_config, write_config
 from cad.textio import read_lines
-from cad.tune.mert import Candidate, bleu_stats, corpus_bleu_at, optimize
+from cad.progress import progress
+from cad.tune.mert import Candidate, Pool, bleu, bleu_stats, corpus_bleu_at, optimize
 
 log = logging.getLogger(__name__)
 
@@ -22,8 +24,21 @@ def _set_weights(model: DecoderModel, w: list[float]) -> None:
         k += slot.size
 
 
-def mert(config: str, source: str, reference: str, out: str, nbest: int = 100, iterations: int = 5,
-         search_algorithm: int = 1, random_dirs: int = 5) -> tuple[list[float], float]:
+@dataclass
+class MertResult:
+    weights: list[float]          # the returned weights (best decoded BLEU over the iterations)
+    bleu: float                   # corpus BLEU of their 1-best translations on the tuning set
+    history: list[tuple[list[float], float]]   # (weights, decoded BLEU) per iteration
+
+
+def mert(config: str, source: str, reference: str, out: str, nbest: int = 100, iterations: int = 25,
+         search_algorithm: int = 1, random_dirs: int = 0, restarts: int = 20, seed: int = 1,
+         historic_bests: bool = True) -> MertResult:
+    """Moses-style MERT loop: decode, add the n-best lists to the pool, optimize from the current
+    weights (plus earlier iterations' weights and random restarts), until the weights stop
+    changing (max change < 1e-5, as mert-moses.pl), no new candidates appear, or `iterations`
+    decoder runs. Returns the weights whose decoded 1-best had the best BLEU (mert-moses.pl's
+    --return-best-dev), so the result is never worse on the tuning set than the start."""
     src = [s.lower() for s in read_lines(source)]
     ref = [r.lower().split() for r in read_lines(reference)]
     if len(src) != len(ref):
@@ -32,37 +47,47 @@ def mert(config: str, source: str, reference: str, out: str, nbest: int = 100, i
     model = DecoderModel.from_config(cfg, src, SearchSettings(search_algorithm=search_algorithm))
     w = model.weights()
     fixed = {s.offset for s in model.slots if s.type == "UnknownWordPenalty"}
-    pool: list[dict[str, Candidate]] = [dict() for _ in src]
-    best_bleu, best_w = -1.0, list(w)
+    seen: list[set[str]] = [set() for _ in src]
+    pool: list[list[Candidate]] = [[] for _ in src]
+    history: list[tuple[list[float], float]] = []
     for it in range(iterations):
         _set_weights(model, w)
         dec = Decoder(model)
         new = 0
-        for k, sent in enumerate(src):
+        total = [0] * 10
+        for k, sent in enumerate(progress(src, desc=f"MERT decode {it + 1}", unit="sent")):
             tr = dec.translate(sent, nbest=nbest, distinct=True)
+            for j, v in enumerate(bleu_stats(tr.best.words, ref[k])):
+                total[j] += v
             for d in tr.nbest:
-                if d.text not in pool[k]:
-                    pool[k][d.text] = Candidate(list(d.features), bleu_stats(d.words, ref[k]))
+                if d.text not in seen[k]:
+                    seen[k].add(d.text)
+                    pool[k].append(Candidate(list(d.features), bleu_stats(d.words, ref[k])))
                     new += 1
-        nb = [list(p.values()) for p in pool]
-        before = corpus_bleu_at(nb, w)
-        w, score = optimize(nb, w, fixed, random_dirs=random_dirs)
-        log.info("MERT iteration %d: %d new candidates, pool BLEU %.2f -> %.2f", it + 1, new, 100 * before, 100 * score)
-        # the pool grows, so weights are compared on the current pool: keep the better ones
-        if corpus_bleu_at(nb, best_w) > score:
-            w, score = best_w, corpus_bleu_at(nb, best_w)
-        best_bleu, best_w = score, list(w)
-        if new == 0:
+        history.append((list(w), bleu(total)))
+        log.info("MERT iteration %d: decoded BLEU %.2f, %d new candidates, weights %s",
+                 it + 1, 100 * history[-1][1], new, " ".join(f"{x:.4f}" for x in w))
+        if new == 0 or it + 1 == iterations:
             break
-    w = best_w
+        starts = [h[0] for h in history[:-1]] if historic_bests else []
+        nw, score = optimize(Pool(pool), w, fixed, random_dirs=random_dirs, restarts=restarts,
+                             seed=seed + it, starts=starts)
+        log.info("MERT iteration %d: pool BLEU %.2f -> %.2f", it + 1, 100 * corpus_bleu_at(Pool(pool), w),
+                 100 * score)
+        scale = sum(abs(x) for x in w) or 1.0
+        converged = max(abs(a - b / scale) for a, b in zip(nw, w)) < 1e-5
+        w = nw
+        if converged:
+            break
+    best_w, best_b = max(history, key=lambda h: h[1])
     k = 0
     for f in cfg.features:
         n = f.num_features
         if f.name in cfg.weights:
-            cfg.weights[f.name] = [round(x, 6) for x in w[k:k + n]]
+            cfg.weights[f.name] = [round(x, 6) for x in best_w[k:k + n]]
         k += n
     write_config(cfg, out)
-    return w, best_bleu
+    return MertResult(best_w, best_b, history)
 
 
 def cm_weight_grid(config: str, source: str, docs: str | None, reference: str, align_ref: str,

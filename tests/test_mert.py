@@ -74,6 +74,10 @@ def test_mert_driver_improves_bleu_on_a_small_model(tmp_path):
                  str(tmp_path / "ref"), "--out", str(tmp_path / "tuned.ini"), "--nbest", "50", "--iterations", "6"]) == 0
     b1 = corpus(Decoder(DecoderModel.load(tmp_path / "tuned.ini")))
     assert b1 > b0
+    # as in Moses, UnknownWordPenalty is not tuned: it keeps its weight, the others sum to 1 in |.|
+    tuned = parse_config(tmp_path / "tuned.ini").weights
+    assert tuned["UnknownWordPenalty0"] == [1.0]
+    assert sum(abs(x) for k, v in tuned.items() if k != "UnknownWordPenalty0" for x in v) == pytest.approx(1, abs=1e-5)
 
 
 def test_mert_returns_the_iteration_with_the_best_decoded_bleu(tmp_path):

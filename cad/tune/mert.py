@@ -168,7 +168,8 @@ def optimize(nbest, w: Sequence[float], fixed: set[int] = frozenset(), random_di
              starts: Sequence[Sequence[float]] = ()) -> tuple[list[float], float]:
     """Line searches along the axes (and `random_dirs` random directions) until BLEU stops
     improving, from `w`, from each of `starts` and from `restarts` random points whose free
-    weights are uniform in [0, 1] (Moses's default range); the best end point, L1-normalized."""
+    weights are uniform in [0, 1] (Moses's default range); the best end point, its free weights
+    L1-normalized. Weights in `fixed` keep their value throughout."""
     pool = Pool.of(nbest)
     rng = random.Random(seed)
     dim = len(w)
@@ -183,5 +184,6 @@ def optimize(nbest, w: Sequence[float], fixed: set[int] = frozenset(), random_di
         end, score = _ascend(pool, p, dirs, max_rounds)
         if score > best + 1e-12:
             best_w, best = end, score
-    norm = sum(abs(x) for x in best_w) or 1.0
-    return [x / norm for x in best_w], best
+    # fixed weights keep their value; the others are L1-normalized as Moses's mert does
+    norm = sum(abs(x) for k, x in enumerate(best_w) if k not in fixed) or 1.0
+    return [x if k in fixed else x / norm for k, x in enumerate(best_w)], best

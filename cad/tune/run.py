@@ -46,7 +46,10 @@ def mert(config: str, source: str, reference: str, out: str, nbest: int = 100, i
     cfg = parse_config(config)
     model = DecoderModel.from_config(cfg, src, SearchSettings(search_algorithm=search_algorithm))
     w = model.weights()
+    # Moses does not tune UnknownWordPenalty (it is missing from its n-best lists): it keeps its
+    # weight while the tuned weights are L1-normalized, so the pool is scored without it
     fixed = {s.offset for s in model.slots if s.type == "UnknownWordPenalty"}
+    kept = {k: w[k] for k in fixed}
     seen: list[set[str]] = [set() for _ in src]
     pool: list[list[Candidate]] = [[] for _ in src]
     history: list[tuple[list[float], float]] = []
@@ -62,7 +65,8 @@ def mert(config: str, source: str, reference: str, out: str, nbest: int = 100, i
             for d in tr.nbest:
                 if d.text not in seen[k]:
                     seen[k].add(d.text)
-                    pool[k].append(Candidate(list(d.features), bleu_stats(d.words, ref[k])))
+                    feats = [0.0 if j in fixed else v for j, v in enumerate(d.features)]
+                    pool[k].append(Candidate(feats, bleu_stats(d.words, ref[k])))
                     new += 1
         history.append((list(w), bleu(total)))
         log.info("MERT iteration %d: decoded BLEU %.2f, %d new candidates, weights %s",
@@ -72,10 +76,12 @@ def mert(config: str, source: str, reference: str, out: str, nbest: int = 100, i
         starts = [h[0] for h in history[:-1]] if historic_bests else []
         nw, score = optimize(Pool(pool), w, fixed, random_dirs=random_dirs, restarts=restarts,
                              seed=seed + it, starts=starts)
+        for j, v in kept.items():
+            nw[j] = v
         log.info("MERT iteration %d: pool BLEU %.2f -> %.2f", it + 1, 100 * corpus_bleu_at(Pool(pool), w),
                  100 * score)
-        scale = sum(abs(x) for x in w) or 1.0
-        converged = max(abs(a - b / scale) for a, b in zip(nw, w)) < 1e-5
+        scale = sum(abs(x) for j, x in enumerate(w) if j not in fixed) or 1.0
+        converged = max(abs(a - (b if j in fixed else b / scale)) for j, (a, b) in enumerate(zip(nw, w))) < 1e-5
         w = nw
         if converged:
             break

@@ -12,7 +12,7 @@ from cad.errors import CadError
 from cad.moses.ini import parse_config, write_config
 from cad.textio import read_lines
 from cad.progress import progress
-from cad.tune.mert import Candidate, Pool, bleu, bleu_stats, corpus_bleu_at, optimize
+from cad.tune.mert import Candidate, Pool, bleu, bleu_stats, optimize
 
 log = logging.getLogger(__name__)
 
@@ -74,11 +74,12 @@ def mert(config: str, source: str, reference: str, out: str, nbest: int = 100, i
         if new == 0 or it + 1 == iterations:
             break
         starts = [h[0] for h in history[:-1]] if historic_bests else []
-        nw, score = optimize(Pool(pool), w, fixed, random_dirs=random_dirs, restarts=restarts,
+        arrays = Pool(pool)
+        nw, score = optimize(arrays, w, fixed, random_dirs=random_dirs, restarts=restarts,
                              seed=seed + it, starts=starts)
         for j, v in kept.items():
             nw[j] = v
-        log.info("MERT iteration %d: pool BLEU %.2f -> %.2f", it + 1, 100 * corpus_bleu_at(Pool(pool), w),
+        log.info("MERT iteration %d: pool BLEU %.2f -> %.2f", it + 1, 100 * arrays.bleu_at(w),
                  100 * score)
         scale = sum(abs(x) for j, x in enumerate(w) if j not in fixed) or 1.0
         converged = max(abs(a - (b if j in fixed else b / scale)) for j, (a, b) in enumerate(zip(nw, w))) < 1e-5

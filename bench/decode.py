@@ -45,12 +45,16 @@ def main() -> None:
     ap.add_argument("--limit", type=int, help="only the first N sentences")
     ap.add_argument("--algorithms", default="1,0")
     ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--normal-threads", help="thread counts for normal search only (default: --threads); "
+                    "normal search is several times slower than cube pruning")
+    ap.add_argument("--work", help="keep the filtered model and n-best lists in this folder")
     a = ap.parse_args()
     dev = Path(a.data) / "en-fr" / "dev.en"
     if not dev.exists() or not Path(a.model).exists():
         raise SystemExit(f"need {dev} and a trained model at {a.model} (make train)")
     with tempfile.TemporaryDirectory(prefix="cad-bench-decode-") as tmp:
-        work = Path(tmp)
+        work = Path(a.work or tmp)
+        work.mkdir(parents=True, exist_ok=True)
         lines = dev.read_text(encoding="utf-8").lower().splitlines()   # the baseline model is lowercased
         if a.limit:
             lines = lines[:a.limit]
@@ -60,7 +64,8 @@ def main() -> None:
         print(f"input: {len(lines)} sentences, {words} words; filtering: {secs:.1f} s")
         scores = {}
         for algo in a.algorithms.split(","):
-            for threads in a.threads.split(","):
+            counts = a.normal_threads if algo == "0" and a.normal_threads else a.threads
+            for threads in counts.split(","):
                 nb = work / f"nb.{algo}.{threads}"
                 secs, rss = run(["decode", "-f", str(work / "f" / "moses.ini"), "-input-file", str(work / "in.txt"),
                                  "-search-algorithm", algo, "-s", "200", "-cube-pruning-pop-limit", "1000",

@@ -40,6 +40,10 @@ def test_decode_errors(tmp_path):
     assert r.returncode == 2 and "unknown option" in r.stderr
     r = run(["decode", "-f", str(ini), "-weight-overwrite", "LM0= 1 2"], "a\n")
     assert r.returncode == 1 and "LM0 has 1 scores" in r.stderr
+    r = run(["decode", "-f", str(ini), "-tot", "2"], "a\n")
+    assert r.returncode == 1 and "-translation-option-threshold is a probability ratio" in r.stderr
+    r = run(["decode", "-f", str(ini), "-max-trans-opt-per-coverage", "x"], "a\n")
+    assert r.returncode == 1 and "needs an integer" in r.stderr
     r = run(["decode", "-f", str(tmp_path / "missing.ini")], "a\n")
     assert r.returncode == 1 and "missing.ini" in r.stderr
     r = run(["decode", "-f", str(ini), "--decoder", "moses", "--moses-bin", str(tmp_path / "nope")], "a\n")

@@ -182,6 +182,27 @@ def test_table_limit_keeps_the_best_options(tmp_path):
     assert len(collect_options(model, ["a"])[(0, 1)]) == 1
 
 
+def test_options_per_span_are_capped_and_thresholded_as_moses(tmp_path):
+    # 60 translations of "a", no table-limit: Moses keeps the 50 best per span by default
+    probs = [round(0.01 + 0.015 * i, 3) for i in range(60)]
+    pt = "".join(f"a ||| t{i} ||| {p} {p} {p} {p}\n" for i, p in enumerate(probs))
+    ini = make_model(tmp_path, pt, table_limit=0)
+    everything = collect_options(DecoderModel.load(ini, settings=SearchSettings(max_trans_opt=0)), ["a"])[(0, 1)]
+    assert len(everything) == 60
+    ranked = [o.words for o in everything]          # sorted by estimated score, best first
+    assert ranked[0] == ("t59",)
+    default = collect_options(DecoderModel.load(ini), ["a"])[(0, 1)]
+    assert [o.words for o in default] == ranked[:50]
+    two = collect_options(DecoderModel.load(ini, settings=SearchSettings(max_trans_opt=2)), ["a"])[(0, 1)]
+    assert [o.words for o in two] == [("t59",), ("t58",)]
+    # threshold 0.5: only options whose estimated score is within log(0.5) of the best survive
+    best = everything[0].future
+    want = [o.words for o in everything if o.future >= best + math.log(0.5)]
+    assert 1 < len(want) < 50
+    cut = collect_options(DecoderModel.load(ini, settings=SearchSettings(option_threshold=0.5)), ["a"])[(0, 1)]
+    assert [o.words for o in cut] == want
+
+
 def test_distortion_limit_blocks_long_jumps(tmp_path):
     # the LM strongly prefers the target order "z y x" (a full reversal of the source)
     pt = "a ||| x ||| 1 1 1 1\nb ||| y ||| 1 1 1 1\nc ||| z ||| 1 1 1 1\n"

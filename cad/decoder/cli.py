@@ -2,7 +2,8 @@
 
 Options keep Moses's spelling: -f, -input-file, -n-best-list FILE N [distinct],
 -alignment-output-file, -s/-stack, -b/-beam-threshold, -dl/-distortion-limit, -ttable-limit,
--search-algorithm, -cube-pruning-pop-limit, -weight-overwrite, -threads,
+-search-algorithm, -cube-pruning-pop-limit, -max-trans-opt-per-coverage, -translation-option-threshold
+(-tot), -weight-overwrite, -threads,
 -include-alignment-in-n-best; cad's own: --decoder cad|moses, --moses-bin PATH.
 """
 
@@ -16,16 +17,19 @@ from cad.errors import CadError
 
 USAGE = """usage: cad decode -f moses.ini [-input-file FILE] [-n-best-list FILE N [distinct]]
        [-alignment-output-file FILE] [-s N] [-b X] [-dl N] [-ttable-limit N] [-search-algorithm 0|1]
-       [-cube-pruning-pop-limit N] [-weight-overwrite 'Name= w ...'] [-threads N]
+       [-cube-pruning-pop-limit N] [-max-trans-opt-per-coverage N] [-translation-option-threshold X]
+       [-weight-overwrite 'Name= w ...'] [-threads N]
        [-include-alignment-in-n-best] [--decoder cad|moses] [--moses-bin PATH]
 Reads one tokenized sentence per line (stdin or -input-file), writes translations to stdout in order."""
 
 ARITY = {"-f": 1, "-config": 1, "-input-file": 1, "-i": 1, "-alignment-output-file": 1, "-s": 1, "-stack": 1,
          "-b": 1, "-beam-threshold": 1, "-dl": 1, "-distortion-limit": 1, "-ttable-limit": 1,
          "-search-algorithm": 1, "-cube-pruning-pop-limit": 1, "-cbp": 1, "-weight-overwrite": 1,
-         "-threads": 1, "-th": 1, "--decoder": 1, "--moses-bin": 1, "-include-alignment-in-n-best": 0}
+         "-threads": 1, "-th": 1, "--decoder": 1, "--moses-bin": 1, "-include-alignment-in-n-best": 0,
+         "-max-trans-opt-per-coverage": 1, "-translation-option-threshold": 1, "-tot": 1}
 CANONICAL = {"-config": "-f", "-i": "-input-file", "-stack": "-s", "-beam-threshold": "-b",
-             "-distortion-limit": "-dl", "-cbp": "-cube-pruning-pop-limit", "-th": "-threads"}
+             "-distortion-limit": "-dl", "-cbp": "-cube-pruning-pop-limit", "-th": "-threads",
+             "-tot": "-translation-option-threshold"}
 
 
 @dataclass
@@ -105,23 +109,36 @@ def _int(opt: str, value: str, minimum: int) -> int:
     return v
 
 
+def _ratio(opt: str, value: str) -> float:
+    try:
+        v = float(value)
+    except ValueError:
+        raise CadError(f"{opt} needs a number, not {value!r}") from None
+    if not 0 <= v <= 1:
+        raise CadError(f"{opt} is a probability ratio between 0 and 1, not {value}")
+    return v
+
+
 def search_settings(a: DecodeArgs, other: dict[str, list[str]]):
     from cad.decoder.model import SearchSettings
 
     s = SearchSettings()
     # moses.ini sections first, then the command line, as Moses does
     ini = {"stack": "-s", "beam-threshold": "-b", "search-algorithm": "-search-algorithm",
-           "cube-pruning-pop-limit": "-cube-pruning-pop-limit", "ttable-limit": "-ttable-limit"}
+           "cube-pruning-pop-limit": "-cube-pruning-pop-limit", "ttable-limit": "-ttable-limit",
+           "max-trans-opt-per-coverage": "-max-trans-opt-per-coverage",
+           "translation-option-threshold": "-translation-option-threshold"}
     values = {flag: other[sec][0] for sec, flag in ini.items() if other.get(sec)}
     values.update(a.overrides)
     for flag, v in values.items():
         if flag == "-s":
             s.stack = _int(flag, v, 0)
         elif flag == "-b":
-            try:
-                s.beam_threshold = float(v)
-            except ValueError:
-                raise CadError(f"-b needs a number, not {v!r}") from None
+            s.beam_threshold = _ratio(flag, v)
+        elif flag == "-translation-option-threshold":
+            s.option_threshold = _ratio(flag, v)
+        elif flag == "-max-trans-opt-per-coverage":
+            s.max_trans_opt = _int(flag, v, 0)
         elif flag == "-dl":
             s.distortion_limit = _int(flag, v, -1)
         elif flag == "-ttable-limit":

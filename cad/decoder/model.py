@@ -41,6 +41,8 @@ class SearchSettings:
     search_algorithm: int = 0             # 0 normal stack search, 1 cube pruning
     pop_limit: int = 1000
     max_phrase_length: int = 20
+    max_trans_opt: int = 50               # -max-trans-opt-per-coverage (0: no limit)
+    option_threshold: float = 0.0         # -translation-option-threshold, a probability ratio (0: off)
 
     @property
     def log_beam(self) -> float:

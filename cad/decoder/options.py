@@ -76,8 +76,18 @@ def collect_options(model: DecoderModel, tokens: list[str]) -> dict[tuple[int, i
             opt = TranslationOption(i, i + 1, (tok,), -1, (), ((0, 0),), None)
             _finish(opt, model)
             options[(i, i + 1)] = [opt]
-    for key in options:
-        options[key].sort(key=lambda o: -o.future)
+    cap = model.settings.max_trans_opt
+    ratio = model.settings.option_threshold
+    floor = math.log(ratio) if ratio > 0 else NEG_INF
+    for key, opts in options.items():
+        # Moses's TranslationOptionCollection::Prune, after unknown words: at most `cap` options
+        # per span (the best by estimated score), then those within the threshold of the best
+        opts.sort(key=lambda o: -o.future)
+        if cap > 0 and len(opts) > cap:
+            del opts[cap:]
+        if floor != NEG_INF and len(opts) > 1:
+            limit = opts[0].future + floor
+            options[key] = [o for o in opts if o.future >= limit]
     return options
 
 

@@ -4,8 +4,9 @@
 
 The model's tables are first filtered to the input (cad filter). Then cad decode runs with stack
 200, cube-pruning pop limit 1000 and the model's [distortion-limit], for normal search (0) and cube
-pruning (1), with 1 and 2 threads. Prints sentences/s, ms/word and peak RSS per run, and how often
-cube pruning's model score is at least that of normal search on the same sentence.
+pruning (1), with 1 and 2 threads. Prints sentences/s, ms/word, peak RSS and BLEU (lowercased
+dev.fr, tokenized) per run, and how often cube pruning's model score is at least that of normal
+search on the same sentence. --pop-limits 1000,1500,2000 adds the trade-off of larger pop limits.
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ def main() -> None:
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--normal-threads", help="thread counts for normal search only (default: --threads); "
                     "normal search is several times slower than cube pruning")
+    ap.add_argument("--pop-limits", default="1000",
+                    help="cube-pruning pop limits to run (Moses's default 1000 first; normal search uses the first)")
     ap.add_argument("--work", help="keep the filtered model and n-best lists in this folder")
     a = ap.parse_args()
     dev = Path(a.data) / "en-fr" / "dev.en"
@@ -62,23 +65,45 @@ def main() -> None:
         words = sum(len(l.split()) for l in lines)
         secs, rss = run(["filter", "--config", a.model, "--input", str(work / "in.txt"), "--out-dir", str(work / "f")])
         print(f"input: {len(lines)} sentences, {words} words; filtering: {secs:.1f} s")
-        scores = {}
+        ref_path = dev.with_suffix(".fr")
+        refs = ref_path.read_text(encoding="utf-8").lower().splitlines()[:len(lines)] if ref_path.exists() else None
+        pops = [int(p) for p in a.pop_limits.split(",")]
+        normal: dict[int, float] | None = None
+        cube: dict[int, dict[int, float]] = {}
         for algo in a.algorithms.split(","):
             counts = a.normal_threads if algo == "0" and a.normal_threads else a.threads
-            for threads in counts.split(","):
-                nb = work / f"nb.{algo}.{threads}"
-                secs, rss = run(["decode", "-f", str(work / "f" / "moses.ini"), "-input-file", str(work / "in.txt"),
-                                 "-search-algorithm", algo, "-s", "200", "-cube-pruning-pop-limit", "1000",
-                                 "-threads", threads, "-n-best-list", str(nb), "1"])
-                scores[algo] = best_scores(nb)
-                name = "cube pruning" if algo == "1" else "normal search"
-                print(f"{name}, {threads} thread(s): {len(lines) / secs:.2f} sentences/s, "
-                      f"{1000 * secs / words:.1f} ms/word, peak RSS {rss:.0f} MiB (incl. loading)")
-        if "0" in scores and "1" in scores:
-            ok = sum(1 for k, v in scores["0"].items() if scores["1"].get(k, -1e30) >= v - 1e-6)
-            print(f"cube pruning model score >= normal search on {ok}/{len(scores['0'])} sentences "
-                  f"({100 * ok / len(scores['0']):.1f}%)")
+            for pop in pops if algo == "1" else [pops[0]]:
+                for threads in counts.split(","):
+                    nb = work / f"nb.{algo}.{pop}.{threads}"
+                    secs, rss = run(["decode", "-f", str(work / "f" / "moses.ini"), "-input-file", str(work / "in.txt"),
+                                     "-search-algorithm", algo, "-s", "200", "-cube-pruning-pop-limit", str(pop),
+                                     "-threads", threads, "-n-best-list", str(nb), "1"])
+                    best = best_scores(nb)
+                    if algo == "1":
+                        cube[pop] = best
+                        name = f"cube pruning (pop limit {pop})"
+                    else:
+                        normal = best
+                        name = "normal search"
+                    bleu = f", BLEU {corpus_bleu(nb, refs):.2f}" if refs else ""
+                    print(f"{name}, {threads} thread(s): {len(lines) / secs:.2f} sentences/s, "
+                          f"{1000 * secs / words:.1f} ms/word, peak RSS {rss:.0f} MiB (incl. loading){bleu}")
+        if normal is not None:
+            for pop, best in cube.items():
+                ok = sum(1 for k, v in normal.items() if best.get(k, -1e30) >= v - 1e-6)
+                print(f"cube pruning (pop limit {pop}) model score >= normal search on {ok}/{len(normal)} "
+                      f"sentences ({100 * ok / len(normal):.1f}%)")
 
+
+def corpus_bleu(nbest: Path, refs: list[str]) -> float:
+    import sacrebleu
+
+    first: dict[int, str] = {}
+    for line in nbest.read_text(encoding="utf-8").splitlines():
+        fields = line.split(" ||| ")
+        first.setdefault(int(fields[0]), fields[1].strip())
+    hyps = [first.get(i, "") for i in range(len(refs))]
+    return sacrebleu.corpus_bleu(hyps, [refs], tokenize="none", force=True).score
 
 if __name__ == "__main__":
     main()

@@ -87,7 +87,7 @@ test-all: install
 
 bench: install
 	$(BIN)/python bench/train_bench.py
-	$(BIN)/python bench/decode.py --model $(OUT)/moses.ini
+	$(BIN)/python bench/decode.py --model $(OUT)/moses.ini --normal-threads 2
 
 clean:
 	rm -rf models build *.egg-info .pytest_cache

@@ -291,3 +291,25 @@ def test_model_errors_name_file_and_line(tmp_path):
     with pytest.raises(CadError, match="not supported") as err:
         DecoderModel.load(tmp_path / "bad.ini")
     assert err.value.line == 2
+
+
+class _NoLazyPruning(Decoder):
+    def _lazy_prune(self, stacks, k, size, floor):
+        return stacks[k]
+
+
+@pytest.mark.parametrize("seed", [41, 42, 43])
+def test_lazy_pruning_keeps_the_search_result(tmp_path, seed):
+    # small stacks make the lazy pruning fire often; the best translation must not change
+    ini, sentences = random_model(tmp_path, seed)
+    for stack in (1, 2, 3, 5):
+        settings = SearchSettings(stack=stack)
+        lazy = Decoder(DecoderModel.load(ini, settings=settings))
+        plain = _NoLazyPruning(DecoderModel.load(ini, settings=settings))
+        fired = []
+        original = lazy._lazy_prune
+        lazy._lazy_prune = lambda *a: fired.append(1) or original(*a)
+        for sent in sentences:
+            a, b = lazy.translate(sent), plain.translate(sent)
+            assert a.text == b.text and a.best.total == pytest.approx(b.best.total, abs=1e-9)
+        assert fired, "the test must exercise lazy pruning"

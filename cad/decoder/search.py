@@ -316,6 +316,7 @@ class Decoder:
             by_cov: dict[int, list[Hypothesis]] = {}
             for h in self._prune(stacks[k]):
                 by_cov.setdefault(h.cov, []).append(h)
+            stacks[k] = {}
             for cov, hyps in by_cov.items():
                 hyps.sort(key=lambda x: -x.score)
                 for s, e in spans(cov):

@@ -19,13 +19,16 @@ import tempfile
 import time
 from pathlib import Path
 
+from cad.eval.bleu import bleu_chrf
+
 REPO = Path(__file__).resolve().parents[1]
 
 
-def run(args: list[str]) -> tuple[float, float]:
+def run(args: list[str], stdout: Path | None = None) -> tuple[float, float]:
     t = time.time()
-    proc = subprocess.Popen([sys.executable, "-m", "cad", "-q", *args], cwd=REPO, stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(proc.pid, 0)
+    with open(stdout or os.devnull, "w", encoding="utf-8") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "cad", "-q", *args], cwd=REPO, stdout=out)
+        _, status, usage = os.wait4(proc.pid, 0)
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"cad {' '.join(args)} failed")
     return time.time() - t, usage.ru_maxrss / 1024
@@ -48,7 +51,7 @@ def main() -> None:
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--normal-threads", help="thread counts for normal search only (default: --threads); "
                     "normal search is several times slower than cube pruning")
-    ap.add_argument("--pop-limits", default="1000",
+    ap.add_argument("--pop-limits", default=[1000], type=pop_limits,
                     help="cube-pruning pop limits to run (Moses's default 1000 first; normal search uses the first)")
     ap.add_argument("--work", help="keep the filtered model and n-best lists in this folder")
     a = ap.parse_args()
@@ -66,8 +69,12 @@ def main() -> None:
         secs, rss = run(["filter", "--config", a.model, "--input", str(work / "in.txt"), "--out-dir", str(work / "f")])
         print(f"input: {len(lines)} sentences, {words} words; filtering: {secs:.1f} s")
         ref_path = dev.with_suffix(".fr")
-        refs = ref_path.read_text(encoding="utf-8").lower().splitlines()[:len(lines)] if ref_path.exists() else None
-        pops = [int(p) for p in a.pop_limits.split(",")]
+        ref = None
+        if ref_path.exists():
+            ref = work / "ref.txt"
+            ref.write_text("\n".join(ref_path.read_text(encoding="utf-8").splitlines()[:len(lines)]) + "\n",
+                           encoding="utf-8")
+        pops = a.pop_limits
         normal: dict[int, float] | None = None
         cube: dict[int, dict[int, float]] = {}
         for algo in a.algorithms.split(","):
@@ -75,9 +82,10 @@ def main() -> None:
             for pop in pops if algo == "1" else [pops[0]]:
                 for threads in counts.split(","):
                     nb = work / f"nb.{algo}.{pop}.{threads}"
+                    out = work / f"out.{algo}.{pop}.{threads}"
                     secs, rss = run(["decode", "-f", str(work / "f" / "moses.ini"), "-input-file", str(work / "in.txt"),
                                      "-search-algorithm", algo, "-s", "200", "-cube-pruning-pop-limit", str(pop),
-                                     "-threads", threads, "-n-best-list", str(nb), "1"])
+                                     "-threads", threads, "-n-best-list", str(nb), "1"], stdout=out)
                     best = best_scores(nb)
                     if algo == "1":
                         cube[pop] = best
@@ -85,7 +93,8 @@ def main() -> None:
                     else:
                         normal = best
                         name = "normal search"
-                    bleu = f", BLEU {corpus_bleu(nb, refs):.2f}" if refs else ""
+                    # the output is lowercased and tokenized like the model: score it that way
+                    bleu = f", BLEU {bleu_chrf(out, ref, tokenize='none', lowercase=True)['bleu']:.2f}" if ref else ""
                     print(f"{name}, {threads} thread(s): {len(lines) / secs:.2f} sentences/s, "
                           f"{1000 * secs / words:.1f} ms/word, peak RSS {rss:.0f} MiB (incl. loading){bleu}")
         if normal is not None:
@@ -95,15 +104,15 @@ def main() -> None:
                       f"sentences ({100 * ok / len(normal):.1f}%)")
 
 
-def corpus_bleu(nbest: Path, refs: list[str]) -> float:
-    import sacrebleu
 
-    first: dict[int, str] = {}
-    for line in nbest.read_text(encoding="utf-8").splitlines():
-        fields = line.split(" ||| ")
-        first.setdefault(int(fields[0]), fields[1].strip())
-    hyps = [first.get(i, "") for i in range(len(refs))]
-    return sacrebleu.corpus_bleu(hyps, [refs], tokenize="none", force=True).score
+def pop_limits(text: str) -> list[int]:
+    try:
+        values = [int(v) for v in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"comma-separated integers expected, not {text!r}") from None
+    if any(v < 1 for v in values):
+        raise argparse.ArgumentTypeError("pop limits must be at least 1")
+    return values
 
 if __name__ == "__main__":
     main()

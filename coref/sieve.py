@@ -11,6 +11,7 @@ with seed 003's rule (every candidate above 1% of the best, at least two).
 
 from __future__ import annotations
 
+from coref.entities import pronoun_class
 from coref.mentions import LIGHT_HEADS, NON_REFERENTIAL_ENTS, Mention, mentions_of_sentence
 from coref.records import Candidate, PronounResolution, keep_likely
 
@@ -89,6 +90,13 @@ def _idiom(words: list[str]) -> bool:
 def _agrees(pron: str, m: Mention) -> bool:
     if m.ent in NON_REFERENTIAL_ENTS:
         return False
+    if pron in ("he", "she"):
+        # people, and animals (*my cat ... he*); never a plural, a thing or another pronoun class
+        if m.number == "plur" or m.human is False:
+            return False
+        if m.pronoun:
+            return pronoun_class(m.text) == pron
+        return m.ent in ("", "PERSON", "NORP") or m.human is True
     if pron == "it":
         if m.number == "plur" or m.human is True or m.gender in ("masc", "fem"):
             return False
@@ -122,29 +130,40 @@ class SieveResolver:
         parsed = self.parse(sentences)
         mentions = [mentions_of_sentence(d, k) for k, d in enumerate(parsed)]
         resolved: dict[tuple[int, int], Mention] = {}     # pronoun (sentence, head) -> nominal antecedent
+        # chain-level constraint: the pronoun classes each mention's chain holds so far (shared sets)
+        chains: dict[tuple[int, int], set[str]] = {}
         out = []
         for k, doc in enumerate(parsed):
             for tok in doc:
                 low = tok.lower_
-                if low not in self.pronouns:
+                pclass = pronoun_class(low)
+                if low not in self.pronouns and pclass not in ("he", "she"):
                     continue
                 rec = PronounResolution(doc_id, k, tok.i, tok.text, referential=True)
                 if low == "it" and is_pleonastic(doc, tok.i):
                     rec.referential = False
                     out.append(rec)
                     continue
-                scored = self._candidates(low, tok, k, mentions, parsed, resolved)
+                scored = self._candidates(low, tok, k, mentions, parsed, resolved, chains)
                 rec.candidates = keep_likely([(c, sc) for _, c, sc in scored])
                 if rec.candidates:
                     best = rec.candidates[0]
-                    resolved[(k, tok.i)] = next(m for m, c, _ in scored
-                                                if (c.sentence, c.head) == (best.sentence, best.head))
+                    m = next(m for m, c, _ in scored if (c.sentence, c.head) == (best.sentence, best.head))
+                    if low in self.pronouns:
+                        resolved[(k, tok.i)] = m
+                    chain = chains.setdefault((m.sentence, m.head), set())
+                    chain.add(pclass or low)
+                    chains[(k, tok.i)] = chain
                 else:
                     rec.referential = False
-                out.append(rec)
+                if low in self.pronouns:
+                    out.append(rec)
         return out
 
-    def _candidates(self, pron: str, tok, k: int, mentions, parsed, resolved) -> list[tuple[Mention, Candidate, float]]:
+    def _candidates(self, pron: str, tok, k: int, mentions, parsed, resolved,
+                    chains: dict | None = None) -> list[tuple[Mention, Candidate, float]]:
+        pclass = pronoun_class(pron) or pron
+        chains = chains or {}
         role = "subj" if tok.dep_ in ("nsubj", "nsubjpass") else "obj" if tok.dep_ in ("dobj", "obj") else "other"
         best: dict[tuple[int, int], tuple[Mention, float]] = {}
         for s in range(max(0, k - self.window), k + 1):
@@ -153,12 +172,17 @@ class SieveResolver:
                     continue
                 if s == k and m.governor == tok.head.i and m.governor >= 0 and m.head != tok.head.i:
                     continue   # co-argument of the same predicate: binding forbids coreference
-                if not _agrees(pron, m):
+                if not _agrees(pclass, m):
+                    continue
+                held = chains.get((m.sentence, m.head), set())
+                if pclass in ("it", "they") and held & {"he", "she"}:
+                    continue   # *he* already refers to it: an *it* cannot (seed 004's cat and mouse)
+                if pclass in ("he", "she") and held & {"it", "they", "she" if pclass == "he" else "he"}:
                     continue
                 if m.pronoun:
                     # a linked pronoun continues its chain; its antecedent must agree too
                     target = resolved.get((m.sentence, m.head))
-                    if target is not None and not _agrees(pron, target):
+                    if target is not None and not _agrees(pclass, target):
                         continue
                 weight = 0.2 if parsed[m.sentence][m.head].lower_ in LIGHT_HEADS else 1.0
                 score = DISTANCE[k - s] * weight * ROLE[m.role]

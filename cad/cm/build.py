@@ -62,6 +62,8 @@ def collect_triples(src: list[list[str]], tgt: list[list[str]], align: list[list
         target = " ".join(tgt[r.sentence][j] for j in tpos)
         cands = r.candidates[:1] if single_best else r.candidates
         for c in cands:
+            if c.kind != "np":
+                continue        # clauses carry no gender or number to project
             stats.candidates += 1
             span = set(range(c.start, c.end))
             aligned = [j for i, j in align[c.sentence] if i in span]

@@ -26,7 +26,8 @@ def postedit_document(translations: list[Translation], resolutions: list[Pronoun
     out = [list(t.best.words) for t in translations]
     edits = []
     for r in resolutions:
-        if not r.referential or not r.candidates or r.candidates[0].sentence > r.sentence:
+        if not r.referential or not r.candidates or r.candidates[0].sentence > r.sentence \
+                or r.candidates[0].kind != "np":
             continue
         c = r.candidates[0]
         feat, _ = antecedent_features(translations[c.sentence], c.start, c.end, r.token, None, False)

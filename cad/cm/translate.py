@@ -81,6 +81,9 @@ def translate_document(decoder: Decoder, doc_id: str, sentences: list[list[str]]
                 continue
             c = r.best
             tr.antecedent, tr.antecedent_sentence = c.text, c.sentence
+            if c.kind != "np":
+                continue      # a clause has no gender or number to carry: the default table translates
+
             inherited = featured.get((c.sentence, c.head))
             if inherited is not None:
                 feat = Bundle(r.token.lower(), inherited[0], inherited[1], c.human).token(with_human)

@@ -20,9 +20,9 @@ NAME ?= baseline
 OUT ?= models/$(NAME)
 TRAIN_ARGS = --corpus $(CORPUS) --src $(SRC) --tgt $(TGT) --out $(OUT) $(if $(filter 1,$(TOKENIZED)),--tokenized)
 
-.PHONY: all install coref-model cm demo train prepare align lex phrases lm moses-ini check test test-all bench clean decode
+.PHONY: all install coref-model coref-ranker coref-eval cm demo train prepare align lex phrases lm moses-ini check test test-all bench clean decode
 
-COREF_BACKEND ?= sieve
+COREF_BACKEND ?= ranker
 CM_NAME ?= $(NAME)
 
 all: install train cm demo
@@ -43,6 +43,17 @@ $(VENV)/.installed: setup.cfg pyproject.toml
 # Train coreferee's English model from ../shared/data/coref (LitBank + ParCorFull news; about 15 min)
 coref-model: install
 	$(BIN)/python -m coref.train_coreferee --shared $(SHARED) --keep models/coreferee-en
+
+# Retrain the ranker backend's model shipped in coref/data from ../shared/data/coref (about 2 min)
+coref-ranker: install
+	$(CAD) coref-train --data $(SHARED)/coref --out coref/data/ranker-en.json.gz
+
+# Every backend on the ten ParCorFull TED dev talks (the ranker cross-validated by talk)
+coref-eval: install
+	for b in sieve gold; do $(CAD) -q coref-eval --backend $$b --gold $(SHARED)/coref/parcorfull/corpus/TED/EN \
+		--input $(SHARED)/en-fr/dev.en --docs $(SHARED)/en-fr/dev.docs; done
+	$(CAD) -q coref-eval --backend ranker --cv-folds 5 --train-data $(SHARED)/coref \
+		--gold $(SHARED)/coref/parcorfull/corpus/TED/EN --input $(SHARED)/en-fr/dev.en --docs $(SHARED)/en-fr/dev.docs
 
 # Each stage reruns only when its inputs changed.
 prepare align lex phrases lm: install

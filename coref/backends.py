@@ -8,7 +8,8 @@ from pathlib import Path
 from cad.errors import CadError
 from coref.records import PronounResolution
 
-BACKENDS = ("sieve", "coreferee", "gold", "stanza")
+BACKENDS = ("ranker", "sieve", "coreferee", "gold", "stanza")
+DEFAULT_BACKEND = "ranker"
 
 
 class GoldResolver:
@@ -94,7 +95,12 @@ class StanzaResolver:
         return out
 
 
-def get_backend(name: str, gold: str | None = None, pronouns=("it", "they")):
+def get_backend(name: str, gold: str | None = None, pronouns=("it", "they"), model: str | None = None):
+    """A resolver by name; `model` is the ranker's model file (default: the one shipped with cad)."""
+    if name == "ranker":
+        from coref.ranker import RankerResolver
+
+        return RankerResolver(model, pronouns=pronouns)
     if name == "sieve":
         from coref.sieve import SieveResolver
 

@@ -38,6 +38,14 @@ class CorefScores:
     fn: int = 0
     per_pronoun: dict = field(default_factory=dict)
 
+    def add(self, other: "CorefScores") -> None:
+        for f in ("total", "correct", "tp", "fp", "fn"):
+            setattr(self, f, getattr(self, f) + getattr(other, f))
+        for p, (ok, n) in other.per_pronoun.items():
+            cur = self.per_pronoun.setdefault(p, [0, 0])
+            cur[0] += ok
+            cur[1] += n
+
     @property
     def accuracy(self) -> float:
         return self.correct / self.total if self.total else 0.0

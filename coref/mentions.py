@@ -63,6 +63,8 @@ class Mention:
     pronoun: bool
     ent: str = ""
     governor: int = -1       # index of the head's syntactic head, for binding constraints
+    kind: str = "np"         # "np" | "event" (a clause, which *it* may refer to)
+    dep: str = ""            # for an event: the dependency label of the clause's head
 
 
 def _role(tok) -> str:

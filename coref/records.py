@@ -1,9 +1,9 @@
 """Plain records for pronouns and their candidate antecedents, and the JSON Lines format.
 
 One JSON object per pronoun:
-{"doc": "779", "sentence": 3, "index": 5, "token": "it", "referential": true,
+{"doc": "779", "sentence": 3, "index": 5, "token": "it", "referential": true, "anaphoricity": 0.97,
  "candidates": [{"sentence": 2, "start": 0, "end": 2, "head": 1, "text": "the mouse",
-                 "probability": 0.8, "number": "sing", "human": false}, ...]}
+                 "probability": 0.8, "number": "sing", "human": false, "kind": "np"}, ...]}
 Sentences and token indices are 0-based; `end` is exclusive.
 """
 
@@ -28,6 +28,7 @@ class Candidate:
     probability: float = 1.0
     number: str | None = None       # "sing" | "plur" | None (unknown)
     human: bool | None = None
+    kind: str = "np"                # "np" | "event": a clause the pronoun refers to (-> ce/cela/ça)
 
 
 @dataclass
@@ -38,6 +39,7 @@ class PronounResolution:
     token: str
     referential: bool = True
     candidates: list[Candidate] = field(default_factory=list)
+    anaphoricity: float | None = None   # P(referential), where the backend estimates it
 
     @property
     def best(self) -> Candidate | None:

@@ -6,6 +6,8 @@ import argparse
 import sys
 import time
 
+from coref.backends import BACKENDS, DEFAULT_BACKEND
+
 
 def _build(a: argparse.Namespace) -> None:
     from cad.cm.build import build_cm
@@ -159,7 +161,8 @@ def add_cm_parsers(sub) -> None:
     s.add_argument("--docs")
     s.add_argument("--translation", required=True, help="baseline translation (tokenized)")
     s.add_argument("--alignment", required=True, help="source-translation alignment (cad translate --alignment-out)")
-    s.add_argument("--backend", default="sieve")
+    s.add_argument("--backend", default=DEFAULT_BACKEND, choices=BACKENDS,
+                   help=f"coreference backend (default: {DEFAULT_BACKEND})")
     s.add_argument("--out", required=True)
     s.set_defaults(func=_postedit)
 
@@ -172,7 +175,8 @@ def add_cm_parsers(sub) -> None:
     s.add_argument("--src", default="en")
     s.add_argument("--tgt", default="fr")
     s.add_argument("--coref", help="pronoun records (cad coref output); default: run --backend")
-    s.add_argument("--backend", default="sieve")
+    s.add_argument("--backend", default=DEFAULT_BACKEND, choices=BACKENDS,
+                   help=f"coreference backend (default: {DEFAULT_BACKEND})")
     s.add_argument("--humanness", action="store_true", help="add source-side humanness to the bundles (seed 003)")
     s.add_argument("--single-best", action="store_true", help="only the best antecedent, score 1 (seed 004)")
     s.add_argument("--out", required=True, help="output directory, e.g. tables/baseline")
@@ -195,7 +199,8 @@ def add_cm_parsers(sub) -> None:
     s.add_argument("--raw", action="store_true", help="input is not tokenized")
     s.add_argument("--no-lowercase", action="store_true")
     s.add_argument("--system", choices=["cm", "baseline", "pe"], default="cm")
-    s.add_argument("--backend", default="sieve")
+    s.add_argument("--backend", default=DEFAULT_BACKEND, choices=BACKENDS,
+                   help=f"coreference backend (default: {DEFAULT_BACKEND})")
     s.add_argument("--humanness", action="store_true")
     s.add_argument("--trace", help="one JSON line per pronoun")
     s.add_argument("--detokenize", action="store_true")

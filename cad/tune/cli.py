@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from coref.backends import BACKENDS, DEFAULT_BACKEND
+
 
 def _mert(a: argparse.Namespace) -> None:
     from cad.tune.run import mert
@@ -51,5 +53,6 @@ def add_tune_parsers(sub) -> None:
     s.add_argument("--reference", required=True)
     s.add_argument("--align-ref", required=True)
     s.add_argument("--grid", default="0.2,0.4,0.8,1.2,1.6")
-    s.add_argument("--backend", default="sieve")
+    s.add_argument("--backend", default=DEFAULT_BACKEND, choices=BACKENDS,
+                   help=f"coreference backend (default: {DEFAULT_BACKEND})")
     s.set_defaults(func=_cm_weight)

@@ -98,7 +98,7 @@ def mert(config: str, source: str, reference: str, out: str, nbest: int = 100, i
 
 
 def cm_weight_grid(config: str, source: str, docs: str | None, reference: str, align_ref: str,
-                   grid: list[float], backend: str = "sieve") -> list[tuple[float, float, float]]:
+                   grid: list[float], backend: str = "ranker") -> list[tuple[float, float, float]]:
     """(weight, APT, BLEU) for each CM weight; the best is the highest APT, then BLEU."""
     from cad.cm.cli import load_decoder
     from cad.cm.translate import translate_document

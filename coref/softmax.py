@@ -1,0 +1,142 @@
+"""A log-linear ranker over groups of alternatives: P(j | group) = exp(w·x_j) / Σ_k exp(w·x_k).
+
+Mention ranking (one group per pronoun, one alternative per candidate antecedent) and binary
+logistic regression (two alternatives: the features, and nothing) are both this model. It is
+trained by L-BFGS on the negative log-likelihood of the gold alternatives (a group may have
+several right answers: every mention of the gold chain) with an L2 penalty, and stored as JSON
+so that a model file does not depend on a library's pickle format.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from collections import Counter
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from cad.errors import CadError
+
+Group = Sequence[Sequence[str]]          # the binary features of each alternative
+
+
+@dataclass
+class SoftmaxRanker:
+    vocab: dict[str, int]
+    weights: np.ndarray
+
+    # -- scoring --------------------------------------------------------------------------------
+    def scores(self, group: Group) -> np.ndarray:
+        w = self.weights
+        v = self.vocab
+        # binary features: a feature listed twice still fires once, as in training
+        return np.array([sum(w[v[f]] for f in set(alt) if f in v) for alt in group], dtype=float)
+
+    def probabilities(self, group: Group) -> np.ndarray:
+        if not len(group):
+            return np.zeros(0)
+        return softmax(self.scores(group))
+
+    # -- training -------------------------------------------------------------------------------
+    @classmethod
+    def fit(cls, groups: list[Group], gold: list[Sequence[bool]], l2: float = 1.0, min_count: int = 2,
+            max_iter: int = 500) -> "SoftmaxRanker":
+        """Maximum penalized likelihood. Groups without a gold alternative are skipped."""
+        from scipy.optimize import minimize
+        from scipy.sparse import csr_matrix
+
+        pairs = [(g, y) for g, y in zip(groups, gold) if len(g) and any(y)]
+        if not pairs:
+            raise CadError("no training group has a gold alternative")
+        counts = Counter(f for g, _ in pairs for alt in g for f in set(alt))
+        vocab = {f: i for i, f in enumerate(sorted(f for f, c in counts.items() if c >= min_count))}
+        rows, cols, starts, is_gold = [], [], [], []
+        r = 0
+        for g, y in pairs:
+            starts.append(r)
+            for alt, ok in zip(g, y):
+                for f in set(alt):
+                    if f in vocab:
+                        rows.append(r)
+                        cols.append(vocab[f])
+                is_gold.append(bool(ok))
+                r += 1
+        x = csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(r, len(vocab)))
+        starts_a = np.array(starts)
+        gold_a = np.array(is_gold)
+        seg = np.repeat(np.arange(len(starts)), np.diff(np.append(starts_a, r)))
+
+        def objective(w: np.ndarray) -> tuple[float, np.ndarray]:
+            s = x @ w
+            lse_all = segment_logsumexp(s, starts_a, seg)
+            s_gold = np.where(gold_a, s, -np.inf)
+            lse_gold = segment_logsumexp(s_gold, starts_a, seg)
+            loss = float(np.sum(lse_all - lse_gold)) + 0.5 * l2 * float(w @ w)
+            p = np.exp(s - lse_all[seg])
+            q = np.where(gold_a, np.exp(s_gold - lse_gold[seg]), 0.0)
+            grad = x.T @ (p - q) + l2 * w
+            return loss, grad
+
+        res = minimize(objective, np.zeros(len(vocab)), jac=True, method="L-BFGS-B",
+                       options={"maxiter": max_iter})
+        return cls(vocab, res.x)
+
+    # -- storage --------------------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        names = sorted(self.vocab, key=self.vocab.get)
+        return {"weights": {f: round(float(self.weights[self.vocab[f]]), 6) for f in names
+                            if abs(self.weights[self.vocab[f]]) >= 1e-6}}
+
+    @classmethod
+    def from_dict(cls, d: dict, path: str = "") -> "SoftmaxRanker":
+        try:
+            items = sorted(d["weights"].items())
+            vocab = {f: i for i, (f, _) in enumerate(items)}
+            return cls(vocab, np.array([float(v) for _, v in items]))
+        except (KeyError, AttributeError, TypeError, ValueError) as exc:
+            raise CadError(f"not a ranker model ({exc})", path) from None
+
+
+def softmax(s: np.ndarray) -> np.ndarray:
+    e = np.exp(s - s.max())
+    return e / e.sum()
+
+
+def segment_logsumexp(s: np.ndarray, starts: np.ndarray, seg: np.ndarray) -> np.ndarray:
+    """log Σ exp over consecutive segments; -inf for a segment that is all -inf."""
+    m = np.maximum.reduceat(s, starts)
+    safe = np.where(np.isfinite(m), m, 0.0)
+    total = np.add.reduceat(np.exp(s - safe[seg]), starts)
+    with np.errstate(divide="ignore"):
+        return np.log(total) + safe
+
+
+def save_json(obj: dict, path: str | os.PathLike) -> None:
+    from cad.textio import atomic_output
+
+    text = json.dumps(obj, ensure_ascii=False, sort_keys=True, indent=0)
+    if str(path).endswith(".gz"):
+        tmp = f"{path}.tmp"
+        # mtime 0 keeps the file byte-identical across runs
+        with open(tmp, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, compresslevel=9) as gz:
+            gz.write(text.encode("utf-8"))
+        os.replace(tmp, path)
+    else:
+        with atomic_output(path) as fh:
+            fh.write(text)
+
+
+def load_json(path: str | os.PathLike) -> dict:
+    try:
+        if str(path).endswith(".gz"):
+            with gzip.open(path, "rt", encoding="utf-8") as fh:
+                return json.load(fh)
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except FileNotFoundError:
+        raise CadError("model file not found", str(path)) from None
+    except (OSError, EOFError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise CadError(f"corrupt model file ({exc})", str(path)) from None

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from coref.entities import Entity, pronoun_class
-from coref.mentions import LIGHT_HEADS, NON_REFERENTIAL_ENTS, Mention
+from coref.mentions import LIGHT_HEADS, NON_REFERENTIAL_ENTS, Mention, _role
 from coref.sieve import COMPLEMENTIZERS, INDEFINITE_PERSONS, RAISING, WEATHER, WEATHER_ADJ, _idiom, is_pleonastic
 
 DETERMINER_TYPES = {"the": "def", "a": "indef", "an": "indef", "this": "dem", "that": "dem", "these": "dem",
@@ -32,15 +32,8 @@ class PronounSite:
 
 
 def role_of(tok) -> str:
-    if tok.dep_ in ("nsubj", "nsubjpass", "csubj", "expl"):
-        return "subj"
-    if tok.dep_ in ("dobj", "obj", "attr", "dative"):
-        return "obj"
-    if tok.dep_ == "pobj":
-        return "pobj"
-    if tok.dep_ == "poss":
-        return "poss"
-    return "other"
+    """The mention roles of coref.mentions, with possessives apart (*its* price)."""
+    return "poss" if tok.dep_ == "poss" else _role(tok)
 
 
 def site_of(doc, sentence: int, i: int) -> PronounSite:

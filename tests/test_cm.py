@@ -1,6 +1,7 @@
 """Coreference Model building, coreference-aware translation and the PE baseline."""
 
 import gzip
+import json
 
 import pytest
 
@@ -47,6 +48,32 @@ def test_triples_and_normalization_by_hand():
     assert ("it-fem-sing", "elle", 1.0) in single and len(single) == 2
 
 
+def test_witten_bell_backoff_by_hand():
+    from cad.cm.build import coarser, estimate_witten_bell
+
+    assert [coarser(b) for b in ("it-fem-sing-hum", "it-fem-sing", "it-sing", "it")] == \
+           ["it-fem-sing", "it-sing", "it", None]
+    triples = [("it-fem-sing", "elle", 2.0), ("it-fem-sing", "il", 1.0), ("it-masc-sing", "il", 3.0),
+               ("they-fem-plur", "elles", 1.0), ("they-fem-plur", "ils", 1.0), ("they-masc-plur", "ils", 4.0)]
+    m = estimate_witten_bell(triples)
+    p = {b: {t: v[0] for t, v in d.items()} for b, d in m.items()}
+    # P(t|it) = ML = {elle 1/3, il 2/3}; it-sing has the same counts, so the same distribution;
+    # it-fem-sing: c = 3, T = 2: elle (2 + 2/3) / 5, il (1 + 4/3) / 5
+    assert p["it-fem-sing"] == pytest.approx({"elle": 8 / 15, "il": 7 / 15})
+    # it-masc-sing: c = 3, T = 1: il (3 + 2/3) / 4, and elle gets (0 + 1/3) / 4 from the parent
+    assert p["it-masc-sing"] == pytest.approx({"il": 11 / 12, "elle": 1 / 12})
+    # a combination never seen takes its parent's distribution (seed 003: every combination is written)
+    assert p["it-fem-plur"] == pytest.approx({"elle": 1 / 3, "il": 2 / 3})
+    assert p["they-fem-plur"] == pytest.approx({"elles": 1 / 3, "ils": 2 / 3})
+    assert p["they-masc-sing"] == pytest.approx({"elles": 1 / 6, "ils": 5 / 6})
+    assert set(m) == {f"{pr}-{g}-{n}" for pr in ("it", "they") for g in ("masc", "fem") for n in ("sing", "plur")}
+    assert m["it-fem-sing"]["elle"][1] == 2.0 and m["it-fem-plur"]["il"][1] == 0.0     # counts kept
+    for d in p.values():
+        assert sum(d.values()) == pytest.approx(1.0)
+    hum = estimate_witten_bell([("it-fem-sing-nonhum", "elle", 1.0)], with_human=True)
+    assert "it-masc-plur-hum" in hum and hum["it-masc-plur-hum"]["elle"][0] == pytest.approx(1.0)
+
+
 @pytest.fixture(scope="module")
 def sample_system(tmp_path_factory):
     out = tmp_path_factory.mktemp("sample")
@@ -69,6 +96,22 @@ def test_cm_from_the_sample_corpus(sample_system):
     cfg = parse_config(out / "cm.ini")
     assert cfg.mapping == [(0, "T", 0), (1, "T", 1)] and cfg.backoff == [0, 1]
     assert cfg.weights["TranslationModel1"] == [0.8]
+
+
+def test_smoothed_cm_from_the_sample_corpus(sample_system, tmp_path):
+    out, _ = sample_system
+    assert main(["-q", "cm", "build", "--corpus", str(out / "model" / "corpus"), "--align",
+                 str(out / "model" / "aligned.grow-diag-final-and"), "--backend", "sieve",
+                 "--smoothing", "witten-bell", "--out", str(tmp_path / "wb")]) == 0
+    lines = gzip.open(tmp_path / "wb" / "cm.gz", "rt").read().splitlines()
+    probs = {tuple(l.split(" ||| ")[:2]): float(l.split(" ||| ")[2]) for l in lines}
+    bundles = {b for b, _ in probs}
+    assert {"it-masc-plur", "they-masc-sing"} <= bundles            # combinations never seen are written
+    assert probs[("it-fem-sing", "elle")] > probs.get(("it-fem-sing", "il"), 0)
+    assert probs[("it-masc-sing", "il")] > probs.get(("it-masc-sing", "elle"), 0)
+    for b in bundles:
+        assert sum(p for (bb, _), p in probs.items() if bb == b) == pytest.approx(1.0, abs=1e-3)
+    assert json.loads((tmp_path / "wb" / "provenance.json").read_text())["smoothing"] == "witten-bell"
 
 
 def test_inter_and_intra_sentential_passes(sample_system):

@@ -28,6 +28,7 @@ from coref.records import PronounResolution, read_jsonl
 
 log = logging.getLogger(__name__)
 MIN_PROB = 1e-5
+SMOOTHING = ("none", "witten-bell")
 
 
 @dataclass
@@ -93,9 +94,69 @@ def estimate(triples) -> dict[str, dict[str, tuple[float, float]]]:
     return out
 
 
+def coarser(bundle: str) -> str | None:
+    """The next bundle up the back-off chain: it-fem-sing-hum → it-fem-sing → it-sing → it → None."""
+    parts = bundle.split("-")
+    if len(parts) == 4:
+        return "-".join(parts[:3])
+    if len(parts) == 3:
+        return f"{parts[0]}-{parts[2]}"
+    if len(parts) == 2:
+        return parts[0]
+    return None
+
+
+def all_bundles(seen, with_human: bool) -> list[str]:
+    """Every pronoun-gender-number(-human) combination of the pronouns seen (seed 003 §3.2: the
+    combinations the data does not cover are generated too)."""
+    pronouns = sorted({b.split("-")[0] for b in seen})
+    humans = ("hum", "nonhum") if with_human else (None,)
+    return [Bundle(p, g, n, None if h is None else h == "hum").token(with_human)
+            for p in pronouns for g in ("masc", "fem") for n in ("sing", "plur") for h in humans]
+
+
+def estimate_witten_bell(triples, with_human: bool = False) -> dict[str, dict[str, tuple[float, float]]]:
+    """{bundle: {target: (P_WB(target | bundle), Σ score)}} with Witten-Bell interpolation along
+    the back-off chain of `coarser`: P(t|h) = (c(h,t) + T(h) P(t|h')) / (c(h) + T(h)), T(h) the
+    number of distinct targets seen with h, maximum likelihood at the pronoun alone. A rare bundle
+    thus leans on the coarser ones, and a bundle never seen takes its parent's distribution."""
+    counts: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    for bundle, target, score in triples:
+        h: str | None = bundle
+        while h is not None:
+            counts[h][target] += score
+            h = coarser(h)
+    cache: dict[str, dict[str, float]] = {}
+
+    def dist(h: str) -> dict[str, float]:
+        if h in cache:
+            return cache[h]
+        parent = coarser(h)
+        own = counts.get(h, {})
+        total = sum(own.values())
+        if parent is None:
+            out = {t: c / total for t, c in own.items()} if total > 0 else {}
+        else:
+            up = dist(parent)
+            kinds = sum(1 for c in own.values() if c > 0)
+            if total <= 0 or kinds == 0:
+                out = dict(up)
+            else:
+                out = {t: (own.get(t, 0.0) + kinds * up.get(t, 0.0)) / (total + kinds) for t in set(own) | set(up)}
+        cache[h] = out
+        return out
+
+    full = [b for b in counts if len(b.split("-")) == (4 if with_human else 3)]
+    return {b: {t: (p, counts.get(b, {}).get(t, 0.0)) for t, p in dist(b).items()}
+            for b in sorted(set(full) | set(all_bundles(full, with_human)))}
+
+
 def build_cm(corpus: str, align: str, out_dir: str | os.PathLike, src_lang: str = "en", tgt_lang: str = "fr",
-             docs: str | None = None, coref: str | None = None, backend: str = "sieve", with_human: bool = False,
-             single_best: bool = False) -> CMStats:
+             docs: str | None = None, coref: str | None = None, backend: str = "ranker", with_human: bool = False,
+             single_best: bool = False, smoothing: str = "none") -> CMStats:
+    """`smoothing`: "none" (seed 004: relative frequencies) or "witten-bell" (back-off to coarser bundles)."""
+    if smoothing not in SMOOTHING:
+        raise CadError(f"unknown smoothing {smoothing!r} (choose from {', '.join(SMOOTHING)})")
     out_dir = Path(out_dir)
     docs = docs or (f"{corpus}.docs" if Path(f"{corpus}.docs").exists() else None)
     stats = CMStats()
@@ -119,7 +180,7 @@ def build_cm(corpus: str, align: str, out_dir: str | os.PathLike, src_lang: str 
                 raise CadError(f"pronoun record at sentence {r.sentence}, token {r.index} is outside document "
                                f"{doc_id}", coref)
         triples.extend(collect_triples(src, tgt, al, recs, with_human, stats, single_best))
-    model = estimate(triples)
+    model = estimate(triples) if smoothing == "none" else estimate_witten_bell(triples, with_human)
     lines = []
     for bundle, targets in model.items():
         for target, (p, s) in targets.items():
@@ -141,6 +202,7 @@ def build_cm(corpus: str, align: str, out_dir: str | os.PathLike, src_lang: str 
     provenance = {"corpus": str(corpus), "source": f"{corpus}.{src_lang}", "target": f"{corpus}.{tgt_lang}",
                   "alignment": str(align), "documents": docs, "coreference": coref or f"backend:{backend}",
                   "humanness": with_human, "single_best": single_best, "min_probability": MIN_PROB,
+                  "smoothing": smoothing,
                   "counts": asdict(stats)}
     with atomic_output(out_dir / "provenance.json") as fh:
         json.dump(provenance, fh, indent=2, sort_keys=True)

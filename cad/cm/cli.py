@@ -12,7 +12,8 @@ from coref.backends import BACKENDS, DEFAULT_BACKEND
 def _build(a: argparse.Namespace) -> None:
     from cad.cm.build import build_cm
 
-    st = build_cm(a.corpus, a.align, a.out, a.src, a.tgt, a.docs, a.coref, a.backend, a.humanness, a.single_best)
+    st = build_cm(a.corpus, a.align, a.out, a.src, a.tgt, a.docs, a.coref, a.backend, a.humanness, a.single_best,
+                  a.smoothing)
     print(f"{st.entries} entries from {st.triples} triples ({st.with_candidates} of {st.pronouns} pronouns "
           f"with antecedents) -> {a.out}/cm.gz", file=sys.stderr)
 
@@ -179,6 +180,9 @@ def add_cm_parsers(sub) -> None:
                    help=f"coreference backend (default: {DEFAULT_BACKEND})")
     s.add_argument("--humanness", action="store_true", help="add source-side humanness to the bundles (seed 003)")
     s.add_argument("--single-best", action="store_true", help="only the best antecedent, score 1 (seed 004)")
+    s.add_argument("--smoothing", choices=("none", "witten-bell"), default="none",
+                   help="none: relative frequencies (seed 004); witten-bell: interpolate with coarser bundles "
+                        "(it-fem-sing -> it-sing -> it) and write every gender/number combination")
     s.add_argument("--out", required=True, help="output directory, e.g. tables/baseline")
     s.set_defaults(func=_build)
     s = cs.add_parser("show", help="most likely translations per feature bundle")

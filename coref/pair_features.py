@@ -164,6 +164,8 @@ def pair_features(site: PronounSite, m: Mention, parsed, rank: int, entity: Enti
         f.append("coargument")
     if sd == 0 and _dominates(parsed[site.sentence], m.head, site.index):
         f.append("dominates_pronoun")
+    if sd == 0:
+        f.append(f"path={dependency_path(cdoc, m.head, site.index)}")
     if m.start == 0:
         f.append("sentence_initial")
     first = cdoc[m.start].lower_
@@ -187,6 +189,26 @@ def pair_features(site: PronounSite, m: Mention, parsed, rank: int, entity: Enti
             f.append("chain_human")
         f.append(f"chain_last={min(site.sentence - entity.last_sentence, 4)}")
     return [x for base in f for x in (base, f"{base}|{pc}")]
+
+
+def dependency_path(doc, a: int, b: int, longest: int = 4) -> str:
+    """Dependency labels from token a up to the lowest common ancestor and down to token b
+    (`nsubj^ROOT_vdobj`-like; `far` beyond `longest` steps)."""
+    def up(i: int) -> list[int]:
+        chain = [i]
+        while doc[chain[-1]].head.i != chain[-1] and len(chain) < 40:
+            chain.append(doc[chain[-1]].head.i)
+        return chain
+
+    ua, ub = up(a), up(b)
+    common = next((x for x in ua if x in set(ub)), None)
+    if common is None:
+        return "none"
+    left = [doc[x].dep_ for x in ua[:ua.index(common)]]
+    right = [doc[x].dep_ for x in ub[:ub.index(common)]]
+    if len(left) + len(right) > longest:
+        return "far"
+    return "^".join(left) + "_v" + "v".join(reversed(right))
 
 
 def _dominates(doc, head: int, target: int) -> bool:

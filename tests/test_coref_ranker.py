@@ -107,6 +107,7 @@ def test_pair_features_agreement_roles_and_distance(nlp):
     car = set(it.pair_feats[texts.index("a red car")])
     assert {"sd=1", "num_match|it", "crole=obj", "prole=obj", "parallel", "nominal"} <= car
     assert "num_clash|it" in it.pair_feats[texts.index("The farmers")]
+    assert "path=nsubj_vdobj" in it.pair_feats[0]                # They -> liked <- it
 
 
 def test_event_candidates_for_it_only(nlp):

@@ -6,6 +6,7 @@ import contextlib
 import gzip
 import io
 import os
+import sys
 import tempfile
 from pathlib import Path
 from typing import IO, Iterator, Sequence
@@ -15,6 +16,8 @@ from cad.errors import CadError
 
 def _open_binary(path: str | os.PathLike) -> IO[bytes]:
     p = str(path)
+    if p == "-":        # Unix convention: standard input (left open for the caller)
+        return contextlib.nullcontext(sys.stdin.buffer)
     if not os.path.exists(p):
         raise CadError("file not found", p)
     if os.path.isdir(p):
@@ -49,6 +52,8 @@ def read_lines(path: str | os.PathLike) -> Iterator[str]:
 
 
 def count_lines(path: str | os.PathLike) -> int:
+    if str(path) == "-":
+        raise CadError("this command reads its input twice: give a file, not standard input", "-")
     n = 0
     with _open_binary(path) as fh:
         for _ in fh:
@@ -88,6 +93,17 @@ def atomic_output(path: str | os.PathLike, binary: bool = False, compress: bool 
 
     Gzip compression is used when `compress` is true, or when it is None and the name ends in .gz.
     """
+    if str(path) == "-":
+        # standard output: buffered whole and written only on success, so that an error leaves
+        # nothing half-written there either
+        buf = io.BytesIO() if binary else io.StringIO(newline="\n")
+        yield buf
+        if binary:
+            sys.stdout.buffer.write(buf.getvalue())
+        else:
+            sys.stdout.write(buf.getvalue())
+        sys.stdout.flush()
+        return
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     if compress is None:

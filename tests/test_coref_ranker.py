@@ -227,6 +227,16 @@ def test_coref_cli_ranker_and_model_errors(tmp_path, capsys):
     assert not (tmp_path / "o2.jsonl").exists()
 
 
+def test_coref_cli_reads_stdin_and_writes_stdout(monkeypatch, capsys):
+    import io
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO("The machine broke .\nIt is old .\n".encode())))
+    assert main(["-q", "coref", "--input", "-", "--out", "-"]) == 0
+    recs = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(r["sentence"], r["index"], r["candidates"][0]["text"]) for r in recs] == [(1, 0, "The machine")]
+
+
 # -- folds and training --------------------------------------------------------------------------
 
 def test_talk_folds_partition():

@@ -76,6 +76,10 @@ def test_kenlm_loads_and_agrees(tmp_path):
             ours += math.log10(m.p(w, tuple(hist)))
             hist.append(w)
         assert km.score(" ".join(sent)) == pytest.approx(ours, abs=1e-4)
+    # as lmplz: <s> is written with log10 probability 0 (not SRILM's -99) and keeps its backoff
+    bos = next(l for l in (tmp_path / "lm.arpa").read_text().splitlines() if l.split("\t")[1:2] == [BOS])
+    assert bos.split("\t")[0] == "0" and len(bos.split("\t")) == 3 and float(bos.split("\t")[2]) < 0
+    assert read_arpa(tmp_path / "lm.arpa").prob[0][(BOS,)] == 0.0
 
 
 def test_empty_corpus_and_reserved_tokens():

@@ -7,7 +7,7 @@ import os
 import re
 
 from cad.errors import CadError
-from cad.lm.kneser_ney import EOS, UNK, Gram, KNModel
+from cad.lm.kneser_ney import BOS, EOS, UNK, Gram, KNModel
 from cad.textio import atomic_output, read_lines
 
 LOG_ZERO = -99.0
@@ -28,7 +28,9 @@ def write_arpa(model: KNModel, path: str | os.PathLike) -> None:
             probs = model.prob[n - 1]
             contexts = model.backoff[n - 1] if n < model.order else {}
             for g in sorted(probs):
-                line = f"{_log10(probs[g]):.9g}\t{' '.join(g)}"
+                # <s> is never predicted: lmplz writes its log10 probability as 0 (SRILM: -99)
+                lp = "0" if g == (BOS,) else f"{_log10(probs[g]):.9g}"
+                line = f"{lp}\t{' '.join(g)}"
                 if n < model.order:
                     # lmplz gives no backoff to n-grams ending in </s> or <unk>: they are never contexts
                     bo = contexts.get(g, 1.0) if g[-1] not in (EOS, UNK) else 1.0
@@ -96,7 +98,8 @@ def read_arpa(path: str | os.PathLike) -> KNModel:
         except ValueError:
             raise CadError("malformed number", p, lineno) from None
         g = tuple(words)
-        prob[-1][g] = 0.0 if lp <= LOG_ZERO else 10 ** lp
+        # <s> is never predicted, whatever its file says (lmplz 0, SRILM -99)
+        prob[-1][g] = 0.0 if lp <= LOG_ZERO or g == (BOS,) else 10 ** lp
         if rest:
             backoff[-1][g] = 10 ** bo
     if state != "end":

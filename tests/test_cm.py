@@ -1,6 +1,7 @@
 """Coreference Model building, coreference-aware translation and the PE baseline."""
 
 import gzip
+import math
 import json
 
 import pytest
@@ -206,3 +207,66 @@ def test_postedit_cli_checks_line_counts(tmp_path, capsys):
     assert main(["postedit", "--source", str(tmp_path / "src"), "--translation", str(tmp_path / "hyp"),
                  "--alignment", str(tmp_path / "al"), "--out", str(tmp_path / "pe")]) == 1
     assert "hyp:2" in capsys.readouterr().err and not (tmp_path / "pe").exists()
+
+
+def test_rerank_scores_by_hand():
+    from cad.cm.rerank import Hypothesis, Reranker
+
+    table = {"it-fem-sing": {"elle": 0.8, "il": 0.2}, "it-masc-sing": {"il": 0.9, "elle": 0.1}}
+    s0 = Hypothesis(["la", "souris", "et", "le", "chat", "dorment", "."], -3.0,
+                    [(0, 0), (1, 1), (2, 2), (3, 3), (4, 4), (5, 5), (6, 6)])
+    il = Hypothesis(["il", "est", "vieux", "."], -1.0, [(0, 0), (1, 1), (2, 2), (3, 3)])
+    elle = Hypothesis(["elle", "est", "vieille", "."], -1.5, [(0, 0), (1, 1), (2, 2), (3, 3)])
+    one = [rec(1, 0, "it", [(0, 0, 2, 1, 1.0)])]                          # "the mouse" -> la souris
+    chosen, traces = Reranker(table, 1.0).rerank_document([[s0], [il, elle]], one)
+    assert traces[1].cm_scores == pytest.approx([math.log(0.2), math.log(0.8)])
+    assert chosen[1] is elle                    # -1 + ln .2 = -2.61 < -1.5 + ln .8 = -1.72
+    chosen, _ = Reranker(table, 0.1).rerank_document([[s0], [il, elle]], one)
+    assert chosen[1] is il                      # -1.16 > -1.52
+    # expected value over two candidates: the mouse (.6, feminine) and the cat (.4, masculine)
+    two = [rec(1, 0, "it", [(0, 0, 2, 1, 0.6), (0, 3, 5, 4, 0.4)])]
+    _, traces = Reranker(table, 1.0).rerank_document([[s0], [il, elle]], two)
+    assert traces[1].cm_scores == pytest.approx([math.log(.6 * .2 + .4 * .9), math.log(.6 * .8 + .4 * .1)])
+    # an antecedent in the same sentence is read from each hypothesis itself
+    a = Hypothesis(["la", "table", "est", "vieille", "mais", "il", "tient", "."], -2.0, [(i, i) for i in range(8)])
+    b = Hypothesis(["la", "table", "est", "vieille", "mais", "elle", "tient", "."], -2.1, [(i, i) for i in range(8)])
+    chosen, traces = Reranker(table, 1.0).rerank_document([[a, b]], [rec(0, 5, "it", [(0, 0, 2, 1, 1.0)])])
+    assert chosen[0] is b and traces[0].cm_scores == pytest.approx([math.log(0.2), math.log(0.8)])
+    # a target the table does not list is floored at its 1e-5 cut; no record, no score
+    odd = Hypothesis(["ça", "est", "vieux", "."], -0.5, [(0, 0), (1, 1), (2, 2), (3, 3)])
+    _, traces = Reranker(table, 1.0).rerank_document([[s0], [odd]], one)
+    assert traces[1].cm_scores == pytest.approx([math.log(1e-5)])
+    _, traces = Reranker(table, 1.0).rerank_document([[s0], [odd]], [])
+    assert traces[1].cm_scores == [0.0]
+
+
+def test_rerank_route_on_cad_nbest_lists(sample_system, tmp_path, capsys):
+    """cad's decoder writes a Moses n-best list; `cad rerank` picks the pronoun the CM says."""
+    from cad.decoder.nbest import nbest_lines
+    from coref.records import write_jsonl
+
+    out, _ = sample_system
+    doc = ["i saw the mouse yesterday .", "it is old ."]
+    dec = Decoder(DecoderModel.load(out / "model" / "moses.ini"))
+    lines = []
+    for k, s in enumerate(doc):
+        lines += nbest_lines(k, dec.translate(s, nbest=50, distinct=True), include_alignment=True)
+    write(tmp_path / "nbest", "\n".join(lines) + "\n")
+    write(tmp_path / "src", "\n".join(doc) + "\n")
+    recs = [PronounResolution("0", 1, 0, "it", True, [Candidate(0, 2, 4, 3, "the mouse", 1.0)])]
+    write_jsonl(recs, tmp_path / "coref.jsonl")
+    targets = {}
+    for w in (0.0, 5.0):
+        assert main(["-q", "cm", "rerank", "--nbest", str(tmp_path / "nbest"), "--input", str(tmp_path / "src"),
+                     "--coref", str(tmp_path / "coref.jsonl"), "--cm", str(out / "cm" / "cm.gz"),
+                     "--weight", str(w), "--out", str(tmp_path / f"out{w}"), "--trace", str(tmp_path / "t")]) == 0
+        targets[w] = (tmp_path / f"out{w}").read_text().splitlines()
+    first = [l.split(" ||| ")[1] for l in lines if l.startswith("1 |||")]
+    assert targets[0.0][1] == first[0]                               # weight 0: the decoder's own 1-best
+    assert any(h.split()[0] == "elle" for h in first)                # the list offers the feminine pronoun
+    assert targets[5.0][1].split()[0] == "elle"                       # the CM chooses it: the mouse is feminine
+    bad = tmp_path / "short"
+    write(bad, "\n".join(l for l in lines if l.startswith("0 |||")) + "\n")
+    assert main(["-q", "cm", "rerank", "--nbest", str(bad), "--input", str(tmp_path / "src"), "--coref",
+                 str(tmp_path / "coref.jsonl"), "--cm", str(out / "cm" / "cm.gz"), "--out", str(tmp_path / "o")]) == 1
+    assert "covers 1 sentences" in capsys.readouterr().err and not (tmp_path / "o").exists()

@@ -156,6 +156,46 @@ def _postedit(a: argparse.Namespace) -> None:
     print(f"{n_edits} pronouns post-edited", file=sys.stderr)
 
 
+def _rerank(a: argparse.Namespace) -> None:
+    import json
+
+    from cad.cm.rerank import Reranker, read_cm_table, read_nbest
+    from cad.errors import CadError
+    from cad.textio import atomic_output
+    from coref.backends import documents, get_backend
+    from coref.records import read_jsonl
+
+    docs = documents(a.input, a.docs)
+    nbests = read_nbest(a.nbest)
+    n_sent = sum(len(s) for _, s in docs)
+    if len(nbests) != n_sent:
+        raise CadError(f"the n-best list covers {len(nbests)} sentences, the input has {n_sent}", a.nbest)
+    if a.coref:
+        by_doc: dict = {}
+        for r in read_jsonl(a.coref):
+            by_doc.setdefault(r.doc, []).append(r)
+        records = lambda doc_id, sents: by_doc.get(doc_id, [])          # noqa: E731
+    else:
+        resolver = get_backend(a.backend)
+        records = resolver.resolve
+    reranker = Reranker(read_cm_table(a.cm), a.weight, a.humanness)
+    outputs, traces = [], []
+    first = 0
+    for doc_id, sents in docs:
+        chosen, tr = reranker.rerank_document(nbests[first:first + len(sents)], records(doc_id, sents))
+        outputs.extend(" ".join(h.words) for h in chosen)
+        traces.extend({"doc": doc_id, "sentence": t.sentence, "chosen": t.chosen,
+                       "cm": [round(x, 4) for x in t.cm_scores]} for t in tr)
+        first += len(sents)
+    with atomic_output(a.out) as fh:
+        fh.writelines(o + "\n" for o in outputs)
+    if a.trace:
+        with atomic_output(a.trace) as fh:
+            fh.writelines(json.dumps(t, sort_keys=True) + "\n" for t in traces)
+    moved = sum(1 for t in traces if t["chosen"] != 0)
+    print(f"{moved} of {len(traces)} sentences changed their 1-best", file=sys.stderr)
+
+
 def add_cm_parsers(sub) -> None:
     s = sub.add_parser("postedit", help="the PE baseline: make il/elle, ils/elles agree with the antecedent")
     s.add_argument("--source", required=True, help="tokenized source")
@@ -195,6 +235,22 @@ def add_cm_parsers(sub) -> None:
     s.add_argument("--weight", type=float, default=0.8)
     s.add_argument("--out", required=True)
     s.set_defaults(func=_config)
+
+    s = cs.add_parser("rerank", help="rerank a Moses n-best list (any decoder) with the Coreference Model")
+    s.add_argument("--nbest", required=True,
+                   help="distinct n-best list with word alignments (-include-alignment-in-n-best), ids 0..N-1")
+    s.add_argument("--input", required=True, help="the tokenized source the list translates ('-' = stdin)")
+    s.add_argument("--docs", help="document boundaries of --input")
+    s.add_argument("--coref", help="pronoun records (cad coref output); default: run --backend")
+    s.add_argument("--backend", default=DEFAULT_BACKEND, choices=BACKENDS,
+                   help=f"coreference backend when no --coref is given (default: {DEFAULT_BACKEND})")
+    s.add_argument("--cm", required=True, help="the CM table (tables/<name>/cm.gz)")
+    s.add_argument("--weight", type=float, default=0.1,
+                   help="lambda_CM, added to the decoder's total times the CM log-probability (default 0.1)")
+    s.add_argument("--humanness", action="store_true", help="the CM's bundles carry humanness")
+    s.add_argument("--out", required=True, help="the reranked 1-best translations ('-' = stdout)")
+    s.add_argument("--trace", help="JSON line per sentence: chosen rank and each hypothesis's CM score")
+    s.set_defaults(func=_rerank)
 
     s = sub.add_parser("translate", help="coreference-aware document translation (and the BL/PE baselines)")
     s.add_argument("--config", required=True, help="moses.ini (with the CM for --system cm)")

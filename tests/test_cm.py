@@ -259,8 +259,12 @@ def test_rerank_route_on_cad_nbest_lists(sample_system, tmp_path, capsys):
     for w in (0.0, 5.0):
         assert main(["-q", "cm", "rerank", "--nbest", str(tmp_path / "nbest"), "--input", str(tmp_path / "src"),
                      "--coref", str(tmp_path / "coref.jsonl"), "--cm", str(out / "cm" / "cm.gz"),
-                     "--weight", str(w), "--out", str(tmp_path / f"out{w}"), "--trace", str(tmp_path / "t")]) == 0
+                     "--weight", str(w), "--out", str(tmp_path / f"out{w}"), "--trace", str(tmp_path / "t"),
+                     "--alignment-out", str(tmp_path / f"al{w}")]) == 0
         targets[w] = (tmp_path / f"out{w}").read_text().splitlines()
+        al = (tmp_path / f"al{w}").read_text().splitlines()
+        assert len(al) == 2 and all(int(t) < len(targets[w][1].split()) for p in al[1].split()
+                                    for t in p.split("-")[1:])
     first = [l.split(" ||| ")[1] for l in lines if l.startswith("1 |||")]
     assert targets[0.0][1] == first[0]                               # weight 0: the decoder's own 1-best
     assert any(h.split()[0] == "elle" for h in first)                # the list offers the feminine pronoun

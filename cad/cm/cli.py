@@ -179,11 +179,12 @@ def _rerank(a: argparse.Namespace) -> None:
         resolver = get_backend(a.backend)
         records = resolver.resolve
     reranker = Reranker(read_cm_table(a.cm), a.weight, a.humanness)
-    outputs, traces = [], []
+    outputs, traces, alignments = [], [], []
     first = 0
     for doc_id, sents in docs:
         chosen, tr = reranker.rerank_document(nbests[first:first + len(sents)], records(doc_id, sents))
         outputs.extend(" ".join(h.words) for h in chosen)
+        alignments.extend(" ".join(f"{i}-{j}" for i, j in h.alignment) for h in chosen)
         traces.extend({"doc": doc_id, "sentence": t.sentence, "chosen": t.chosen,
                        "cm": [round(x, 4) for x in t.cm_scores]} for t in tr)
         first += len(sents)
@@ -192,6 +193,9 @@ def _rerank(a: argparse.Namespace) -> None:
     if a.trace:
         with atomic_output(a.trace) as fh:
             fh.writelines(json.dumps(t, sort_keys=True) + "\n" for t in traces)
+    if a.alignment_out:
+        with atomic_output(a.alignment_out) as fh:
+            fh.writelines(x + "\n" for x in alignments)
     moved = sum(1 for t in traces if t["chosen"] != 0)
     print(f"{moved} of {len(traces)} sentences changed their 1-best", file=sys.stderr)
 
@@ -250,6 +254,7 @@ def add_cm_parsers(sub) -> None:
     s.add_argument("--humanness", action="store_true", help="the CM's bundles carry humanness")
     s.add_argument("--out", required=True, help="the reranked 1-best translations ('-' = stdout)")
     s.add_argument("--trace", help="JSON line per sentence: chosen rank and each hypothesis's CM score")
+    s.add_argument("--alignment-out", help="source-translation word alignment of the chosen hypotheses")
     s.set_defaults(func=_rerank)
 
     s = sub.add_parser("translate", help="coreference-aware document translation (and the BL/PE baselines)")

@@ -99,6 +99,7 @@ test-all: install
 bench: install
 	$(BIN)/python bench/train_bench.py
 	$(BIN)/python bench/decode.py --model $(OUT)/moses.ini --normal-threads 2
+	$(BIN)/python bench/coref_bench.py --model $(OUT)
 
 clean:
 	rm -rf models build *.egg-info .pytest_cache

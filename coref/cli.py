@@ -7,6 +7,7 @@ import logging
 import sys
 import time
 
+from cad.errors import CadError
 from coref.backends import BACKENDS, DEFAULT_BACKEND
 
 log = logging.getLogger("cad.coref")
@@ -57,7 +58,7 @@ def _coref_eval(a: argparse.Namespace) -> None:
     secs = 0.0
     if a.cv_folds:
         if a.backend != "ranker":
-            raise SystemExit("cad coref-eval: --cv-folds is for the ranker, the backend that learns")
+            raise CadError("--cv-folds is for the ranker, the backend that learns")
         resolvers, protocol = _fold_resolvers(a, pairs, pronouns)
         print(f"protocol\t{protocol}")
     else:
@@ -92,7 +93,7 @@ def _fold_resolvers(a: argparse.Namespace, pairs, pronouns):
     from coref.train_ranker import fit, instances, parse_gold, read_gold_corpora, talk_folds
 
     if not a.train_data:
-        raise SystemExit("cad coref-eval: --cv-folds needs --train-data (../shared/data/coref)")
+        raise CadError("--cv-folds needs --train-data (../shared/data/coref)")
     corpora = tuple(c.strip() for c in a.corpora.split(",") if c.strip())
     docs = read_gold_corpora(a.train_data, corpora)
     talks = {gdoc.doc_id: name for name, gdoc, _, _ in pairs}

@@ -75,12 +75,11 @@ class Decision:
 Chooser = Callable[[Decision], "tuple[int | None, np.ndarray | None, float | None]"]
 
 
-def walk(parsed, window: int, choose: Chooser, with_events: bool = True) -> list[tuple[Decision, int | None,
-                                                                                     np.ndarray | None, float | None]]:
+def walk(parsed, window: int, choose: Chooser) -> list[tuple[Decision, int | None, np.ndarray | None, float | None]]:
     """Read a parsed document in order, asking `choose` for each third-person pronoun's antecedent
     (an index into the candidates, or None) and recording the chains. Returns every decision."""
     mentions = [mentions_of_sentence(d, k) for k, d in enumerate(parsed)]
-    events = [event_candidates(d, k) if with_events else [] for k, d in enumerate(parsed)]
+    events = [event_candidates(d, k) for k, d in enumerate(parsed)]
     tracker = EntityTracker()
     heads: Counter[str] = Counter()
     seen: list[Mention] = []           # mentions passed so far, in order
@@ -98,7 +97,7 @@ def walk(parsed, window: int, choose: Chooser, with_events: bool = True) -> list
                 cands.reverse()        # most recent first
                 if site.pclass == "it":
                     evs = [e for s in range(max(0, k - 2), k) for e in events[s]]
-                    evs += event_candidates(doc, k, before=pos) if with_events else []
+                    evs += event_candidates(doc, k, before=pos)
                     cands += sorted(evs, key=lambda e: (-e.sentence, -e.head))
                 rank: Counter[str] = Counter()
                 feats = []
@@ -163,11 +162,9 @@ class RankerResolver:
 
     def choose(self, dec: Decision):
         p_ref = self.model.p_referential(dec.ana_feats)
-        if not dec.candidates:
+        if not dec.candidates or p_ref < self.model.threshold:
             return None, None, p_ref
         probs = self.model.ranker.probabilities(dec.pair_feats)
-        if p_ref < self.model.threshold:
-            return None, probs, p_ref
         return int(np.argmax(probs)), probs, p_ref
 
     def resolve(self, doc_id: str, sentences: list[list[str]], parsed=None) -> list[PronounResolution]:

@@ -115,18 +115,11 @@ def segment_logsumexp(s: np.ndarray, starts: np.ndarray, seg: np.ndarray) -> np.
 
 
 def save_json(obj: dict, path: str | os.PathLike) -> None:
+    """Written atomically; gzip (with mtime 0, byte-identical across runs) when the name ends in .gz."""
     from cad.textio import atomic_output
 
-    text = json.dumps(obj, ensure_ascii=False, sort_keys=True, indent=0)
-    if str(path).endswith(".gz"):
-        tmp = f"{path}.tmp"
-        # mtime 0 keeps the file byte-identical across runs
-        with open(tmp, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, compresslevel=9) as gz:
-            gz.write(text.encode("utf-8"))
-        os.replace(tmp, path)
-    else:
-        with atomic_output(path) as fh:
-            fh.write(text)
+    with atomic_output(path) as fh:
+        fh.write(json.dumps(obj, ensure_ascii=False, sort_keys=True, indent=0))
 
 
 def load_json(path: str | os.PathLike) -> dict:

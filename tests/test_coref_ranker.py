@@ -81,8 +81,9 @@ def test_softmax_gradient_matches_finite_differences():
         e = np.zeros_like(w)
         e[i] = 1e-5
         assert (loss(w + e) - loss(w - e)) / 2e-5 == pytest.approx(0, abs=1e-3)
-    assert np.all(np.isneginf(segment_logsumexp(np.array([-np.inf, -np.inf, 0.0]), np.array([0, 2]),
-                                                np.array([0, 0, 1])))[:1])
+    # a segment with no gold alternative (all -inf) sums to -inf, the others as usual
+    out = segment_logsumexp(np.array([-np.inf, -np.inf, 0.0, math.log(3)]), np.array([0, 2]), np.array([0, 0, 1, 1]))
+    assert np.isneginf(out[0]) and out[1] == pytest.approx(math.log(4))
 
 
 def test_softmax_learns_the_gold_feature():
@@ -211,6 +212,11 @@ def test_model_round_trip_and_bad_files(tmp_path, ranker):
         fh.write('{"version": 1, "window": 3, "threshold": 0.5, "ranker": {"weights": [1, 2]}')
     with pytest.raises(CadError):
         RankerModel.load(tmp_path / "trunc.json.gz")
+    # saving is atomic: a failed write leaves no file behind
+    with pytest.raises(TypeError):
+        from coref.softmax import save_json
+        save_json({"x": object()}, tmp_path / "half.json.gz")
+    assert not list(tmp_path.glob("half*")) and not list(tmp_path.glob(".half*"))
 
 
 def test_coref_cli_ranker_and_model_errors(tmp_path, capsys):
@@ -225,6 +231,10 @@ def test_coref_cli_ranker_and_model_errors(tmp_path, capsys):
                  "--model", str(tmp_path / "broken.json")]) == 1
     assert "broken.json" in capsys.readouterr().err
     assert not (tmp_path / "o2.jsonl").exists()
+    write(tmp_path / "docs", "0\td\n")
+    assert main(["-q", "coref-eval", "--backend", "sieve", "--cv-folds", "5", "--gold", str(tmp_path),
+                 "--input", str(tmp_path / "in.txt"), "--docs", str(tmp_path / "docs")]) == 1
+    assert "--cv-folds is for the ranker" in capsys.readouterr().err
 
 
 def test_coref_cli_reads_stdin_and_writes_stdout(monkeypatch, capsys):

@@ -23,7 +23,8 @@ log = logging.getLogger(__name__)
 LOWEST_SCORE = -100.0
 LN10 = math.log(10.0)
 STATEFUL = ("KENLM", "Distortion", "LexicalReordering")
-KNOWN = ("UnknownWordPenalty", "WordPenalty", "PhrasePenalty", "PhraseDictionaryMemory", *STATEFUL)
+KNOWN = ("UnknownWordPenalty", "WordPenalty", "PhrasePenalty", "PhraseDictionaryMemory", "CoreferenceModel",
+         *STATEFUL)
 
 
 def floor_log(x: float) -> float:
@@ -218,6 +219,11 @@ class DecoderModel:
     paths: list[list[int]]          # decoding path -> translation table indices
     backoff: list[int]
     settings: SearchSettings = field(default_factory=SearchSettings)
+    stateless: list = field(default_factory=list)     # StatelessFeature, in moses.ini order
+
+    def begin_sentence(self, tokens: list[str], context) -> None:
+        for f in self.stateless:
+            f.begin_sentence(tokens, context)
 
     @property
     def size(self) -> int:
@@ -240,11 +246,14 @@ class DecoderModel:
 
     @classmethod
     def from_config(cls, cfg: MosesConfig, input_sentences: list[str] | None, settings: SearchSettings) -> "DecoderModel":
+        from cad.decoder.features import PLUGINS, STATELESS, PhraseScores, plugin_class
+
         p = cfg.source
         slots: list[FeatureSlot] = []
         tables: list[PhraseTable] = []
         table_slots: list[FeatureSlot] = []
         reordering = lm = None
+        stateless: list = []
         named: dict[str, FeatureSlot | None] = {"lm": None, "dist": None, "lr": None, "wp": None, "pp": None, "uwp": None}
         offset = 0
         for f in cfg.features:
@@ -278,6 +287,12 @@ class DecoderModel:
                 named["pp"] = slot
             elif f.type == "UnknownWordPenalty":
                 named["uwp"] = slot
+            if f.type in STATELESS:
+                stateless.append(STATELESS[f.type](slot))
+            elif f.type == "PhraseDictionaryMemory":
+                stateless.append(PhraseScores(slot, len(tables) - 1))
+            elif f.type in PLUGINS:
+                stateless.append(plugin_class(f.type)(slot, f, p))
         if not tables:
             raise CadError("no phrase table (PhraseDictionaryMemory) in the configuration", p)
         paths: dict[int, list[int]] = {}
@@ -309,7 +324,8 @@ class DecoderModel:
         if reordering is not None:
             reordering.load(wanted)
         return cls(cfg, slots, tables, reordering, lm, named["lm"], named["dist"], named["lr"], named["wp"],
-                   named["pp"], named["uwp"], table_slots, [paths[k] for k in sorted(paths)], backoff, settings)
+                   named["pp"], named["uwp"], table_slots, [paths[k] for k in sorted(paths)], backoff, settings,
+                   stateless)
 
 
 def apply_weight_overwrite(cfg: MosesConfig, spec: str) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from cad.decoder.model import LOWEST_SCORE, DecoderModel
+from cad.decoder.model import DecoderModel
 
 NEG_INF = -math.inf
 
@@ -19,8 +19,10 @@ class TranslationOption:
     scores: tuple[float, ...]       # the table's log scores
     alignment: tuple[tuple[int, int], ...]
     reordering: tuple[float, ...] | None
-    stateless: float = 0.0          # weighted TM, word, phrase and unknown-word penalties
+    stateless: float = 0.0          # weighted sum of the stateless features
     future: float = 0.0             # stateless + weighted LM estimate
+    values: tuple[tuple[int, tuple[float, ...]], ...] = ()   # (slot offset, unweighted values) per feature
+    in_context: float = 0.0         # the weighted part from features that read the sentence's context
 
     @property
     def unknown(self) -> bool:
@@ -29,21 +31,27 @@ class TranslationOption:
 
 def _finish(opt: TranslationOption, model: DecoderModel) -> None:
     s = 0.0
-    if opt.table >= 0:
-        slot = model.table_slots[opt.table]
-        s += sum(w * v for w, v in zip(slot.weights, opt.scores))
-    elif model.uwp_slot is not None:
-        s += model.uwp_slot.weights[0] * LOWEST_SCORE
-    if model.wp_slot is not None:
-        s += model.wp_slot.weights[0] * -len(opt.words)
-    if model.pp_slot is not None:
-        s += model.pp_slot.weights[0]
+    values = []
+    for f in model.stateless:
+        v = f.evaluate(opt)
+        if v is None:
+            continue
+        values.append((f.slot.offset, v))
+        x = sum(w * x for w, x in zip(f.slot.weights, v))
+        s += x
+        if f.reads_context:
+            opt.in_context += x
+    opt.values = tuple(values)
     opt.stateless = s
     est = model.lm.estimate(opt.words) * model.lm_slot.weights[0] if model.lm is not None else 0.0
     opt.future = s + est
 
 
-def collect_options(model: DecoderModel, tokens: list[str]) -> dict[tuple[int, int], list[TranslationOption]]:
+def collect_options(model: DecoderModel, tokens: list[str],
+                    context=None) -> dict[tuple[int, int], list[TranslationOption]]:
+    """Every translation option of the sentence, scored by the stateless features; `context` goes
+    to the features' begin_sentence (the coreference model's antecedent bundles)."""
+    model.begin_sentence(tokens, context)
     n = len(tokens)
     max_len = min(model.settings.max_phrase_length, max(t.max_source_length for t in model.tables) or 1)
     options: dict[tuple[int, int], list[TranslationOption]] = {}
@@ -67,7 +75,9 @@ def collect_options(model: DecoderModel, tokens: list[str]) -> dict[tuple[int, i
                         opt = TranslationOption(start, end, entry.words, t, entry.scores, entry.alignment, ro)
                         _finish(opt, model)
                         opts.append(opt)
-                    opts.sort(key=lambda o: -o.future)
+                    # Moses applies the table limit inside the phrase table, before the features
+                    # that read the sentence's context (EvaluateWithSourceContext) have scored
+                    opts.sort(key=lambda o: o.in_context - o.future)
                     if table.table_limit > 0:
                         opts = opts[:table.table_limit]
                     options.setdefault((start, end), []).extend(opts)

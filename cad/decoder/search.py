@@ -21,9 +21,9 @@ MONO, SWAP, OTHER = 0, 1, 2
 
 class Hypothesis:
     __slots__ = ("prev", "opt", "cov", "ncov", "score", "total", "lm_state", "last_start", "last_end",
-                 "lr_fwd", "delta", "arcs")
+                 "lr_fwd", "delta", "arcs", "tlen")
 
-    def __init__(self, prev, opt, cov, ncov, score, total, lm_state, last_start, last_end, lr_fwd, delta):
+    def __init__(self, prev, opt, cov, ncov, score, total, lm_state, last_start, last_end, lr_fwd, delta, tlen=0):
         self.prev = prev
         self.opt = opt
         self.cov = cov
@@ -36,6 +36,7 @@ class Hypothesis:
         self.lr_fwd = lr_fwd
         self.delta = delta          # (distortion, lr backward (slot, value), lr forward (slot, value), lm)
         self.arcs: list[Hypothesis] = []
+        self.tlen = tlen            # target words so far
 
 
 @dataclass
@@ -92,6 +93,13 @@ class Translation:
         return {name: d.features[o:o + n] for name, o, n in self.feature_names}
 
 
+def _within(options: dict, target: tuple[str, ...]) -> dict:
+    """The options whose words occur somewhere in `target` (others can never be used)."""
+    n = len(target)
+    pieces = {target[i:j] for i in range(n) for j in range(i + 1, n + 1)}
+    return {span: kept for span, opts in options.items() if (kept := [o for o in opts if o.words in pieces])}
+
+
 class Decoder:
     def __init__(self, model: DecoderModel):
         self.model = model
@@ -102,6 +110,7 @@ class Decoder:
         self.lr = m.reordering is not None and m.lr_slot is not None
         self.w_lr = m.lr_slot.weights if self.lr else [0.0] * 6
         self._lm_memo: dict = {}
+        self._constraint: tuple[str, ...] | None = None
 
     # ---------------------------------------------------------------- expansion
     def _expand(self, h: Hypothesis, opt: TranslationOption, n: int, full: int, fc_of,
@@ -130,6 +139,10 @@ class Decoder:
                 fwd = (3 + orient, v)
                 score += self.w_lr[3 + orient] * v
         cov = h.cov | (((1 << (e - s)) - 1) << s)
+        tlen = h.tlen + len(opt.words)
+        c = self._constraint
+        if c is not None and (c[h.tlen:tlen] != opt.words or (cov == full) != (tlen == len(c))):
+            return None         # forced decoding: the output must stay a prefix of the given target
         future = fc_of(cov)
         if self.w_lm >= 0 and score + future < threshold:
             return None
@@ -151,9 +164,11 @@ class Decoder:
         if score + future < threshold:
             return None
         return Hypothesis(h, opt, cov, h.ncov + e - s, score, score + future, lm_state, s, e, lr_fwd,
-                          (dist, back, fwd, lm))
+                          (dist, back, fwd, lm), tlen)
 
     def _key(self, h: Hypothesis):
+        if self._constraint is not None:
+            return (h.cov, h.lm_state, h.last_start, h.last_end, h.lr_fwd, h.tlen)
         if self.lr:
             return (h.cov, h.lm_state, h.last_start, h.last_end, h.lr_fwd)
         return (h.cov, h.lm_state, h.last_end)
@@ -190,14 +205,36 @@ class Decoder:
         return stacks[k]
 
     # ---------------------------------------------------------------- search
-    def translate(self, sentence: str, nbest: int = 0, distinct: bool = False) -> Translation:
+    def force(self, sentence: str, target: str, context=None) -> Translation | None:
+        """Constrained decoding (Moses's -constraint): the best derivation whose output is exactly
+        `target`, by normal stack search over the options whose words occur in the target; None
+        when the search finds none (the target is unreachable under the table and the limits)."""
+        words = tuple(target.split())
+        if not words:
+            return None
+        algorithm = self.model.settings.search_algorithm
+        self._constraint = words
+        self.model.settings.search_algorithm = 0     # cube pruning assumes every expansion exists
+        try:
+            return self.translate(sentence, context=context)
+        except RuntimeError:
+            return None
+        finally:
+            self._constraint = None
+            self.model.settings.search_algorithm = algorithm
+
+    def translate(self, sentence: str, nbest: int = 0, distinct: bool = False, context=None) -> Translation:
+        """`context`: per-sentence input for stateless features that read more than the words
+        (the coreference model's {"pronouns": {index: {bundle: weight}}})."""
         tokens = sentence.split()
         names = [(s.name, s.offset, s.size) for s in self.model.slots]
         n = len(tokens)
         if n == 0:
             empty = Derivation([], 0.0, [0.0] * self.model.size, [])
             return Translation(tokens, empty, [empty] if nbest else [], names)
-        options = collect_options(self.model, tokens)
+        options = collect_options(self.model, tokens, context)
+        if self._constraint is not None:
+            options = _within(options, self._constraint)
         fc = future_costs(n, options)
         self._lm_memo: dict = {}
         full = (1 << n) - 1
@@ -348,16 +385,9 @@ class Decoder:
         steps: list[Step] = []
         for h in chain:
             o = h.opt
-            if o.table >= 0:
-                slot = m.table_slots[o.table]
-                for i, v in enumerate(o.scores):
-                    feats[slot.offset + i] += v
-            elif m.uwp_slot is not None:
-                feats[m.uwp_slot.offset] += -100.0
-            if m.wp_slot is not None:
-                feats[m.wp_slot.offset] -= len(o.words)
-            if m.pp_slot is not None:
-                feats[m.pp_slot.offset] += 1.0
+            for offset, values in o.values:
+                for i, v in enumerate(values):
+                    feats[offset + i] += v
             dist, back, fwd, lm = h.delta
             if m.distortion_slot is not None:
                 feats[m.distortion_slot.offset] += dist

@@ -1,0 +1,77 @@
+"""Stateless feature functions: scored once per translation option, before search (Moses's
+StatelessFeatureFunction). Each owns one slot of the weight vector; search sees only the weighted
+sum on the option and, for the n-best lists, the per-slot values the option carries.
+
+A new stateless feature is one class with `evaluate(option)`; a feature that reads something of
+the sentence beyond its words (the coreference model reads antecedent bundles) gets it through
+`begin_sentence(tokens, context)`, where `context` is whatever the caller passed to
+`Decoder.translate(..., context=...)`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Protocol
+
+from cad.decoder.model import LOWEST_SCORE, FeatureSlot
+
+
+class Option(Protocol):
+    start: int
+    end: int
+    words: tuple[str, ...]
+    table: int
+    scores: tuple[float, ...]
+    alignment: tuple[tuple[int, int], ...]
+
+
+class StatelessFeature:
+    """Base class: `evaluate` returns the unweighted values of the feature's slot, or None for 0."""
+
+    reads_context = False     # True: scores depend on begin_sentence's context (Moses's EvaluateWithSourceContext)
+
+    def __init__(self, slot: FeatureSlot):
+        self.slot = slot
+
+    def begin_sentence(self, tokens: list[str], context: dict[str, Any] | None) -> None:
+        pass
+
+    def evaluate(self, opt: Option) -> tuple[float, ...] | None:
+        raise NotImplementedError
+
+
+class PhraseScores(StatelessFeature):
+    """The scores of one phrase table, for the options it produced."""
+
+    def __init__(self, slot: FeatureSlot, table_index: int):
+        super().__init__(slot)
+        self.table_index = table_index
+
+    def evaluate(self, opt: Option) -> tuple[float, ...] | None:
+        return opt.scores if opt.table == self.table_index else None
+
+
+class UnknownWordPenalty(StatelessFeature):
+    def evaluate(self, opt: Option) -> tuple[float, ...] | None:
+        return (LOWEST_SCORE,) if opt.table < 0 else None
+
+
+class WordPenalty(StatelessFeature):
+    def evaluate(self, opt: Option) -> tuple[float, ...] | None:
+        return (-float(len(opt.words)),)
+
+
+class PhrasePenalty(StatelessFeature):
+    def evaluate(self, opt: Option) -> tuple[float, ...] | None:
+        return (1.0,)
+
+
+STATELESS = {"UnknownWordPenalty": UnknownWordPenalty, "WordPenalty": WordPenalty, "PhrasePenalty": PhrasePenalty}
+
+# moses.ini feature types implemented outside the decoder package, loaded when a config names them
+PLUGINS = {"CoreferenceModel": "cad.cm.feature:CoreferenceModelFeature"}
+
+
+def plugin_class(feature_type: str) -> type:
+    module, _, name = PLUGINS[feature_type].partition(":")
+    return getattr(importlib.import_module(module), name)

@@ -20,7 +20,7 @@ NAME ?= baseline
 OUT ?= models/$(NAME)
 TRAIN_ARGS = --corpus $(CORPUS) --src $(SRC) --tgt $(TGT) --out $(OUT) $(if $(filter 1,$(TOKENIZED)),--tokenized)
 
-.PHONY: all install coref-model coref-ranker coref-eval cm demo train prepare align lex phrases lm moses-ini check test test-all bench clean decode
+.PHONY: all install coref-model coref-ranker coref-eval cm demo pronoun-eval train prepare align lex phrases lm moses-ini check test test-all bench clean decode
 
 COREF_BACKEND ?= ranker
 CM_NAME ?= $(NAME)
@@ -70,7 +70,7 @@ $(OUT)/moses.ini: install
 
 # The Coreference Model from the training corpus: coreference, triples, tables/<name>/cm.gz,
 # and a moses.ini with the CM as back-off table in moses_configs/<name>.ini
-cm: tables/$(CM_NAME)/cm.gz moses_configs/$(CM_NAME).ini
+cm: tables/$(CM_NAME)/cm.gz moses_configs/$(CM_NAME).ini moses_configs/$(CM_NAME).feature.ini
 
 $(OUT)/corpus.coref.jsonl: $(OUT)/moses.ini
 	$(CAD) -q coref --backend $(COREF_BACKEND) --input $(OUT)/corpus.$(SRC) --docs $(OUT)/corpus.docs --out $@
@@ -80,6 +80,18 @@ tables/$(CM_NAME)/cm.gz: $(OUT)/corpus.coref.jsonl
 
 moses_configs/$(CM_NAME).ini: tables/$(CM_NAME)/cm.gz $(OUT)/moses.ini
 	$(CAD) -q cm config --base $(OUT)/moses.ini --cm tables/$(CM_NAME)/cm.gz --out $@
+
+# the class CM (tables/<name>/classes.gz, written by cm build) as a CoreferenceModel decoder feature
+moses_configs/$(CM_NAME).feature.ini: tables/$(CM_NAME)/cm.gz $(OUT)/moses.ini
+	$(CAD) -q cm config --mode feature --base $(OUT)/moses.ini --cm tables/$(CM_NAME)/classes.gz --out $@
+
+# Every pronoun system on the ten dev talks, tuned on one half by talk and reported on the other
+# (BL, PE, CM-backoff, CM-feature, CM-rerank, the gold-coreference oracles): $(OUT)/pronoun-eval.{md,json,png}
+pronoun-eval: cm
+	$(CAD) cm experiment --config $(OUT)/moses.ini --classes tables/$(CM_NAME)/classes.gz \
+		--cm tables/$(CM_NAME)/cm.gz --source $(SHARED)/en-fr/dev.en --reference $(SHARED)/en-fr/dev.fr \
+		--align-ref $(SHARED)/en-fr/dev.en-fr.alig --docs $(SHARED)/en-fr/dev.docs \
+		--gold $(SHARED)/coref/parcorfull/corpus/TED/EN --out $(OUT)/pronoun-eval
 
 # The embedded demo: seed 004's cat-and-mouse text, translated with the CM, and its pronoun trace
 demo: cm

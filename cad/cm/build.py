@@ -5,13 +5,19 @@ alignment; the first noun or pronoun among its aligned target words gives the ge
 (French morphology), which with the source pronoun (and, optionally, source-side humanness) form
 a feature bundle. The target words aligned to the pronoun, the bundle and the candidate's
 probability form a triple; then P(target | bundle) = Σ score(bundle, target) / Σ score(bundle), and
-entries below 1e-5 are dropped (seed 004 §3.2, seed 003 §3.1).
+entries below 1e-5 are dropped (seed 004 §3.2, seed 003 §3.1). That table, cm.gz, is the
+back-off mode's second translation table.
+
+Beside it, classes.gz holds the class CM of the decoder feature and the reranker
+(cad/cm/class_model.py): every *it*/*they*, with its role and its anaphoricity, counted
+against the class of its aligned target words, Witten-Bell smoothed.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
@@ -41,15 +47,55 @@ class CMStats:
     triples: int = 0
     entries: int = 0
     dropped: int = 0
+    class_pronouns: int = 0
     bundles: dict = field(default_factory=dict)
+
+
+def document_morph(tgt: list[list[str]], records: list[PronounResolution]) -> dict:
+    """French morphology of the target sentences that hold a candidate antecedent."""
+    needed = sorted({c.sentence for r in records for c in r.candidates})
+    return dict(zip(needed, tag([tgt[k] for k in needed]))) if needed else {}
+
+
+def project_candidate(c, align: list[list[tuple[int, int]]], morph: dict) -> tuple[str, str] | None:
+    """Gender and number of the first noun or pronoun aligned to candidate `c` (seed 004)."""
+    if c.sentence not in morph:
+        return None
+    span = range(c.start, c.end)
+    p = first_noun_or_pronoun([j for i, j in align[c.sentence] if i in span], morph[c.sentence])
+    if p is None:
+        return None
+    m = morph[c.sentence][p]
+    return m.gender, m.number
+
+
+def collect_class_counts(src: list[list[str]], tgt: list[list[str]], align: list[list[tuple[int, int]]],
+                         records: list[PronounResolution], with_human: bool, morph: dict,
+                         counts: dict[str, dict[str, float]]) -> int:
+    """Add one document's expected counts (bundle, target class) for the class CM; returns the
+    number of pronouns counted. Every it/they counts, referential or not: the class of a
+    pleonastic *it* (*il faut*, *c'est*) is as much to learn as that of an anaphoric one."""
+    from cad.cm.class_model import CM_PRONOUNS, pronoun_mixture
+    from cad.cm.classes import pronoun_class
+    from cad.cm.roles import pronoun_roles
+
+    recs = [r for r in records if r.token.lower() in CM_PRONOUNS]
+    roles = pronoun_roles(src, {(r.sentence, r.index) for r in recs})
+    for r in recs:
+        cls = pronoun_class(tgt[r.sentence][j] for j in sorted(j for i, j in align[r.sentence] if i == r.index))
+        mix = pronoun_mixture(r, roles[(r.sentence, r.index)],
+                              lambda c: {project_candidate(c, align, morph): 1.0}, with_human)
+        for b, w in mix.items():
+            counts[b][cls] += w
+    return len(recs)
 
 
 def collect_triples(src: list[list[str]], tgt: list[list[str]], align: list[list[tuple[int, int]]],
                     records: list[PronounResolution], with_human: bool, stats: CMStats,
-                    single_best: bool = False) -> list[tuple[str, str, float]]:
+                    single_best: bool = False, morph: dict | None = None) -> list[tuple[str, str, float]]:
     """Triples (bundle token, target words, score) of one document."""
-    needed = sorted({c.sentence for r in records for c in r.candidates})
-    morph = dict(zip(needed, tag([tgt[k] for k in needed]))) if needed else {}
+    if morph is None:
+        morph = document_morph(tgt, records)
     out = []
     for r in records:
         stats.pronouns += 1
@@ -171,6 +217,7 @@ def build_cm(corpus: str, align: str, out_dir: str | os.PathLike, src_lang: str 
         resolver = get_backend(backend)
     n_docs = len(read_docs(docs, sum(1 for _ in read_lines(f"{corpus}.{src_lang}")))) if docs else 1
     triples = []
+    class_counts: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     docs_iter = aligned_documents(f"{corpus}.{src_lang}", f"{corpus}.{tgt_lang}", align, docs)
     for doc_id, src, tgt, al in progress(docs_iter, total=n_docs,
                                          desc="cm", unit="doc"):
@@ -179,7 +226,9 @@ def build_cm(corpus: str, align: str, out_dir: str | os.PathLike, src_lang: str 
             if r.sentence >= len(src) or r.index >= len(src[r.sentence]):
                 raise CadError(f"pronoun record at sentence {r.sentence}, token {r.index} is outside document "
                                f"{doc_id}", coref)
-        triples.extend(collect_triples(src, tgt, al, recs, with_human, stats, single_best))
+        morph = document_morph(tgt, recs)
+        triples.extend(collect_triples(src, tgt, al, recs, with_human, stats, single_best, morph))
+        stats.class_pronouns += collect_class_counts(src, tgt, al, recs, with_human, morph, class_counts)
     model = estimate(triples) if smoothing == "none" else estimate_witten_bell(triples, with_human)
     lines = []
     for bundle, targets in model.items():
@@ -204,6 +253,9 @@ def build_cm(corpus: str, align: str, out_dir: str | os.PathLike, src_lang: str 
                   "humanness": with_human, "single_best": single_best, "min_probability": MIN_PROB,
                   "smoothing": smoothing,
                   "counts": asdict(stats)}
+    from cad.cm.class_model import ClassTable
+
+    ClassTable.estimate(class_counts).write(out_dir / "classes.gz")
     with atomic_output(out_dir / "provenance.json") as fh:
         json.dump(provenance, fh, indent=2, sort_keys=True)
         fh.write("\n")
@@ -212,19 +264,29 @@ def build_cm(corpus: str, align: str, out_dir: str | os.PathLike, src_lang: str 
 
 
 def show(table: str | os.PathLike, top: int = 5) -> str:
-    """The most likely translations per bundle, with their summed scores (seed 003, Figure 1)."""
+    """The most likely translations per bundle, with their scores (seed 003, Figure 1). Reads the
+    back-off table (bundle ||| target ||| p ||| alignment ||| count: counts per target) and the
+    class table (bundle ||| class ||| p ||| count: the bundle's count on every line)."""
     rows: dict[str, list[tuple[float, str, float]]] = defaultdict(list)
+    totals: dict[str, float] = {}
     for lineno, line in enumerate(read_lines(table), 1):
         f = line.split(" ||| ")
         if len(f) < 3:
             raise CadError("not a phrase table line", str(table), lineno)
-        count = float(f[4]) if len(f) > 4 and f[4].strip() else 0.0
-        rows[f[0]].append((float(f[2]), f[1], count))
+        try:
+            p = float(f[2])
+            if len(f) == 4:                     # class table
+                totals[f[0]] = float(f[3])
+                count = math.nan
+            else:
+                count = float(f[4]) if len(f) > 4 and f[4].strip() else 0.0
+                totals[f[0]] = totals.get(f[0], 0.0) + count
+        except ValueError:
+            raise CadError("malformed number", str(table), lineno) from None
+        rows[f[0]].append((p, f[1], count))
     out = []
     for bundle in sorted(rows):
-        entries = sorted(rows[bundle], key=lambda x: -x[0])[:top]
-        total = sum(c for _, _, c in rows[bundle])
-        out.append(f"{bundle}  (score {total:g})")
-        for p, t, c in entries:
-            out.append(f"    {t:<20} {p:.4f}  ({c:g})")
+        out.append(f"{bundle}  (score {totals[bundle]:g})")
+        for p, t, c in sorted(rows[bundle], key=lambda x: -x[0])[:top]:
+            out.append(f"    {t:<20} {p:.4f}" + ("" if math.isnan(c) else f"  ({c:g})"))
     return "\n".join(out) + "\n"

@@ -25,9 +25,12 @@ def _show(a: argparse.Namespace) -> None:
 
 
 def _config(a: argparse.Namespace) -> None:
-    from cad.cm.config import write_cm_config
+    from cad.cm.config import write_cm_config, write_feature_config
 
-    write_cm_config(a.base, a.cm, a.out, a.weight)
+    if a.mode == "feature":
+        write_feature_config(a.base, a.cm, a.out, 0.1 if a.weight is None else a.weight)
+    else:
+        write_cm_config(a.base, a.cm, a.out, 0.8 if a.weight is None else a.weight)
     print(a.out)
 
 
@@ -71,7 +74,9 @@ def load_decoder(config: str, sentences: list[str], decoder: str = "cad", moses_
 
 def _translate(a: argparse.Namespace) -> None:
     from cad.cm.postedit import postedit_document
-    from cad.cm.translate import trace_json, translate_document
+    from cad.errors import CadError
+    from cad.cm.translate import trace_json, translate_document, translate_document_feature
+    from cad.moses.ini import parse_config
     from cad.prepare import Tokenizer, clean_tokens
     from cad.textio import atomic_output
     from coref.backends import documents, get_backend
@@ -83,6 +88,10 @@ def _translate(a: argparse.Namespace) -> None:
     if not a.no_lowercase:
         docs = [(d, [[t.lower() for t in s] for s in sents]) for d, sents in docs]
     sentences = [" ".join(s) for _, sents in docs for s in sents]
+    has_feature = any(f.type == "CoreferenceModel" for f in parse_config(a.config).features)
+    if has_feature and a.decoder == "moses":
+        raise CadError(f"{a.config} has a CoreferenceModel feature, which only cad's decoder has: "
+                       "use --decoder cad, or cad cm rerank on Moses's n-best list")
     decoder = load_decoder(a.config, sentences, a.decoder, a.moses_bin, a.search_algorithm)
     resolver = get_backend(a.backend) if a.system != "baseline" else None
     t = time.time()
@@ -91,7 +100,11 @@ def _translate(a: argparse.Namespace) -> None:
     traces = []
     for doc_id, sents in docs:
         recs = resolver.resolve(doc_id, sents) if resolver else []
-        if a.system == "cm":
+        if a.system == "cm" and has_feature:
+            trs, tr_records = translate_document_feature(decoder, doc_id, sents, recs, a.humanness)
+            traces.extend(tr_records)
+            outputs.extend(tr.text for tr in trs)
+        elif a.system == "cm":
             trs, tr_records = translate_document(decoder, doc_id, sents, recs, a.humanness)
             traces.extend(tr_records)
             outputs.extend(tr.text for tr in trs)
@@ -200,6 +213,41 @@ def _rerank(a: argparse.Namespace) -> None:
     print(f"{moved} of {len(traces)} sentences changed their 1-best", file=sys.stderr)
 
 
+def _experiment(a: argparse.Namespace) -> None:
+    from cad.cm.experiment import run_experiment
+    from cad.errors import CadError
+    from cad.eval.report import to_markdown
+
+    try:
+        grid = tuple(float(x) for x in a.grid.split(","))
+    except ValueError:
+        raise CadError(f"--grid: {a.grid!r} is not a comma-separated list of numbers") from None
+    report = run_experiment(a.config, a.classes, a.cm, a.source, a.reference, a.align_ref, a.docs, a.gold, a.out,
+                            grid, a.workers, a.nbest, a.folds)
+    sys.stdout.write(to_markdown(report))
+
+
+def _score(a: argparse.Namespace) -> None:
+    from cad.cm.score import ContextScorer, read_suite, score_suite
+    from cad.decoder import Decoder, DecoderModel, SearchSettings
+    from cad.textio import atomic_output
+    from coref.backends import get_backend
+
+    items = read_suite(a.suite)
+    sentences = [" ".join(x.lower().split()) for it in items for x in [s for s, _ in it.context] + [it.source]]
+    model = DecoderModel.load(a.config, input_sentences=sentences, settings=SearchSettings(search_algorithm=0))
+    scorer = ContextScorer(Decoder(model), get_backend(a.backend, gold=a.gold), a.humanness)
+    results, summary = score_suite(scorer, items)
+    with atomic_output(a.out) as fh:
+        fh.write("id\tmethod\tbest\tcorrect\tright\tscores\tclasses\n")
+        for r in results:
+            fh.write(f"{r.id}\t{r.method}\t{r.best}\t{'' if r.correct is None else r.correct}\t"
+                     f"{'' if r.right is None else int(r.right)}\t{','.join(f'{x:.4f}' for x in r.scores)}\t"
+                     f"{'|'.join(r.classes)}\n")
+    print(f"{summary['judged']} judged items: accuracy {summary['accuracy']:.3f} "
+          f"({summary['forced']} forced, {summary['fallback']} by the fallback)", file=sys.stderr)
+
+
 def add_cm_parsers(sub) -> None:
     s = sub.add_parser("postedit", help="the PE baseline: make il/elle, ils/elles agree with the antecedent")
     s.add_argument("--source", required=True, help="tokenized source")
@@ -233,10 +281,14 @@ def add_cm_parsers(sub) -> None:
     s.add_argument("table")
     s.add_argument("--top", type=int, default=5)
     s.set_defaults(func=_show)
-    s = cs.add_parser("config", help="moses.ini with the CM as back-off table")
-    s.add_argument("--base", required=True)
-    s.add_argument("--cm", required=True)
-    s.add_argument("--weight", type=float, default=0.8)
+    s = cs.add_parser("config", help="moses.ini with the CM: back-off table or decoder feature")
+    s.add_argument("--base", required=True, help="the baseline moses.ini")
+    s.add_argument("--cm", required=True,
+                   help="backoff: the CM table (tables/<name>/cm.gz); feature: the class table (classes.gz)")
+    s.add_argument("--mode", choices=("backoff", "feature"), default="backoff",
+                   help="backoff: seed 004's second table for feature tokens; feature: a CoreferenceModel "
+                        "feature scoring every option that translates it/they (default: backoff)")
+    s.add_argument("--weight", type=float, help="the CM's weight (default 0.8 backoff, 0.1 feature)")
     s.add_argument("--out", required=True)
     s.set_defaults(func=_config)
 
@@ -257,8 +309,38 @@ def add_cm_parsers(sub) -> None:
     s.add_argument("--alignment-out", help="source-translation word alignment of the chosen hypotheses")
     s.set_defaults(func=_rerank)
 
+    s = cs.add_parser("experiment", help="every pronoun system on dev talks, tuned and reported on folds by talk")
+    s.add_argument("--config", required=True, help="the baseline moses.ini (filtered to --source saves memory)")
+    s.add_argument("--classes", required=True, help="the class CM (tables/<name>/classes.gz)")
+    s.add_argument("--cm", required=True, help="the back-off CM table (tables/<name>/cm.gz)")
+    s.add_argument("--source", required=True, help="tokenized source (lowercased here)")
+    s.add_argument("--reference", required=True, help="tokenized reference translation")
+    s.add_argument("--align-ref", required=True, help="source-reference word alignment")
+    s.add_argument("--docs", required=True, help="document boundaries of --source")
+    s.add_argument("--gold", help="gold coreference of the source (ParCorFull MMAX2 directory): adds the oracles")
+    s.add_argument("--grid", default="0.1,0.3,1,3", help="CM weights tried on each tuning fold")
+    s.add_argument("--folds", type=int, default=2, help="folds by document (default 2)")
+    s.add_argument("--nbest", type=int, default=50, help="distinct n-best size for CM-rerank")
+    s.add_argument("--workers", type=int, default=2, help="decoding processes")
+    s.add_argument("--out", required=True, help="report prefix: PREFIX.md, PREFIX.json, PREFIX.png, PREFIX.work/")
+    s.set_defaults(func=_experiment)
+
+    s = sub.add_parser("score", help="score given translations in context (contrastive suites) under the model")
+    s.add_argument("--config", required=True, help="moses.ini with a CoreferenceModel feature (cad cm config --mode feature)")
+    s.add_argument("--suite", required=True,
+                   help="JSON lines: {\"context\": [{\"source\", \"target\"}], \"source\", \"targets\", \"correct\"} "
+                        "(tokenized; e.g. cad/cm/data/contrastive-en-fr.jsonl)")
+    s.add_argument("--backend", default=DEFAULT_BACKEND, choices=BACKENDS,
+                   help=f"coreference backend (default: {DEFAULT_BACKEND})")
+    s.add_argument("--gold", help="gold annotation for --backend gold")
+    s.add_argument("--humanness", action="store_true", help="the class CM's bundles carry humanness")
+    s.add_argument("--out", default="-", help="one TSV line per item (default: stdout)")
+    s.set_defaults(func=_score)
+
     s = sub.add_parser("translate", help="coreference-aware document translation (and the BL/PE baselines)")
-    s.add_argument("--config", required=True, help="moses.ini (with the CM for --system cm)")
+    s.add_argument("--config", required=True,
+                   help="moses.ini; for --system cm with the CM as back-off table or CoreferenceModel feature "
+                        "(cad cm config --mode), which decides the mode")
     s.add_argument("--input", required=True)
     s.add_argument("--docs")
     s.add_argument("--raw", action="store_true", help="input is not tokenized")

@@ -1,4 +1,5 @@
-"""moses.ini with the CM as a second, back-off translation table (seed 004, Figure 3)."""
+"""moses.ini with the CM: as a second, back-off translation table (seed 004, Figure 3), or as the
+CoreferenceModel feature beside the whole phrase table (cad/cm/feature.py)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 from cad.moses.ini import Feature, MosesConfig, parse_config, write_config
 
 CM_NAME = "TranslationModel1"
+FEATURE_NAME = "CoreferenceModel0"
 
 
 def cm_config(base: str | os.PathLike, cm_table: str | os.PathLike, weight: float = 0.8) -> MosesConfig:
@@ -30,5 +32,24 @@ def cm_config(base: str | os.PathLike, cm_table: str | os.PathLike, weight: floa
 
 def write_cm_config(base, cm_table, out, weight: float = 0.8) -> MosesConfig:
     cfg = cm_config(base, cm_table, weight)
+    write_config(cfg, out)
+    return cfg
+
+
+def feature_config(base: str | os.PathLike, classes: str | os.PathLike, weight: float = 0.1) -> MosesConfig:
+    """The base configuration plus `CoreferenceModel` reading the class table (classes.gz)."""
+    cfg = copy.deepcopy(parse_config(base))
+    cfg.features = [f for f in cfg.features if f.type != "CoreferenceModel"]
+    cfg.weights.pop(FEATURE_NAME, None)
+    idx = max(i for i, f in enumerate(cfg.features) if f.type.startswith("PhraseDictionary")) + 1
+    cfg.features.insert(idx, Feature("CoreferenceModel", FEATURE_NAME,
+                                     {"num-features": "1", "path": str(Path(classes).resolve())}))
+    cfg.weights[FEATURE_NAME] = [weight]
+    cfg.source = None
+    return cfg
+
+
+def write_feature_config(base, classes, out, weight: float = 0.1) -> MosesConfig:
+    cfg = feature_config(base, classes, weight)
     write_config(cfg, out)
     return cfg

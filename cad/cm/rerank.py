@@ -146,3 +146,85 @@ class Reranker:
             chosen.append(hyps[best])
             traces.append(RerankTrace(k, best, scores))
         return chosen, traces
+
+
+class ClassReranker:
+    """Reranking with the class CM (cad/cm/class_model.py), the same score as the decoder feature:
+    for every it/they of the sentence, ln Σ_b w_b P(class | b), the class read from what the
+    hypothesis aligns to the pronoun, the mixture from the pronoun's role, anaphoricity and
+    candidates, each candidate's gender and number read from the chosen translation of its
+    sentence (or from the hypothesis itself for a candidate in the same sentence)."""
+
+    def __init__(self, table, weight: float, with_human: bool = False, tagger=None):
+        from cad.cm.french import tag
+
+        self.table = table
+        self.weight = weight
+        self.with_human = with_human
+        self._tag = tagger or tag
+        self._cache: dict[tuple[str, ...], list] = {}
+
+    def _gender_number(self, h: Hypothesis, start: int, end: int) -> tuple[str, str] | None:
+        from cad.cm.french import first_noun_or_pronoun
+
+        aligned = [t for s, t in h.alignment if start <= s < end]
+        if not aligned:
+            return None
+        key = tuple(h.words)
+        if key not in self._cache:
+            self._cache[key] = self._tag([list(h.words)])[0]
+        morph = self._cache[key]
+        p = first_noun_or_pronoun(aligned, morph)
+        return None if p is None else (morph[p].gender, morph[p].number)
+
+    def mixtures(self, k: int, h: Hypothesis, records: list[PronounResolution], chosen: list[Hypothesis],
+                 roles: dict, passed_on: dict) -> dict[int, dict[str, float]]:
+        from cad.cm.class_model import pronoun_mixture
+
+        def project(c):
+            src = h if c.sentence == k else chosen[c.sentence] if c.sentence < k else None
+            gn = None if src is None else self._gender_number(src, c.start, c.end)
+            if gn is None and (c.sentence, c.head) in passed_on:
+                return passed_on[(c.sentence, c.head)]
+            return {gn: 1.0}
+
+        return {r.index: pronoun_mixture(r, roles[(k, r.index)], project, self.with_human) for r in records}
+
+    def cm_score(self, mixtures: dict[int, dict[str, float]], h: Hypothesis) -> float:
+        from cad.cm.classes import pronoun_class
+
+        return sum(self.table.log_prob(mix, pronoun_class(pronoun_target(h, i).split()))
+                   for i, mix in mixtures.items())
+
+    def rerank_document(self, nbests: list[list[Hypothesis]], records: list[PronounResolution],
+                        sentences: list[list[str]] | None = None,
+                        roles: dict | None = None) -> tuple[list[Hypothesis], list[RerankTrace]]:
+        from cad.cm.class_model import CM_PRONOUNS, antecedent_distribution
+        from cad.cm.roles import pronoun_roles
+
+        by_sentence: dict[int, list[PronounResolution]] = defaultdict(list)
+        for r in records:
+            if r.token.lower() in CM_PRONOUNS:
+                by_sentence[r.sentence].append(r)
+        if roles is None:
+            if sentences is None:
+                raise ValueError("the class reranker needs the source sentences or their pronouns' roles")
+            roles = pronoun_roles(sentences, {(r.sentence, r.index) for rs in by_sentence.values() for r in rs})
+        chosen: list[Hypothesis] = []
+        traces = []
+        passed_on: dict = {}
+        for k, hyps in enumerate(nbests):
+            if not hyps:
+                raise CadError(f"sentence {k} has no hypothesis")
+            recs = by_sentence.get(k, [])
+            scores, mixes = [], []
+            for h in hyps:
+                m = self.mixtures(k, h, recs, chosen, roles, passed_on) if recs else {}
+                mixes.append(m)
+                scores.append(self.cm_score(m, h) if m else 0.0)
+            best = max(range(len(hyps)), key=lambda i: (hyps[i].total + self.weight * scores[i], -i))
+            for i, mix in mixes[best].items():
+                passed_on[(k, i)] = antecedent_distribution(mix)
+            chosen.append(hyps[best])
+            traces.append(RerankTrace(k, best, scores))
+        return chosen, traces

@@ -36,6 +36,8 @@ class TraceRecord:
     pass_: str = "none"                   # inter | intra | none
     target: str | None = None             # what the pronoun became
     candidates: list = field(default_factory=list)
+    bundles: dict = field(default_factory=dict)   # feature mode: the CM mixture {bundle: weight}
+    target_class: str | None = None
 
 
 def antecedent_features(tr: Translation, cand_start: int, cand_end: int, pronoun: str,
@@ -117,6 +119,92 @@ def translate_document(decoder: Decoder, doc_id: str, sentences: list[list[str]]
             tr.target = target_of(result, tr.index)
         done.append(result)
         traces.extend(sent_traces)
+    return done, traces
+
+
+def projection(tr: Translation, start: int, end: int, morph_cache: dict) -> tuple[str, str] | None:
+    """Gender and number of the antecedent's translation: the first noun or pronoun among the
+    target words aligned to source span [start, end) (seed 004)."""
+    aligned = [t for s, t in tr.best.word_alignment if start <= s < end]
+    if not aligned or not tr.best.words:
+        return None
+    key = id(tr)
+    if key not in morph_cache:
+        morph_cache[key] = (tr, tag([tr.best.words])[0])
+    morph = morph_cache[key][1]
+    p = first_noun_or_pronoun(aligned, morph)
+    return None if p is None else (morph[p].gender, morph[p].number)
+
+
+def translate_document_feature(decoder, doc_id: str, sentences: list[list[str]],
+                               resolutions: list[PronounResolution], with_human: bool = False,
+                               roles: dict[tuple[int, int], str] | None = None,
+                               projector=None) -> tuple[list[Translation], list[TraceRecord]]:
+    """Feature mode: each it/they gets its CM mixture as decoder context (cad/cm/feature.py).
+    An antecedent in an earlier sentence is read from that sentence's translation; one in the same
+    sentence from a first pass in which that candidate's bundle stays coarse (pronoun and role),
+    after which the sentence is translated again (seed 004's two passes). `projector` (candidate
+    -> (gender, number) or None), when given, replaces reading the translations: the oracle that
+    reads the reference."""
+    from cad.cm.class_model import CM_PRONOUNS, antecedent_distribution, pronoun_mixture
+    from cad.cm.classes import pronoun_class
+    from cad.cm.roles import pronoun_roles
+
+    recs_of: dict[int, list[PronounResolution]] = {}
+    for r in resolutions:
+        if r.token.lower() in CM_PRONOUNS:
+            recs_of.setdefault(r.sentence, []).append(r)
+    if roles is None:
+        roles = pronoun_roles(sentences, {(r.sentence, r.index) for rs in recs_of.values() for r in rs})
+    done: list[Translation] = []
+    traces: list[TraceRecord] = []
+    morph_cache: dict = {}
+    passed_on: dict[tuple[int, int], dict] = {}     # (sentence, token) of a resolved pronoun -> its antecedents' features
+    for k, sent in enumerate(sentences):
+        text = " ".join(sent)
+        recs = recs_of.get(k, [])
+        if not recs:
+            done.append(decoder.translate(text))
+            continue
+        first: list[Translation] = []
+
+        def project(c, k=k, first=first):
+            if projector is not None:
+                gn = projector(c)
+            elif c.sentence < k:
+                gn = projection(done[c.sentence], c.start, c.end, morph_cache)
+            elif c.sentence == k and first:
+                gn = projection(first[0], c.start, c.end, morph_cache)
+            else:
+                gn = None
+            if gn is None and (c.sentence, c.head) in passed_on:
+                return passed_on[(c.sentence, c.head)]      # *it* ... *it*: the chain's features
+            return {gn: 1.0}
+
+        def context():
+            return {"pronouns": {r.index: pronoun_mixture(r, roles[(k, r.index)], project, with_human)
+                                 for r in recs}}
+
+        intra = projector is None and any(c.sentence == k and c.kind == "np" for r in recs for c in r.candidates)
+        if intra:
+            first.append(decoder.translate(text, context=context()))
+        ctx = context()
+        result = decoder.translate(text, context=ctx)
+        for r in recs:
+            tr = TraceRecord(doc_id, k, r.index, r.token,
+                             candidates=[(c.text, round(c.probability, 4)) for c in r.candidates],
+                             pass_="intra" if intra else "inter" if r.candidates else "none")
+            if r.candidates:
+                tr.antecedent, tr.antecedent_sentence = r.best.text, r.best.sentence
+            passed_on[(k, r.index)] = antecedent_distribution(ctx["pronouns"][r.index])
+            tr.bundles = {b: round(w, 4) for b, w in sorted(ctx["pronouns"][r.index].items(), key=lambda x: -x[1])}
+            tr.features = next(iter(tr.bundles), None)
+            tr.target = target_of(result, r.index)
+            tr.target_class = pronoun_class(tr.target.split())
+            traces.append(tr)
+        done.append(result)
+        if len(morph_cache) > 64:       # antecedents lie a few sentences back at most
+            morph_cache.clear()
     return done, traces
 
 

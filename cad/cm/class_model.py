@@ -1,0 +1,172 @@
+"""The class CM: P(target pronoun class | bundle), the table the decoder feature and the reranker read.
+
+A bundle names what is known of one source pronoun, coarse to fine, one part per level:
+`it-subj-fem-sing` (pronoun, role, the antecedent translation's gender and number), optionally
+`-hum`/`-nonhum`; `it-subj-nonref` for a pronoun that refers to nothing (*it is raining*),
+`it-subj-event` for one that refers to a clause, `it-subj` when the antecedent's translation gave no
+gender. Probabilities are Witten-Bell interpolated along that chain (the coarser bundle is the
+bundle without its last part), down to a uniform distribution over the classes under the bare
+pronoun, so every bundle gives every class a probability and a rare bundle leans on its parents.
+
+Uncertain coreference enters as a mixture (seed 003's expected value): a pronoun with
+anaphoricity a and antecedent candidates c of probability p(c) is the mixture
+(1 - a)·nonref + Σ_c a·p(c)·bundle(c), in training (expected counts) and in decoding
+(P(class) = Σ_b w_b P(class | b)).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections import defaultdict
+from typing import Callable
+
+from cad.cm.classes import CLASSES
+from cad.errors import CadError
+from cad.textio import atomic_output, read_lines
+from coref.records import Candidate, PronounResolution
+
+CM_PRONOUNS = ("it", "they")
+FLOOR = 1e-7
+
+# candidate -> what its translation says: {(gender, number) | None (nothing): weight}; a
+# distribution, so that a pronoun antecedent can pass on what its own antecedents said
+Projection = Callable[[Candidate], "dict[tuple[str, str] | None, float]"]
+
+
+def coarser(bundle: str) -> str | None:
+    head, sep, _ = bundle.rpartition("-")
+    return head if sep else None
+
+
+def np_bundle(base: str, gender: str, number: str, human: bool | None, with_human: bool) -> str:
+    b = f"{base}-{gender}-{number}"
+    if with_human:
+        b += "-hum" if human else "-nonhum"
+    return b
+
+
+def pronoun_mixture(r: PronounResolution, role: str, project: Projection, with_human: bool = False) -> dict[str, float]:
+    """{bundle: weight}, weights summing to 1."""
+    base = f"{r.token.lower()}-{role}"
+    if r.anaphoricity is not None:
+        a = min(max(float(r.anaphoricity), 0.0), 1.0)
+    else:
+        a = 1.0 if r.referential else 0.0
+    out: dict[str, float] = defaultdict(float)
+    if a < 1.0:
+        out[f"{base}-nonref"] += 1.0 - a
+    if a > 0.0:
+        cands = [c for c in r.candidates if c.probability > 0]
+        mass = sum(c.probability for c in cands)
+        if not cands or mass <= 0:
+            out[base] += a
+        for c in cands:
+            w = a * c.probability / mass
+            if c.kind == "event":
+                out[f"{base}-event"] += w
+                continue
+            dist = project(c) or {None: 1.0}
+            z = sum(dist.values())
+            for gn, v in dist.items():
+                b = base if gn is None else np_bundle(base, gn[0], gn[1], c.human, with_human)
+                out[b] += w * v / z
+    return dict(out)
+
+
+def antecedent_distribution(mixture: dict[str, float]) -> dict[tuple[str, str] | None, float]:
+    """What a resolved pronoun passes on to a later pronoun that takes it as antecedent: the
+    gender and number of its own bundles (None for the bare pronoun-role bundle), renormalized;
+    the nonref and clause shares say nothing of an entity and are left out."""
+    out: dict[tuple[str, str] | None, float] = defaultdict(float)
+    for b, w in mixture.items():
+        parts = b.split("-")
+        if len(parts) >= 4 and parts[2] in ("masc", "fem") and parts[3] in ("sing", "plur"):
+            out[(parts[2], parts[3])] += w
+        elif len(parts) == 2:
+            out[None] += w
+    z = sum(out.values())
+    return {k: v / z for k, v in out.items()} if z > 0 else {}
+
+
+class ClassTable:
+    """{bundle: {class: probability}}; `prob` backs off to the nearest coarser bundle present."""
+
+    def __init__(self, probs: dict[str, dict[str, float]], counts: dict[str, float] | None = None):
+        self.probs = probs
+        self.counts = counts or {}
+
+    def distribution(self, bundle: str) -> dict[str, float]:
+        b: str | None = bundle
+        while b is not None:
+            d = self.probs.get(b)
+            if d is not None:
+                return d
+            b = coarser(b)
+        return {}
+
+    def prob(self, bundle: str, cls: str) -> float:
+        return self.distribution(bundle).get(cls, 0.0)
+
+    def mixture_prob(self, mixture: dict[str, float], cls: str) -> float:
+        return sum(w * self.prob(b, cls) for b, w in mixture.items())
+
+    def log_prob(self, mixture: dict[str, float], cls: str) -> float:
+        return math.log(max(self.mixture_prob(mixture, cls), FLOOR))
+
+    @classmethod
+    def estimate(cls, counts: dict[str, dict[str, float]]) -> "ClassTable":
+        """Witten-Bell along the chain of `coarser` from counts of the finest bundles."""
+        full: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+        for bundle, row in counts.items():
+            h: str | None = bundle
+            while h is not None:
+                for c, v in row.items():
+                    full[h][c] += v
+                h = coarser(h)
+        uniform = {c: 1.0 / len(CLASSES) for c in CLASSES}
+        probs: dict[str, dict[str, float]] = {}
+
+        def dist(h: str) -> dict[str, float]:
+            if h not in probs:
+                parent = coarser(h)
+                up = uniform if parent is None else dist(parent)
+                own = full[h]
+                total = sum(own.values())
+                kinds = sum(1 for v in own.values() if v > 0)
+                if total <= 0:
+                    probs[h] = dict(up)
+                else:
+                    probs[h] = {c: (own.get(c, 0.0) + kinds * up[c]) / (total + kinds) for c in CLASSES}
+            return probs[h]
+
+        for h in list(full):
+            dist(h)
+        return cls(probs, {h: sum(row.values()) for h, row in full.items()})
+
+    def write(self, path: str | os.PathLike) -> None:
+        with atomic_output(path) as fh:
+            for b in sorted(self.probs):
+                for c in CLASSES:
+                    fh.write(f"{b} ||| {c} ||| {self.probs[b].get(c, 0.0):.6g} ||| {self.counts.get(b, 0.0):.6g}\n")
+
+    @classmethod
+    def read(cls, path: str | os.PathLike) -> "ClassTable":
+        probs: dict[str, dict[str, float]] = defaultdict(dict)
+        counts: dict[str, float] = {}
+        for lineno, line in enumerate(read_lines(path), 1):
+            f = line.split(" ||| ")
+            if len(f) < 3:
+                raise CadError("expected 'bundle ||| class ||| probability [||| count]'", str(path), lineno)
+            b, c = f[0].strip(), f[1].strip()
+            if c not in CLASSES:
+                raise CadError(f"unknown pronoun class {c!r} (classes: {' '.join(CLASSES)})", str(path), lineno)
+            try:
+                probs[b][c] = float(f[2])
+                if len(f) > 3:
+                    counts[b] = float(f[3])
+            except ValueError:
+                raise CadError("malformed number", str(path), lineno) from None
+        if not probs:
+            raise CadError("empty class table", str(path))
+        return cls(dict(probs), counts)

@@ -1,0 +1,389 @@
+"""`cad cm experiment` (make pronoun-eval): every pronoun system on the dev talks, tuned on one
+half of the talks and reported on the other, then swapped and pooled.
+
+Systems: BL (the baseline decoder), PE (rule post-editing), CM-backoff (seed 004's back-off
+table), CM-feature (the CoreferenceModel decoder feature), CM-rerank (the class CM over BL's
+distinct n-best list), and two oracles: CM-feature with gold coreference, and with gold
+coreference plus the antecedents' gender and number read from the reference translation.
+
+Tuning: every CM system has one weight, chosen from the same grid on the tuning half by C1+C2
+accuracy (ties: BLEU, then the smaller weight). The decoder weights are the base moses.ini's for
+every system. A sentence without an it/they record translates the same with and without the CM
+feature (the feature scores nothing there), so such sentences are decoded once, by BL.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import math
+import multiprocessing
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cad.errors import CadError
+from cad.moses.ini import parse_config
+from cad.progress import progress
+from cad.textio import atomic_output, read_lines
+
+log = logging.getLogger(__name__)
+
+DEFAULT_GRID = (0.1, 0.3, 1.0, 3.0)
+
+
+@dataclass
+class SystemRun:
+    name: str
+    outputs: dict[float, list[str]] = field(default_factory=dict)      # weight -> one line per sentence
+    alignments: dict[float, list[str]] = field(default_factory=dict)
+    seconds: float = 0.0
+    chosen: dict[str, float] = field(default_factory=dict)             # fold -> tuned weight
+
+
+# ------------------------------------------------------------------ decoding in worker processes
+_STATE: dict = {}
+
+
+def _decode_doc(job):
+    """Worker: one document with the CM feature at `weight` (context per pronoun sentence)."""
+    from cad.cm.translate import translate_document_feature
+
+    doc_index, weight, records_key = job
+    st = _STATE
+    decoder = st["decoders"][weight]
+    doc_id, sents = st["docs"][doc_index]
+    cached = st["bl"][doc_index]
+    wrapped = _Cached(decoder, cached)
+    projector = st["projectors"].get(records_key)
+    trs, _ = translate_document_feature(wrapped, doc_id, sents, st["records"][records_key][doc_index],
+                                        roles=st["roles"][doc_index],
+                                        projector=None if projector is None else lambda c: projector(doc_index, c))
+    return doc_index, [tr.text for tr in trs], [_align(tr) for tr in trs]
+
+
+def _align(tr) -> str:
+    return " ".join(f"{i}-{j}" for i, j in tr.best.word_alignment)
+
+
+class _Cached:
+    """BL's translation for a sentence decoded without context (the CM feature scores nothing)."""
+
+    def __init__(self, decoder, bl_translations):
+        self.decoder = decoder
+        self.bl = {" ".join(tr.source): tr for tr in bl_translations}
+
+    def translate(self, sentence: str, nbest: int = 0, distinct: bool = False, context=None):
+        if not context or not context.get("pronouns"):
+            tr = self.bl.get(sentence)
+            if tr is not None:
+                return tr
+        return self.decoder.translate(sentence, nbest=nbest, distinct=distinct, context=context)
+
+
+def _decode_bl(k_sent):
+    k, sent = k_sent
+    return k, _STATE["bl_decoder"].translate(sent, nbest=_STATE["nbest"], distinct=True)
+
+
+def _backoff_doc(doc_index):
+    from cad.cm.translate import translate_document
+
+    st = _STATE
+    doc_id, sents = st["docs"][doc_index]
+    trs, _ = translate_document(st["backoff_decoder"], doc_id, sents, st["records"]["ranker"][doc_index])
+    return doc_index, [tr.text for tr in trs], [_align(tr) for tr in trs]
+
+
+def _pool(workers: int):
+    return multiprocessing.get_context("fork").Pool(workers) if workers > 1 else None
+
+
+def _map(pool, fn, items):
+    return pool.imap(fn, items, chunksize=1) if pool is not None else map(fn, items)
+
+
+# ------------------------------------------------------------------ scoring
+def _write(path: Path, lines: list[str]) -> str:
+    with atomic_output(path) as fh:
+        fh.writelines(x + "\n" for x in lines)
+    return str(path)
+
+
+def fold_score(source, reference, align_ref, cand_lines, align_lines, sentences: set[int], work: Path) -> tuple[float, float]:
+    """(C1+C2 accuracy, BLEU) of a candidate restricted to the given sentences."""
+    from cad.eval.apt import evaluate
+    from cad.eval.bleu import bleu_chrf
+    from cad.eval.report import french_settings
+
+    keep = sorted(sentences)
+    sub = {}
+    for name, lines in (("src", source), ("ref", reference), ("aref", align_ref), ("cand", cand_lines),
+                        ("acand", align_lines)):
+        sub[name] = _write(work / f"fold.{name}", [lines[k] for k in keep])
+    res = evaluate(sub["src"], sub["ref"], sub["cand"], sub["aref"], sub["acand"], french_settings())
+    total = sum(res.counts.values())
+    acc = (res.counts[1] + res.counts[2]) / total if total else math.nan
+    return acc, bleu_chrf(sub["cand"], sub["ref"])["bleu"]
+
+
+# ------------------------------------------------------------------ the experiment
+def run_experiment(config: str, classes: str, cm_table: str, source: str, reference: str, align_ref: str,
+                   docs: str, gold: str | None, out: str, grid=DEFAULT_GRID, workers: int = 2, nbest: int = 50,
+                   folds: int = 2, backoff_weight: float = 0.8) -> dict:
+    from cad.cm.config import FEATURE_NAME, cm_config, feature_config
+    from cad.cm.french import tag
+    from cad.cm.postedit import postedit_document
+    from cad.cm.rerank import ClassReranker, Hypothesis
+    from cad.cm.class_model import CM_PRONOUNS, ClassTable
+    from cad.cm.roles import pronoun_roles
+    from cad.align.alignment import parse_alignment
+    from cad.decoder import Decoder, DecoderModel, SearchSettings
+    from cad.eval.report import System, build_report, write_report
+    from cad.moses.ini import write_config
+    from coref.backends import documents, get_backend
+
+    t_all = time.time()
+    docs_list = documents(source, docs)
+    docs_list = [(d, [[t.lower() for t in s] for s in sents]) for d, sents in docs_list]
+    if len(docs_list) < folds:
+        raise CadError(f"{len(docs_list)} documents cannot make {folds} folds", docs)
+    sentences = [" ".join(s) for _, sents in docs_list for s in sents]
+    src_lines = sentences
+    ref_lines = list(read_lines(reference))
+    aref_lines = list(read_lines(align_ref))
+    for path, lines in ((reference, ref_lines), (align_ref, aref_lines)):
+        if len(lines) != len(sentences):
+            raise CadError(f"has {len(lines)} lines but the source {source} has {len(sentences)}", path)
+    first_line = []
+    k = 0
+    for _, sents in docs_list:
+        first_line.append(k)
+        k += len(sents)
+    doc_lines = [list(range(first_line[d], first_line[d] + len(s))) for d, (_, s) in enumerate(docs_list)]
+    # folds by talk: consecutive halves of the document list
+    per = math.ceil(len(docs_list) / folds)
+    fold_docs = [list(range(i, min(i + per, len(docs_list)))) for i in range(0, len(docs_list), per)]
+    fold_sents = [{k for d in f for k in doc_lines[d]} for f in fold_docs]
+
+    work = Path(f"{out}.work")
+    work.mkdir(parents=True, exist_ok=True)
+    settings = SearchSettings(search_algorithm=1)
+    runs: dict[str, SystemRun] = {}
+
+    # ---------------- coreference
+    t = time.time()
+    log.info("coreference: ranker%s", " and gold" if gold else "")
+    records = {"ranker": [get_backend("ranker").resolve(d, s) for d, s in docs_list]}
+    if gold:
+        g = get_backend("gold", gold=gold)
+        records["gold"] = [g.resolve(d, s) for d, s in docs_list]
+    roles = [pronoun_roles(s, {(r.sentence, r.index) for key in records for r in records[key][di]
+                               if r.token.lower() in CM_PRONOUNS})
+             for di, (_, s) in enumerate(docs_list)]
+    coref_seconds = time.time() - t
+
+    # ---------------- BL, with its n-best list for reranking
+    t = time.time()
+    _STATE.clear()
+    bl_tr, bl_seconds = _cached_bl(work, config, sentences, nbest)
+    if bl_tr is None:
+        model = DecoderModel.load(config, input_sentences=sentences, settings=settings)
+        _STATE.update(bl_decoder=Decoder(model), nbest=nbest)
+        bl_tr = [None] * len(sentences)
+        with _pool(workers) or _nullctx() as pool:
+            for k2, tr in progress(_map(pool, _decode_bl, list(enumerate(sentences))), total=len(sentences),
+                                   desc="BL", unit="sent"):
+                bl_tr[k2] = tr
+        bl_seconds = time.time() - t
+        _save_bl(work, config, sentences, nbest, bl_tr, bl_seconds)
+    else:
+        log.info("BL: the decoded n-best lists of an earlier run (%s)", work / "bl.pickle")
+    bl = SystemRun("BL", {0.0: [tr.text for tr in bl_tr]}, {0.0: [_align(tr) for tr in bl_tr]}, bl_seconds)
+    runs["BL"] = bl
+    bl_docs = [[bl_tr[k2] for k2 in doc_lines[d]] for d in range(len(docs_list))]
+
+    # ---------------- PE
+    t = time.time()
+    pe_out = []
+    for d in range(len(docs_list)):
+        words, _ = postedit_document(bl_docs[d], records["ranker"][d])
+        pe_out.extend(" ".join(w) for w in words)
+    runs["PE"] = SystemRun("PE", {0.0: pe_out}, {0.0: bl.alignments[0.0]}, time.time() - t + bl.seconds)
+
+    # ---------------- CM-rerank over BL's n-best lists
+    t = time.time()
+    table = ClassTable.read(classes)
+    rr = SystemRun("CM-rerank")
+    hyps = [[Hypothesis(list(dv.words), dv.total, dv.word_alignment) for dv in tr.nbest] for tr in bl_tr]
+    for w in grid:
+        rer = ClassReranker(table, w)
+        outs, als = [], []
+        for d in range(len(docs_list)):
+            chosen, _ = rer.rerank_document([hyps[k2] for k2 in doc_lines[d]], records["ranker"][d], roles=roles[d])
+            outs.extend(" ".join(h.words) for h in chosen)
+            als.extend(" ".join(f"{i}-{j}" for i, j in h.alignment) for h in chosen)
+        rr.outputs[w], rr.alignments[w] = outs, als
+    rr.seconds = time.time() - t + bl.seconds
+    runs["CM-rerank"] = rr
+
+    # ---------------- CM-backoff (seed 004), at its paper weight and on the grid
+    t = time.time()
+    bo_cfg = work / "backoff.ini"
+    write_config(cm_config(config, cm_table, backoff_weight), bo_cfg)
+    from cad.cm.cli import load_decoder
+
+    _STATE.update(backoff_decoder=load_decoder(str(bo_cfg), sentences, "cad", None, 1), docs=docs_list,
+                  records=records)
+    bo_out = [None] * len(docs_list)
+    with _pool(workers) or _nullctx() as pool:
+        for d, texts, als in progress(_map(pool, _backoff_doc, range(len(docs_list))), total=len(docs_list),
+                                      desc="CM-backoff", unit="doc"):
+            bo_out[d] = (texts, als)
+    runs["CM-backoff"] = SystemRun("CM-backoff", {backoff_weight: [x for o in bo_out for x in o[0]]},
+                                   {backoff_weight: [x for o in bo_out for x in o[1]]}, time.time() - t)
+
+    # ---------------- CM-feature and its oracles
+    fcfg = feature_config(config, classes, 0.0)
+    fmodel = DecoderModel.from_config(fcfg, sentences, SearchSettings(search_algorithm=1))
+    # weights live on the slots: each weight gets a shallow copy of the model with its own slots
+    decoders = {}
+    for w in grid:
+        m = copy.copy(fmodel)
+        m.slots = [copy.copy(s) for s in fmodel.slots]
+        for s in m.slots:
+            if s.name == FEATURE_NAME:
+                s.weights = [w]
+        m.stateless = [copy.copy(f) for f in fmodel.stateless]
+        slot_of = {s.offset: s for s in m.slots}
+        for f in m.stateless:
+            f.slot = slot_of[f.slot.offset]
+        decoders[w] = Decoder(m)
+    projectors = {}
+    if gold:
+        ref_tok = [line.lower().split() for line in ref_lines]
+        ref_al = [parse_alignment(line, len(sentences[k2].split()), len(ref_tok[k2]), align_ref, k2 + 1)
+                  for k2, line in enumerate(aref_lines)]
+        records["oracle"] = records["gold"]
+        projectors["oracle"] = _ReferenceProjector(ref_tok, ref_al, first_line, tag)
+    _STATE.update(decoders=decoders, bl=bl_docs, roles=roles, projectors=projectors, records=records)
+    variants = [("CM-feature", "ranker")]
+    if gold:
+        variants += [("oracle: gold coref", "gold"), ("oracle: gold coref + ref. features", "oracle")]
+    for name, key in variants:
+        t = time.time()
+        run = SystemRun(name)
+        jobs = [(d, w, key) for w in grid for d in range(len(docs_list))]
+        res: dict[float, list] = {w: [None] * len(docs_list) for w in grid}
+        with _pool(workers) or _nullctx() as pool:
+            for (d, w, _), (d2, texts, als) in progress(zip(jobs, _map(pool, _decode_doc, jobs)), total=len(jobs),
+                                                       desc=name, unit="doc"):
+                res[w][d2] = (texts, als)
+        for w in grid:
+            run.outputs[w] = [x for o in res[w] for x in o[0]]
+            run.alignments[w] = [x for o in res[w] for x in o[1]]
+        run.seconds = (time.time() - t) / len(grid) + bl.seconds
+        runs[name] = run
+
+    # ---------------- tune on one fold, report on the other, pool
+    pooled_files = []
+    tuning = {}
+    for name, run in runs.items():
+        final_out = list(run.outputs[next(iter(run.outputs))])
+        final_al = list(run.alignments[next(iter(run.alignments))])
+        for f, test in enumerate(fold_sents):
+            tune = set().union(*(fold_sents[g] for g in range(len(fold_sents)) if g != f))
+            if len(run.outputs) > 1:
+                scored = []
+                for w in run.outputs:
+                    acc, b = fold_score(src_lines, ref_lines, aref_lines, run.outputs[w], run.alignments[w], tune, work)
+                    scored.append((acc, b, -w, w))
+                    tuning.setdefault(name, {}).setdefault(f"fold{f + 1}", {})[str(w)] = {"acc_c1_c2": acc, "bleu": b}
+                best_w = max(scored)[3]
+            else:
+                best_w = next(iter(run.outputs))
+            run.chosen[f"fold{f + 1}"] = best_w
+            for k2 in test:
+                final_out[k2] = run.outputs[best_w][k2]
+                final_al[k2] = run.alignments[best_w][k2]
+        cand = _write(work / f"{_slug(name)}.out", final_out)
+        al = _write(work / f"{_slug(name)}.align", final_al)
+        pooled_files.append(System(name, cand, al))
+    src_file = _write(work / "source.lc", src_lines)
+    # the systems write lowercased tokens: BLEU and chrF against the lowercased reference
+    ref_file = _write(work / "reference.lc", [line.lower() for line in ref_lines])
+    report = build_report(src_file, ref_file, align_ref, pooled_files, docs=docs)
+    for row in report["systems"]:
+        run = runs[row["system"]]
+        row["seconds"] = round(run.seconds, 1)
+        row["tuned_weight"] = run.chosen
+    report["protocol"] = {
+        "folds": [[docs_list[d][0] for d in f] for f in fold_docs],
+        "grid": list(grid), "tuning_metric": "C1+C2 accuracy on the other fold (ties: BLEU, smaller weight)",
+        "decoder_weights": str(config), "coreference_seconds": round(coref_seconds, 1),
+        "total_seconds": round(time.time() - t_all, 1), "tuning": tuning,
+        "note": "decoder weights are the base configuration's for every system; only the CM weight is tuned",
+    }
+    write_report(report, out)
+    return report
+
+
+def _bl_key(config: str, sentences: list[str], nbest: int) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    for path in [config] + [f.path for f in parse_config(config).features if f.path]:
+        st = os.stat(path)
+        h.update(f"{os.path.abspath(path)}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+    h.update(f"nbest={nbest}\n".encode())
+    h.update("\n".join(sentences).encode())
+    return h.hexdigest()
+
+
+def _cached_bl(work: Path, config: str, sentences: list[str], nbest: int):
+    """BL's translations from an earlier run on the same model, input and n-best size (the
+    experiment's longest stage), or (None, 0)."""
+    import pickle
+
+    path = work / "bl.pickle"
+    if not path.exists():
+        return None, 0.0
+    with open(path, "rb") as fh:
+        key, trs, seconds = pickle.load(fh)
+    return (trs, seconds) if key == _bl_key(config, sentences, nbest) else (None, 0.0)
+
+
+def _save_bl(work: Path, config: str, sentences: list[str], nbest: int, trs, seconds: float) -> None:
+    import pickle
+
+    with atomic_output(work / "bl.pickle", binary=True) as fh:
+        pickle.dump((_bl_key(config, sentences, nbest), trs, seconds), fh)
+
+
+class _ReferenceProjector:
+    """The oracle's projection: gender and number of the reference words aligned to the candidate."""
+
+    def __init__(self, ref_tok, ref_al, first_line, tagger):
+        self.ref_tok, self.ref_al, self.first_line, self.tag = ref_tok, ref_al, first_line, tagger
+        self.cache: dict[int, list] = {}
+
+    def __call__(self, doc_index: int, c) -> tuple[str, str] | None:
+        from cad.cm.build import project_candidate
+
+        k = self.first_line[doc_index] + c.sentence
+        if k not in self.cache:
+            self.cache[k] = self.tag([self.ref_tok[k]])[0]
+        return project_candidate(c.__class__(**{**c.__dict__, "sentence": 0}), [self.ref_al[k]], {0: self.cache[k]})
+
+
+class _nullctx:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *a):
+        return False
+
+
+def _slug(name: str) -> str:
+    return "".join(ch if ch.isalnum() else "-" for ch in name.lower()).strip("-")

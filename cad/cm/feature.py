@@ -1,0 +1,70 @@
+"""The Coreference Model as a stateless decoder feature (seed 003's "coreference as a feature
+function in the decoder, while keeping the standard translation model").
+
+moses.ini:
+    CoreferenceModel name=CoreferenceModel0 num-features=1 path=tables/baseline/classes.gz
+    [weight]  CoreferenceModel0= 0.1
+
+Per sentence, the caller passes `context={"pronouns": {token index: {bundle: weight}}}` to
+`Decoder.translate`. An option whose source span covers such a pronoun scores
+Σ_pronouns ln Σ_b w_b P(class | b), the class read from the option's target words aligned to the
+pronoun (nothing aligned: NONE); every other option scores 0. The phrase table stays whole.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cad.cm.class_model import ClassTable
+from cad.cm.classes import pronoun_class
+from cad.decoder.features import Option, StatelessFeature
+from cad.decoder.model import FeatureSlot
+from cad.errors import CadError
+from cad.moses.ini import Feature
+
+_TABLES: dict[str, ClassTable] = {}
+
+
+def option_class(opt: Option, index: int) -> str:
+    """The class of what `opt` makes of source token `index` (inside its span)."""
+    if opt.table < 0:
+        return pronoun_class(opt.words)          # an unknown word passes through
+    rel = index - opt.start
+    return pronoun_class(opt.words[t] for s, t in sorted(opt.alignment, key=lambda p: p[1]) if s == rel)
+
+
+class CoreferenceModelFeature(StatelessFeature):
+    reads_context = True
+
+    def __init__(self, slot: FeatureSlot, feature: Feature, config_path: str | None = None,
+                 table: ClassTable | None = None):
+        super().__init__(slot)
+        if slot.size != 1:
+            raise CadError(f"{feature.name}: a CoreferenceModel has num-features=1", config_path, feature.line)
+        if table is None:
+            path = feature.path
+            if not path:
+                raise CadError(f"{feature.name} has no path=", config_path, feature.line)
+            try:
+                table = _TABLES.get(path) or ClassTable.read(path)
+            except FileNotFoundError:
+                raise CadError(f"{feature.name}: class table {path} not found", config_path, feature.line) from None
+            _TABLES[path] = table
+        self.table = table
+        self.pronouns: dict[int, dict[str, float]] = {}
+
+    def begin_sentence(self, tokens: list[str], context: dict[str, Any] | None) -> None:
+        self.pronouns = dict((context or {}).get("pronouns") or {})
+        for i in self.pronouns:
+            if not 0 <= i < len(tokens):
+                raise CadError(f"coreference context names token {i} of a {len(tokens)}-token sentence")
+
+    def evaluate(self, opt: Option) -> tuple[float, ...] | None:
+        if not self.pronouns:
+            return None
+        total = None
+        for i, mixture in self.pronouns.items():
+            if opt.start <= i < opt.end:
+                v = self.table.log_prob(mixture, option_class(opt, i))
+                total = v if total is None else total + v
+        return None if total is None else (total,)

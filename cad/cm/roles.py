@@ -1,0 +1,49 @@
+"""The grammatical role of source pronouns, from spaCy's English parse: *it* as subject goes to
+*il/elle/ce*, as subject of *be* often to *c'*, as object to *le/la/l'*, after a preposition to
+*lui/y/en/cela*, so the role is part of the coreference model's bundle whatever backend resolved
+the antecedent."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+ROLES = ("cop", "subj", "obj", "pobj", "other")
+BE = {"be", "is", "'s", "’s", "s", "was", "are", "'re", "’re", "were", "been", "being", "am", "'m", "isn't", "wasn't"}
+_ROLE_OF_DEP = {"nsubj": "subj", "nsubjpass": "subj", "csubj": "subj", "expl": "subj",
+                "dobj": "obj", "obj": "obj", "attr": "obj", "dative": "obj", "pobj": "pobj"}
+
+
+@lru_cache(maxsize=1)
+def _parser():
+    import spacy
+
+    from coref.models import ENGLISH, load_spacy
+
+    load_spacy(ENGLISH)          # makes the alias package if needed
+    return spacy.load(ENGLISH, exclude=["ner", "lemmatizer"])
+
+
+def role_of(tok) -> str:
+    """`cop` for the subject of *be*: *it is important* / *it's a mouse* take *c'* far more often
+    than *it hunted*, which takes *il/elle*."""
+    role = _ROLE_OF_DEP.get(tok.dep_, "other")
+    if role == "subj" and tok.head.lower_ in BE:
+        return "cop"
+    return role
+
+
+def pronoun_roles(sentences: list[list[str]], positions: set[tuple[int, int]]) -> dict[tuple[int, int], str]:
+    """{(sentence, token): role} for the given positions of a document's tokenized sentences;
+    only the sentences holding one are parsed."""
+    from spacy.tokens import Doc
+
+    wanted = sorted({k for k, _ in positions})
+    if not wanted:
+        return {}
+    nlp = _parser()
+    out = {}
+    for k, doc in zip(wanted, nlp.pipe(Doc(nlp.vocab, words=list(sentences[k])) for k in wanted)):
+        for kk, i in positions:
+            if kk == k:
+                out[(k, i)] = role_of(doc[i])
+    return out

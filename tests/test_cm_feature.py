@@ -1,0 +1,259 @@
+"""The class CM: pronoun classes, Witten-Bell estimation, mixtures, the CoreferenceModel decoder
+feature, the class reranker, and feature-mode document translation."""
+
+import math
+
+import pytest
+
+from cad.cm.class_model import ClassTable, antecedent_distribution, coarser, pronoun_mixture
+from cad.cm.classes import CLASSES, NONE, OTHER, pronoun_class
+from cad.cm.config import FEATURE_NAME, feature_config
+from cad.cm.feature import CoreferenceModelFeature, option_class
+from cad.decoder import Decoder, DecoderModel
+from cad.decoder.model import FeatureSlot
+from cad.decoder.options import TranslationOption
+from cad.moses.ini import Feature, baseline_config, write_config
+from coref.records import Candidate, PronounResolution
+
+
+def test_pronoun_classes():
+    assert pronoun_class(["c'"]) == pronoun_class(["ce"]) == "ce"
+    assert pronoun_class(["cela"]) == pronoun_class(["ça"]) == "ça"
+    assert pronoun_class(["qu'", "il"]) == "il"          # the first word that is a pronoun of the list
+    assert pronoun_class(["Elle"]) == "elle"
+    assert pronoun_class(["souris"]) == OTHER
+    assert pronoun_class([]) == NONE
+
+
+def test_witten_bell_by_hand():
+    table = ClassTable.estimate({"it-subj-fem-sing": {"elle": 2.0, "ce": 1.0}, "it-obj-nonref": {NONE: 1.0}})
+    u = 1.0 / len(CLASSES)
+    # root "it": c = 4 over 3 classes, T = 3, on the uniform distribution
+    p_it = {"elle": (2 + 3 * u) / 7, "ce": (1 + 3 * u) / 7, NONE: (1 + 3 * u) / 7, "il": 3 * u / 7}
+    for c, p in p_it.items():
+        assert table.prob("it", c) == pytest.approx(p)
+    # it-subj: c = 3 over 2 classes, T = 2, on P(.|it)
+    assert table.prob("it-subj", "elle") == pytest.approx((2 + 2 * p_it["elle"]) / 5)
+    assert table.prob("it-subj", "il") == pytest.approx(2 * p_it["il"] / 5)
+    p_subj = table.distribution("it-subj")
+    p_fem = {c: (2 * p_subj[c] + {"elle": 2, "ce": 1}.get(c, 0)) / 5 for c in CLASSES}
+    assert table.prob("it-subj-fem", "ce") == pytest.approx(p_fem["ce"])
+    assert table.prob("it-subj-fem-sing", "elle") == pytest.approx((2 + 2 * p_fem["elle"]) / 5)
+    for b in table.probs:
+        assert sum(table.distribution(b).values()) == pytest.approx(1.0)
+    # unseen bundles back off to the nearest seen ancestor: it-subj-masc-sing -> it-subj
+    assert table.distribution("it-subj-masc-sing") == table.distribution("it-subj")
+    assert table.distribution("they-subj") == {}
+    assert coarser("it-subj-fem-sing") == "it-subj-fem" and coarser("it") is None
+
+
+def test_table_round_trip(tmp_path):
+    table = ClassTable.estimate({"they-subj-fem-plur": {"elles": 3.0, "ils": 1.0}})
+    table.write(tmp_path / "classes.gz")
+    back = ClassTable.read(tmp_path / "classes.gz")
+    assert back.prob("they-subj-fem-plur", "elles") == pytest.approx(table.prob("they-subj-fem-plur", "elles"), rel=1e-5)
+    (tmp_path / "bad").write_text("it-subj ||| lui-meme ||| 0.5\n")
+    from cad.errors import CadError
+
+    with pytest.raises(CadError, match="bad:1"):
+        ClassTable.read(tmp_path / "bad")
+
+
+def rec(anaphoricity, cands, token="it"):
+    return PronounResolution("d", 1, 0, token, True,
+                             [Candidate(s, a, b, a, "", p, kind=k) for s, a, b, p, k in cands], anaphoricity)
+
+
+def test_mixture_from_anaphoricity_and_candidates():
+    r = rec(0.8, [(0, 2, 4, 0.75, "np"), (0, 5, 6, 0.25, "event")])
+    mix = pronoun_mixture(r, "subj", lambda c: {("fem", "sing"): 1.0})
+    assert mix == pytest.approx({"it-subj-nonref": 0.2, "it-subj-fem-sing": 0.6, "it-subj-event": 0.2})
+    # a candidate whose translation says nothing: the coarse bundle
+    assert pronoun_mixture(rec(None, [(0, 2, 4, 1.0, "np")]), "cop", lambda c: {None: 1.0}) == {"it-cop": 1.0}
+    # gold records without anaphoricity: referential False is all nonref
+    nonref = PronounResolution("d", 0, 0, "it", False, [])
+    assert pronoun_mixture(nonref, "cop", lambda c: {}) == {"it-cop-nonref": 1.0}
+    # a pronoun antecedent passes on its own antecedents' gender and number (not its nonref or
+    # clause shares, which say nothing of an entity)
+    assert antecedent_distribution(mix) == pytest.approx({("fem", "sing"): 1.0})
+    both = {"it-subj-fem-sing": 0.3, "it-subj-masc-sing": 0.1, "it-subj": 0.1, "it-subj-nonref": 0.5}
+    assert antecedent_distribution(both) == pytest.approx({("fem", "sing"): 0.6, ("masc", "sing"): 0.2, None: 0.2})
+
+
+def feature_with(table, pronouns):
+    f = CoreferenceModelFeature(FeatureSlot("CM", "CoreferenceModel", 0, 1, [1.0]),
+                                Feature("CoreferenceModel", "CM"), table=table)
+    f.begin_sentence(["and", "it", "was", "dead"], {"pronouns": pronouns})
+    return f
+
+
+def option(start, end, words, alignment, table=0):
+    return TranslationOption(start, end, tuple(words), table, (), tuple(alignment), None)
+
+
+def test_feature_value_for_hand_made_options():
+    table = ClassTable({"it-cop-fem-sing": {"elle": 0.5, "ce": 0.3, NONE: 0.2},
+                        "it-cop-nonref": {"elle": 0.1, "ce": 0.6, NONE: 0.3}})
+    f = feature_with(table, {1: {"it-cop-fem-sing": 1.0}})
+    # a phrase containing the pronoun: "it was" -> "elle était"
+    assert f.evaluate(option(1, 3, ["elle", "était"], [(0, 0), (1, 1)])) == pytest.approx((math.log(0.5),))
+    # the pronoun left unaligned inside the phrase: NONE
+    assert f.evaluate(option(1, 3, ["était"], [(1, 0)])) == pytest.approx((math.log(0.2),))
+    # a phrase not covering it scores nothing
+    assert f.evaluate(option(2, 4, ["était", "mort"], [(0, 0), (1, 1)])) is None
+    # a mixture of bundles: ln(0.7 * 0.3 + 0.3 * 0.6)
+    f = feature_with(table, {1: {"it-cop-fem-sing": 0.7, "it-cop-nonref": 0.3}})
+    assert f.evaluate(option(0, 2, ["et", "c'"], [(0, 0), (1, 1)])) == pytest.approx((math.log(0.7 * 0.3 + 0.3 * 0.6),))
+    # a class the table gives nothing to: the floor, not -inf
+    assert f.evaluate(option(1, 2, ["il"], [(0, 0)]))[0] == pytest.approx(math.log(1e-7))
+    # no context: nothing
+    f.begin_sentence(["it"], None)
+    assert f.evaluate(option(0, 1, ["il"], [(0, 0)])) is None
+    assert option_class(option(0, 1, ["it"], [(0, 0)], table=-1), 0) == OTHER
+
+
+def tiny_model(tmp_path, cm_weight):
+    """it -> il (favoured by the phrase table) or elle; the CM decides when given a bundle."""
+    from cad.lm.arpa import write_arpa
+    from cad.lm.kneser_ney import estimate
+
+    (tmp_path / "pt").write_text("it ||| il ||| 0.7 0.7 0.7 0.7 ||| 0-0\nit ||| elle ||| 0.3 0.3 0.3 0.3 ||| 0-0\n"
+                                 "sleeps ||| dort ||| 1 1 1 1 ||| 0-0\n"
+                                 "it sleeps ||| il dort ||| 0.6 0.6 0.6 0.6 ||| 0-0 1-1\n"
+                                 "the mouse ||| la souris ||| 1 1 1 1 ||| 0-0 1-1\n"
+                                 "the cat ||| le chat ||| 1 1 1 1 ||| 0-0 1-1\n"
+                                 "runs ||| court ||| 1 1 1 1 ||| 0-0\n")
+    write_arpa(estimate([["il", "dort"], ["elle", "dort"], ["la", "souris", "court"], ["le", "chat", "court"]], 2),
+               tmp_path / "lm.arpa")
+    cfg = baseline_config(str(tmp_path / "pt"), None, str(tmp_path / "lm.arpa"), 2, table_limit=0)
+    write_config(cfg, tmp_path / "base.ini")
+    ClassTable({"it-subj-fem-sing": {"elle": 0.9, "il": 0.05, NONE: 0.05},
+                "it-subj-masc-sing": {"il": 0.9, "elle": 0.05, NONE: 0.05}}).write(tmp_path / "classes.gz")
+    write_config(feature_config(tmp_path / "base.ini", tmp_path / "classes.gz", cm_weight), tmp_path / "cm.ini")
+    return DecoderModel.load(tmp_path / "cm.ini")
+
+
+def test_decoder_feature_changes_the_pronoun_and_reports_its_score(tmp_path):
+    model = tiny_model(tmp_path, 2.0)
+    dec = Decoder(model)
+    assert dec.translate("it sleeps").text == "il dort"
+    fem = {"pronouns": {0: {"it-subj-fem-sing": 1.0}}}
+    tr = dec.translate("it sleeps", context=fem, nbest=5)
+    assert tr.text == "elle dort"
+    assert tr.feature_dict()[FEATURE_NAME] == pytest.approx([math.log(0.9)])
+    # the total is the weighted sum of the reported features, the CM included
+    assert tr.best.total == pytest.approx(sum(w * v for w, v in zip(model.weights(), tr.best.features)))
+    # every n-best entry carries its own CM score: "il dort" pays ln 0.05
+    il = [d for d in tr.nbest if d.text == "il dort"]
+    offset = next(s.offset for s in model.slots if s.name == FEATURE_NAME)
+    assert il and il[0].features[offset] == pytest.approx(math.log(0.05))
+    masc = {"pronouns": {0: {"it-subj-masc-sing": 1.0}}}
+    assert dec.translate("it sleeps", context=masc).text == "il dort"
+    # weight 0: the CM changes nothing
+    assert Decoder(tiny_model(tmp_path, 0.0)).translate("it sleeps", context=fem).text == "il dort"
+
+
+def test_class_reranker_picks_by_hand_computed_score():
+    from cad.cm.rerank import ClassReranker, Hypothesis
+
+    table = ClassTable({"it-subj-fem-sing": {"elle": 0.8, "il": 0.1, NONE: 0.1},
+                        "it-subj": {"elle": 0.3, "il": 0.6, NONE: 0.1}})
+    src = [["the", "mouse", "runs", "."], ["it", "sleeps", "."]]
+    first = [Hypothesis(["la", "souris", "court", "."], 0.0, [(0, 0), (1, 1), (2, 2), (3, 3)])]
+    second = [Hypothesis(["il", "dort", "."], -1.0, [(0, 0), (1, 1), (2, 2)]),
+              Hypothesis(["elle", "dort", "."], -1.5, [(0, 0), (1, 1), (2, 2)])]
+    r = PronounResolution("d", 1, 0, "it", True, [Candidate(0, 0, 2, 1, "the mouse", 1.0)], 1.0)
+    roles = {(1, 0): "subj"}
+    # il: -1.0 + w ln 0.1; elle: -1.5 + w ln 0.8 -> elle wins iff w > 0.5 / ln 8 = 0.240
+    for w, expected in ((0.2, 0), (0.3, 1)):
+        chosen, traces = ClassReranker(table, w).rerank_document([first, second], [r], roles=roles)
+        assert traces[1].chosen == expected
+        assert traces[1].cm_scores == pytest.approx([math.log(0.1), math.log(0.8)])
+
+
+def test_feature_mode_document_reads_the_antecedent_from_the_previous_translation(tmp_path):
+    from cad.cm.translate import translate_document_feature
+
+    pytest.importorskip("spacy")
+    dec = Decoder(tiny_model(tmp_path, 2.0))
+    for antecedent, expected in (("mouse", "elle"), ("cat", "il")):
+        sents = [["the", antecedent, "runs"], ["it", "sleeps"], ["it", "sleeps"]]
+        recs = [PronounResolution("d", 1, 0, "it", True, [Candidate(0, 0, 2, 1, f"the {antecedent}", 1.0)], 1.0),
+                # the second *it* points at the first: the chain passes the gender on
+                PronounResolution("d", 2, 0, "it", True, [Candidate(1, 0, 1, 0, "it", 1.0)], 1.0)]
+        trs, traces = translate_document_feature(dec, "d", sents, recs)
+        assert [t.text.split()[0] for t in trs[1:]] == [expected, expected]
+        assert traces[0].features == f"it-subj-{'fem' if expected == 'elle' else 'masc'}-sing"
+        assert traces[1].bundles == traces[0].bundles
+
+
+def test_forced_decoding_reaches_given_targets_and_scores_them(tmp_path):
+    model = tiny_model(tmp_path, 2.0)
+    dec = Decoder(model)
+    fem = {"pronouns": {0: {"it-subj-fem-sing": 1.0}}}
+    free = dec.translate("it sleeps", context=fem)
+    forced = dec.force("it sleeps", "elle dort", context=fem)
+    assert forced.text == "elle dort" and forced.best.total == pytest.approx(free.best.total)
+    il = dec.force("it sleeps", "il dort", context=fem)
+    assert il.text == "il dort" and il.best.total < forced.best.total
+    assert il.best.total == pytest.approx(sum(w * v for w, v in zip(model.weights(), il.best.features)))
+    assert dec.force("it sleeps", "elle court") is None          # unreachable
+    assert dec.force("it sleeps", "elle dort dort") is None
+    # the decoder is left as it was
+    assert dec.translate("it sleeps").text == "il dort" and model.settings.search_algorithm == 0
+
+
+def suite_file(tmp_path):
+    import json
+
+    lines = []
+    for k, (ctx_src, ctx_tgt, correct) in enumerate((("the mouse runs", "la souris court", 0),
+                                                     ("the cat runs", "le chat court", 1))):
+        lines.append(json.dumps({"id": f"t{k}", "context": [{"source": ctx_src, "target": ctx_tgt}],
+                                 "source": "it sleeps", "targets": ["elle dort", "il dort"], "correct": correct}))
+    (tmp_path / "suite.jsonl").write_text("\n".join(lines) + "\n")
+    return tmp_path / "suite.jsonl"
+
+
+def test_contrastive_scoring_in_context(tmp_path):
+    pytest.importorskip("spacy")
+    from cad.cm.score import ContextScorer, read_suite, score_suite
+    from coref.backends import get_backend
+
+    items = read_suite(suite_file(tmp_path))
+    # context-blind (CM weight 0): the twin items share their targets, so exactly one is right
+    blind, summary = score_suite(ContextScorer(Decoder(tiny_model(tmp_path, 0.0)), get_backend("ranker")), items)
+    assert summary["accuracy"] == 0.5 and summary["forced"] == 2
+    assert blind[0].scores == pytest.approx(blind[1].scores)
+    results, summary = score_suite(ContextScorer(Decoder(tiny_model(tmp_path, 2.0)), get_backend("ranker")), items)
+    assert summary["accuracy"] == 1.0
+    assert [r.best for r in results] == [0, 1] and [r.classes for r in results] == [["elle", "il"]] * 2
+    # the CM moved each score by 2 ln(a P(class | bundle)), the antecedent read from the given
+    # context (a: the anaphoricity, nearly the same in both items): for *elle*, 2 ln(0.9 / 0.05) apart
+    moved = [r.scores[0] - b.scores[0] for r, b in zip(results, blind)]
+    assert moved[0] - moved[1] == pytest.approx(2 * math.log(0.9 / 0.05), abs=0.01)
+
+
+def test_contrastive_suite_errors(tmp_path):
+    from cad.cm.score import read_suite
+    from cad.errors import CadError
+
+    (tmp_path / "bad.jsonl").write_text('{"source": "it sleeps", "targets": ["il dort"], "correct": 3}\n')
+    with pytest.raises(CadError, match="bad.jsonl:1.*correct=3"):
+        read_suite(tmp_path / "bad.jsonl")
+    (tmp_path / "bad2.jsonl").write_text('{"source": "it sleeps"}\n')
+    with pytest.raises(CadError, match="bad2.jsonl:1.*not a suite item"):
+        read_suite(tmp_path / "bad2.jsonl")
+
+
+def test_shipped_suite_is_balanced_twins():
+    """Each source with its two targets appears twice, once per gender of the antecedent, the
+    correct target alternating: a context-blind scorer gets exactly half."""
+    from importlib.resources import files
+
+    from cad.cm.score import read_suite
+
+    items = read_suite(files("cad.cm") / "data" / "contrastive-en-fr.jsonl")
+    assert len(items) >= 30
+    for a, b in zip(items[::2], items[1::2]):
+        assert (a.source, a.targets) == (b.source, b.targets) and {a.correct, b.correct} == {0, 1}

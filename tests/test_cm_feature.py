@@ -257,3 +257,17 @@ def test_shipped_suite_is_balanced_twins():
     assert len(items) >= 30
     for a, b in zip(items[::2], items[1::2]):
         assert (a.source, a.targets) == (b.source, b.targets) and {a.correct, b.correct} == {0, 1}
+
+
+def test_em_moves_ambiguous_pronouns_to_the_agreeing_antecedent():
+    fem, masc = "it-subj-fem-sing", "it-subj-masc-sing"
+    instances = [({fem: 0.5, masc: 0.5}, "elle")] + [({fem: 1.0}, "elle")] * 3 + [({masc: 1.0}, "il")] * 3
+    plain = ClassTable.estimate_em(instances, 0)
+    assert plain.counts[masc] == pytest.approx(3.5)            # seed 003: the prior weights as counts
+    one = ClassTable.estimate_em(instances, 1)
+    q = plain.prob(fem, "elle") / (plain.prob(fem, "elle") + plain.prob(masc, "elle"))   # posterior of fem
+    assert q > 0.5
+    assert one.counts[fem] == pytest.approx(3 + q) and one.counts[masc] == pytest.approx(3 + 1 - q)
+    many = ClassTable.estimate_em(instances, 10)
+    assert many.prob(masc, "elle") < one.prob(masc, "elle") < plain.prob(masc, "elle")
+    assert many.prob(fem, "elle") > plain.prob(fem, "elle")

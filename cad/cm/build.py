@@ -10,7 +10,8 @@ back-off mode's second translation table.
 
 Beside it, classes.gz holds the class CM of the decoder feature and the reranker
 (cad/cm/class_model.py): every *it*/*they*, with its role and its anaphoricity, counted
-against the class of its aligned target words, Witten-Bell smoothed.
+against the class of its aligned target words, Witten-Bell smoothed, the latent bundle of each
+pronoun re-weighted by EM.
 """
 
 from __future__ import annotations
@@ -69,11 +70,11 @@ def project_candidate(c, align: list[list[tuple[int, int]]], morph: dict) -> tup
     return m.gender, m.number
 
 
-def collect_class_counts(src: list[list[str]], tgt: list[list[str]], align: list[list[tuple[int, int]]],
-                         records: list[PronounResolution], with_human: bool, morph: dict,
-                         counts: dict[str, dict[str, float]]) -> int:
-    """Add one document's expected counts (bundle, target class) for the class CM; returns the
-    number of pronouns counted. Every it/they counts, referential or not: the class of a
+def collect_class_instances(src: list[list[str]], tgt: list[list[str]], align: list[list[tuple[int, int]]],
+                            records: list[PronounResolution], with_human: bool, morph: dict,
+                            out: list[tuple[dict[str, float], str]]) -> int:
+    """Add one document's (bundle mixture, target class) instances for the class CM; returns the
+    number of pronouns added. Every it/they counts, referential or not: the class of a
     pleonastic *it* (*il faut*, *c'est*) is as much to learn as that of an anaphoric one."""
     from cad.cm.class_model import CM_PRONOUNS, pronoun_mixture
     from cad.cm.classes import pronoun_class
@@ -85,8 +86,7 @@ def collect_class_counts(src: list[list[str]], tgt: list[list[str]], align: list
         cls = pronoun_class(tgt[r.sentence][j] for j in sorted(j for i, j in align[r.sentence] if i == r.index))
         mix = pronoun_mixture(r, roles[(r.sentence, r.index)],
                               lambda c: {project_candidate(c, align, morph): 1.0}, with_human)
-        for b, w in mix.items():
-            counts[b][cls] += w
+        out.append((mix, cls))
     return len(recs)
 
 
@@ -199,8 +199,10 @@ def estimate_witten_bell(triples, with_human: bool = False) -> dict[str, dict[st
 
 def build_cm(corpus: str, align: str, out_dir: str | os.PathLike, src_lang: str = "en", tgt_lang: str = "fr",
              docs: str | None = None, coref: str | None = None, backend: str = "ranker", with_human: bool = False,
-             single_best: bool = False, smoothing: str = "none") -> CMStats:
-    """`smoothing`: "none" (seed 004: relative frequencies) or "witten-bell" (back-off to coarser bundles)."""
+             single_best: bool = False, smoothing: str = "none", em_iterations: int = 5) -> CMStats:
+    """`smoothing` (cm.gz): "none" (seed 004: relative frequencies) or "witten-bell" (back-off to
+    coarser bundles). `em_iterations` (classes.gz): EM over each pronoun's latent bundle; 0 keeps
+    seed 003's expected counts under the coreference's own weights."""
     if smoothing not in SMOOTHING:
         raise CadError(f"unknown smoothing {smoothing!r} (choose from {', '.join(SMOOTHING)})")
     out_dir = Path(out_dir)
@@ -217,7 +219,7 @@ def build_cm(corpus: str, align: str, out_dir: str | os.PathLike, src_lang: str 
         resolver = get_backend(backend)
     n_docs = len(read_docs(docs, sum(1 for _ in read_lines(f"{corpus}.{src_lang}")))) if docs else 1
     triples = []
-    class_counts: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    class_instances: list[tuple[dict[str, float], str]] = []
     docs_iter = aligned_documents(f"{corpus}.{src_lang}", f"{corpus}.{tgt_lang}", align, docs)
     for doc_id, src, tgt, al in progress(docs_iter, total=n_docs,
                                          desc="cm", unit="doc"):
@@ -228,7 +230,7 @@ def build_cm(corpus: str, align: str, out_dir: str | os.PathLike, src_lang: str 
                                f"{doc_id}", coref)
         morph = document_morph(tgt, recs)
         triples.extend(collect_triples(src, tgt, al, recs, with_human, stats, single_best, morph))
-        stats.class_pronouns += collect_class_counts(src, tgt, al, recs, with_human, morph, class_counts)
+        stats.class_pronouns += collect_class_instances(src, tgt, al, recs, with_human, morph, class_instances)
     model = estimate(triples) if smoothing == "none" else estimate_witten_bell(triples, with_human)
     lines = []
     for bundle, targets in model.items():
@@ -251,11 +253,11 @@ def build_cm(corpus: str, align: str, out_dir: str | os.PathLike, src_lang: str 
     provenance = {"corpus": str(corpus), "source": f"{corpus}.{src_lang}", "target": f"{corpus}.{tgt_lang}",
                   "alignment": str(align), "documents": docs, "coreference": coref or f"backend:{backend}",
                   "humanness": with_human, "single_best": single_best, "min_probability": MIN_PROB,
-                  "smoothing": smoothing,
+                  "smoothing": smoothing, "class_em_iterations": em_iterations,
                   "counts": asdict(stats)}
     from cad.cm.class_model import ClassTable
 
-    ClassTable.estimate(class_counts).write(out_dir / "classes.gz")
+    ClassTable.estimate_em(class_instances, em_iterations).write(out_dir / "classes.gz")
     with atomic_output(out_dir / "provenance.json") as fh:
         json.dump(provenance, fh, indent=2, sort_keys=True)
         fh.write("\n")

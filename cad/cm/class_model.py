@@ -144,6 +144,31 @@ class ClassTable:
             dist(h)
         return cls(probs, {h: sum(row.values()) for h, row in full.items()})
 
+    @classmethod
+    def estimate_em(cls, instances: list[tuple[dict[str, float], str]], iterations: int = 5) -> "ClassTable":
+        """EM over the latent bundle of each pronoun. Expected counts with the coreference's prior
+        weights (the `estimate` above) spread a pronoun's count over every candidate, the wrong ones
+        too, which flattens P(elle | it-fem-sing) towards P(elle | it-masc-sing). Here each
+        instance's weights become the posterior w_b P(class | b) / Σ_b' w_b' P(class | b') under the
+        previous table, and the table is re-estimated from those counts (Witten-Bell as above)."""
+        def counts_of(table: ClassTable | None):
+            counts: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+            for mix, c in instances:
+                if table is None:
+                    post = mix
+                else:
+                    joint = {b: w * table.prob(b, c) for b, w in mix.items()}
+                    z = sum(joint.values())
+                    post = {b: v / z for b, v in joint.items()} if z > 0 else mix
+                for b, w in post.items():
+                    counts[b][c] += w
+            return counts
+
+        table = cls.estimate(counts_of(None))
+        for _ in range(iterations):
+            table = cls.estimate(counts_of(table))
+        return table
+
     def write(self, path: str | os.PathLike) -> None:
         with atomic_output(path) as fh:
             for b in sorted(self.probs):

@@ -12,8 +12,12 @@ from coref.backends import BACKENDS, DEFAULT_BACKEND
 def _build(a: argparse.Namespace) -> None:
     from cad.cm.build import build_cm
 
+    if a.em_iterations < 0:
+        from cad.errors import CadError
+
+        raise CadError(f"--em-iterations must be >= 0, not {a.em_iterations}")
     st = build_cm(a.corpus, a.align, a.out, a.src, a.tgt, a.docs, a.coref, a.backend, a.humanness, a.single_best,
-                  a.smoothing)
+                  a.smoothing, a.em_iterations)
     print(f"{st.entries} entries from {st.triples} triples ({st.with_candidates} of {st.pronouns} pronouns "
           f"with antecedents) -> {a.out}/cm.gz", file=sys.stderr)
 
@@ -275,6 +279,9 @@ def add_cm_parsers(sub) -> None:
     s.add_argument("--smoothing", choices=("none", "witten-bell"), default="none",
                    help="none: relative frequencies (seed 004); witten-bell: interpolate with coarser bundles "
                         "(it-fem-sing -> it-sing -> it) and write every gender/number combination")
+    s.add_argument("--em-iterations", type=int, default=5,
+                   help="classes.gz: EM iterations over each pronoun's latent antecedent bundle (default 5; "
+                        "0: seed 003's expected counts under the coreference's weights)")
     s.add_argument("--out", required=True, help="output directory, e.g. tables/baseline")
     s.set_defaults(func=_build)
     s = cs.add_parser("show", help="most likely translations per feature bundle")

@@ -217,8 +217,9 @@ def run_experiment(config: str, classes: str, cm_table: str, source: str, refere
     table = ClassTable.read(classes)
     rr = SystemRun("CM-rerank")
     hyps = [[Hypothesis(list(dv.words), dv.total, dv.word_alignment) for dv in tr.nbest] for tr in bl_tr]
+    morph_cache: dict = {}
     for w in grid:
-        rer = ClassReranker(table, w)
+        rer = ClassReranker(table, w, morph_cache=morph_cache)
         outs, als = [], []
         for d in range(len(docs_list)):
             chosen, _ = rer.rerank_document([hyps[k2] for k2 in doc_lines[d]], records["ranker"][d], roles=roles[d])

@@ -155,14 +155,16 @@ class ClassReranker:
     candidates, each candidate's gender and number read from the chosen translation of its
     sentence (or from the hypothesis itself for a candidate in the same sentence)."""
 
-    def __init__(self, table, weight: float, with_human: bool = False, tagger=None):
+    def __init__(self, table, weight: float, with_human: bool = False, tagger=None, morph_cache: dict | None = None):
+        """`morph_cache`: French morphology by hypothesis words, shareable between rerankers of
+        the same lists (tagging every hypothesis is most of the cost)."""
         from cad.cm.french import tag
 
         self.table = table
         self.weight = weight
         self.with_human = with_human
         self._tag = tagger or tag
-        self._cache: dict[tuple[str, ...], list] = {}
+        self._cache: dict[tuple[str, ...], list] = {} if morph_cache is None else morph_cache
 
     def _gender_number(self, h: Hypothesis, start: int, end: int) -> tuple[str, str] | None:
         from cad.cm.french import first_noun_or_pronoun
@@ -217,6 +219,11 @@ class ClassReranker:
             if not hyps:
                 raise CadError(f"sentence {k} has no hypothesis")
             recs = by_sentence.get(k, [])
+            if any(c.sentence == k and c.kind == "np" for r in recs for c in r.candidates):
+                # every hypothesis is read for its own antecedent: tag them in one batch
+                todo = list({tuple(h.words) for h in hyps if h.words and tuple(h.words) not in self._cache})
+                for words, morph in zip(todo, self._tag([list(w) for w in todo]) if todo else []):
+                    self._cache[words] = morph
             scores, mixes = [], []
             for h in hyps:
                 m = self.mixtures(k, h, recs, chosen, roles, passed_on) if recs else {}

@@ -182,8 +182,13 @@ def translate_document_feature(decoder, doc_id: str, sentences: list[list[str]],
             return {gn: 1.0}
 
         def context():
-            return {"pronouns": {r.index: pronoun_mixture(r, roles[(k, r.index)], project, with_human)
-                                 for r in recs}}
+            # in token order, so that a pronoun whose antecedent is an earlier pronoun of the same
+            # sentence (*it was not dead but it was wounded*) inherits that one's features
+            mixes = {}
+            for r in sorted(recs, key=lambda r: r.index):
+                mixes[r.index] = pronoun_mixture(r, roles[(k, r.index)], project, with_human)
+                passed_on[(k, r.index)] = antecedent_distribution(mixes[r.index])
+            return {"pronouns": mixes}
 
         intra = projector is None and any(c.sentence == k and c.kind == "np" for r in recs for c in r.candidates)
         if intra:
@@ -196,7 +201,6 @@ def translate_document_feature(decoder, doc_id: str, sentences: list[list[str]],
                              pass_="intra" if intra else "inter" if r.candidates else "none")
             if r.candidates:
                 tr.antecedent, tr.antecedent_sentence = r.best.text, r.best.sentence
-            passed_on[(k, r.index)] = antecedent_distribution(ctx["pronouns"][r.index])
             tr.bundles = {b: round(w, 4) for b, w in sorted(ctx["pronouns"][r.index].items(), key=lambda x: -x[1])}
             tr.features = next(iter(tr.bundles), None)
             tr.target = target_of(result, r.index)

@@ -93,8 +93,14 @@ pronoun-eval: cm
 		--align-ref $(SHARED)/en-fr/dev.en-fr.alig --docs $(SHARED)/en-fr/dev.docs \
 		--gold $(SHARED)/coref/parcorfull/corpus/TED/EN --out $(OUT)/pronoun-eval
 
-# The embedded demo: seed 004's cat-and-mouse text, translated with the CM, and its pronoun trace
+# The embedded demo: seed 004's cat-and-mouse text, translated with the CM as decoder feature and
+# as seed 004's back-off table, with each one's pronoun trace
 demo: cm
+	@echo "== CM as decoder feature (moses_configs/$(CM_NAME).feature.ini)"
+	$(CAD) -q translate --config moses_configs/$(CM_NAME).feature.ini --input cad/cm/demo/seed004.en --raw \
+		--trace $(OUT)/demo.feature.trace.jsonl --detokenize
+	cat $(OUT)/demo.feature.trace.jsonl
+	@echo "== CM as back-off table, seed 004 (moses_configs/$(CM_NAME).ini)"
 	$(CAD) -q translate --config moses_configs/$(CM_NAME).ini --input cad/cm/demo/seed004.en --raw \
 		--trace $(OUT)/demo.trace.jsonl --detokenize
 	cat $(OUT)/demo.trace.jsonl

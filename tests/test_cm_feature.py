@@ -109,7 +109,7 @@ def test_feature_value_for_hand_made_options():
     # no context: nothing
     f.begin_sentence(["it"], None)
     assert f.evaluate(option(0, 1, ["il"], [(0, 0)])) is None
-    assert option_class(option(0, 1, ["it"], [(0, 0)], table=-1), 0) == OTHER
+    assert option_class(option(0, 1, ["it"], [(0, 0)], table=-1), 0, ["it"]) == OTHER
 
 
 def tiny_model(tmp_path, cm_weight):
@@ -166,7 +166,7 @@ def test_class_reranker_picks_by_hand_computed_score():
     roles = {(1, 0): "subj"}
     # il: -1.0 + w ln 0.1; elle: -1.5 + w ln 0.8 -> elle wins iff w > 0.5 / ln 8 = 0.240
     for w, expected in ((0.2, 0), (0.3, 1)):
-        chosen, traces = ClassReranker(table, w).rerank_document([first, second], [r], roles=roles)
+        chosen, traces = ClassReranker(table, w).rerank_document([first, second], [r], src, roles=roles)
         assert traces[1].chosen == expected
         assert traces[1].cm_scores == pytest.approx([math.log(0.1), math.log(0.8)])
 
@@ -271,3 +271,37 @@ def test_em_moves_ambiguous_pronouns_to_the_agreeing_antecedent():
     many = ClassTable.estimate_em(instances, 10)
     assert many.prob(masc, "elle") < one.prob(masc, "elle") < plain.prob(masc, "elle")
     assert many.prob(fem, "elle") > plain.prob(fem, "elle")
+
+
+def test_option_class_recovers_unaligned_clitics_as_apt_does():
+    tokens = ["we", "kill", "it", "now"]
+    # eflomal leaves *it* unaligned in *la tuer*: APT's improvement finds *la* beside *tuer*
+    kill_it = option(1, 3, ["la", "tuer"], [(0, 1)])
+    assert option_class(kill_it, 2, tokens) == "la"
+    f = feature_with(ClassTable({"it-obj-fem-sing": {"la": 0.6, NONE: 0.4}}), {})
+    f.begin_sentence(tokens, {"pronouns": {2: {"it-obj-fem-sing": 1.0}}})
+    assert f.evaluate(kill_it) == pytest.approx((math.log(0.6),))
+    # really dropped: nothing to find
+    assert f.evaluate(option(1, 3, ["tuer"], [(0, 0)])) == pytest.approx((math.log(0.4),))
+
+
+def test_translate_cli_modes(tmp_path, capsys):
+    pytest.importorskip("spacy")
+    from cad.cli import main
+
+    tiny_model(tmp_path, 2.0)
+    (tmp_path / "doc.en").write_text("the mouse runs\nit sleeps\n")
+    args = ["-q", "translate", "--input", str(tmp_path / "doc.en"), "--out", str(tmp_path / "out")]
+    assert main(args + ["--config", str(tmp_path / "cm.ini"), "--cm-mode", "feature"]) == 0
+    assert (tmp_path / "out").read_text() == "la souris court\nelle dort\n"
+    # the same CM by reranking the baseline's n-best lists
+    assert main(args + ["--config", str(tmp_path / "base.ini"), "--cm-mode", "rerank",
+                        "--classes", str(tmp_path / "classes.gz"), "--cm-weight", "2"]) == 0
+    assert (tmp_path / "out").read_text() == "la souris court\nelle dort\n"
+    assert main(args + ["--config", str(tmp_path / "base.ini"), "--system", "baseline"]) == 0
+    assert (tmp_path / "out").read_text() == "la souris court\nil dort\n"
+    capsys.readouterr()
+    assert main(args + ["--config", str(tmp_path / "base.ini"), "--cm-mode", "feature"]) == 1
+    assert "no CoreferenceModel feature" in capsys.readouterr().err
+    assert main(args + ["--config", str(tmp_path / "base.ini"), "--cm-mode", "rerank"]) == 1
+    assert "needs --classes" in capsys.readouterr().err

@@ -77,13 +77,13 @@ def collect_class_instances(src: list[list[str]], tgt: list[list[str]], align: l
     number of pronouns added. Every it/they counts, referential or not: the class of a
     pleonastic *it* (*il faut*, *c'est*) is as much to learn as that of an anaphoric one."""
     from cad.cm.class_model import CM_PRONOUNS, pronoun_mixture
-    from cad.cm.classes import pronoun_class
+    from cad.cm.classes import aligned_words, pronoun_class
     from cad.cm.roles import pronoun_roles
 
     recs = [r for r in records if r.token.lower() in CM_PRONOUNS]
     roles = pronoun_roles(src, {(r.sentence, r.index) for r in recs})
     for r in recs:
-        cls = pronoun_class(tgt[r.sentence][j] for j in sorted(j for i, j in align[r.sentence] if i == r.index))
+        cls = pronoun_class(aligned_words(src[r.sentence], tgt[r.sentence], align[r.sentence], r.index))
         mix = pronoun_mixture(r, roles[(r.sentence, r.index)],
                               lambda c: {project_candidate(c, align, morph): 1.0}, with_human)
         out.append((mix, cls))

@@ -7,7 +7,8 @@ which the reference does for many *it*).
 
 from __future__ import annotations
 
-from typing import Iterable
+from functools import lru_cache
+from typing import Iterable, Sequence
 
 NONE = "NONE"
 OTHER = "OTHER"
@@ -30,3 +31,26 @@ def pronoun_class(words: Iterable[str]) -> str:
         if c is not None:
             return c
     return OTHER
+
+
+@lru_cache(maxsize=1)
+def _apt_settings():
+    from cad.eval.report import french_settings
+
+    return french_settings()
+
+
+def aligned_words(src: Sequence[str], tgt: Sequence[str], align: Iterable[tuple[int, int]], pos: int) -> list[str]:
+    """The target words of source token `pos`, with APT's alignment improvement (Miculicich
+    Werlen & Popescu-Belis 2017, §2.3): when nothing or no pronoun is aligned, a French pronoun
+    next to the translations of the neighbouring source words is taken (*kill it* → *la tuer*,
+    where word aligners leave the clitic unaligned in most sentences). The CM learns and the
+    decoder scores the same notion of "what the pronoun became" as APT measures."""
+    from cad.eval.apt import Side, classify, improve
+
+    align = list(align)
+    s = _apt_settings()
+    positions = sorted(j for i, j in align if i == pos)
+    side = Side(positions, [tgt[j] for j in positions], classify([tgt[j] for j in positions], s)) if positions else None
+    side = improve(side, pos, list(src), list(tgt), align, s)
+    return list(side.tokens) if side else []

@@ -80,6 +80,7 @@ def _translate(a: argparse.Namespace) -> None:
     from cad.cm.postedit import postedit_document
     from cad.errors import CadError
     from cad.cm.translate import trace_json, translate_document, translate_document_feature
+    from cad.cm.config import CM_NAME
     from cad.moses.ini import parse_config
     from cad.prepare import Tokenizer, clean_tokens
     from cad.textio import atomic_output
@@ -92,19 +93,48 @@ def _translate(a: argparse.Namespace) -> None:
     if not a.no_lowercase:
         docs = [(d, [[t.lower() for t in s] for s in sents]) for d, sents in docs]
     sentences = [" ".join(s) for _, sents in docs for s in sents]
-    has_feature = any(f.type == "CoreferenceModel" for f in parse_config(a.config).features)
+    cfg = parse_config(a.config)
+    has_feature = any(f.type == "CoreferenceModel" for f in cfg.features)
+    has_backoff = any(f.name == CM_NAME for f in cfg.features)
+    mode = a.cm_mode
+    if a.system == "cm":
+        if mode == "auto":
+            mode = "feature" if has_feature else "rerank" if a.classes else "backoff"
+        if mode == "feature" and not has_feature:
+            raise CadError(f"--cm-mode feature: {a.config} has no CoreferenceModel feature "
+                           "(cad cm config --mode feature)")
+        if mode == "backoff" and not has_backoff:
+            raise CadError(f"--cm-mode backoff: {a.config} has no back-off CM table {CM_NAME} (cad cm config)")
+        if mode == "rerank" and not a.classes:
+            raise CadError("--cm-mode rerank needs --classes (tables/<name>/classes.gz)")
     if has_feature and a.decoder == "moses":
         raise CadError(f"{a.config} has a CoreferenceModel feature, which only cad's decoder has: "
-                       "use --decoder cad, or cad cm rerank on Moses's n-best list")
+                       "use --decoder cad, or --cm-mode rerank with the baseline moses.ini")
     decoder = load_decoder(a.config, sentences, a.decoder, a.moses_bin, a.search_algorithm)
     resolver = get_backend(a.backend) if a.system != "baseline" else None
+    reranker = None
+    if a.system == "cm" and mode == "rerank":
+        from cad.cm.class_model import ClassTable
+        from cad.cm.rerank import ClassReranker
+
+        reranker = ClassReranker(ClassTable.read(a.classes), a.cm_weight, a.humanness)
     t = time.time()
     outputs: list[str] = []
     alignments: list[str] = []
     traces = []
     for doc_id, sents in docs:
         recs = resolver.resolve(doc_id, sents) if resolver else []
-        if a.system == "cm" and has_feature:
+        if a.system == "cm" and mode == "rerank":
+            from cad.cm.rerank import Hypothesis
+
+            trs = [decoder.translate(" ".join(s), nbest=a.nbest, distinct=True) for s in sents]
+            hyps = [[Hypothesis(list(d.words), d.total, d.word_alignment) for d in (tr.nbest or [tr.best])]
+                    for tr in trs]
+            chosen, _ = reranker.rerank_document(hyps, recs, sents)
+            outputs.extend(" ".join(h.words) for h in chosen)
+            alignments.extend(" ".join(f"{i}-{j}" for i, j in h.alignment) for h in chosen)
+            continue
+        if a.system == "cm" and mode == "feature":
             trs, tr_records = translate_document_feature(decoder, doc_id, sents, recs, a.humanness)
             traces.extend(tr_records)
             outputs.extend(tr.text for tr in trs)
@@ -348,20 +378,29 @@ def add_cm_parsers(sub) -> None:
     s.add_argument("--config", required=True,
                    help="moses.ini; for --system cm with the CM as back-off table or CoreferenceModel feature "
                         "(cad cm config --mode), which decides the mode")
-    s.add_argument("--input", required=True)
-    s.add_argument("--docs")
+    s.add_argument("--input", required=True, help="source text, one sentence per line ('-' = stdin)")
+    s.add_argument("--docs", help="document boundaries (first_line<TAB>doc_id); default: one document")
     s.add_argument("--raw", action="store_true", help="input is not tokenized")
-    s.add_argument("--no-lowercase", action="store_true")
+    s.add_argument("--no-lowercase", action="store_true", help="keep the input's case (the model is lowercased)")
     s.add_argument("--system", choices=["cm", "baseline", "pe"], default="cm")
+    s.add_argument("--cm-mode", choices=["auto", "backoff", "feature", "rerank"], default="auto",
+                   help="backoff: seed 004's back-off table in --config; feature: the CoreferenceModel feature "
+                        "in --config; rerank: decode --config's n-best lists and rerank them with --classes "
+                        "(works with --decoder moses); auto (default): feature if --config has it, rerank if "
+                        "--classes is given, else backoff")
+    s.add_argument("--classes", help="the class CM (tables/<name>/classes.gz) for --cm-mode rerank")
+    s.add_argument("--cm-weight", type=float, default=1.0, help="lambda_CM for --cm-mode rerank (default 1)")
+    s.add_argument("--nbest", type=int, default=30, help="distinct n-best size for --cm-mode rerank (default 30)")
     s.add_argument("--backend", default=DEFAULT_BACKEND, choices=BACKENDS,
                    help=f"coreference backend (default: {DEFAULT_BACKEND})")
-    s.add_argument("--humanness", action="store_true")
-    s.add_argument("--trace", help="one JSON line per pronoun")
-    s.add_argument("--detokenize", action="store_true")
+    s.add_argument("--humanness", action="store_true", help="the CM's bundles carry source-side humanness")
+    s.add_argument("--trace", help="one JSON line per pronoun (antecedent, features or bundles, target)")
+    s.add_argument("--detokenize", action="store_true", help="detokenize the French output (sacremoses)")
     s.add_argument("--alignment-out", help="write the source-translation word alignment (Moses i-j)")
-    s.add_argument("--decoder", choices=["cad", "moses"], default="cad")
-    s.add_argument("--moses-bin")
+    s.add_argument("--decoder", choices=["cad", "moses"], default="cad",
+                   help="cad's decoder, or a real Moses binary (not with a CoreferenceModel feature)")
+    s.add_argument("--moses-bin", help="the Moses binary (default: $MOSES or moses on PATH)")
     s.add_argument("--search-algorithm", type=int, choices=[0, 1], default=1,
                    help="0 normal stack search, 1 cube pruning (default here: documents are long)")
-    s.add_argument("--out")
+    s.add_argument("--out", help="the translation (default: stdout)")
     s.set_defaults(func=_translate)

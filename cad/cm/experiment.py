@@ -222,7 +222,8 @@ def run_experiment(config: str, classes: str, cm_table: str, source: str, refere
         rer = ClassReranker(table, w, morph_cache=morph_cache)
         outs, als = [], []
         for d in range(len(docs_list)):
-            chosen, _ = rer.rerank_document([hyps[k2] for k2 in doc_lines[d]], records["ranker"][d], roles=roles[d])
+            chosen, _ = rer.rerank_document([hyps[k2] for k2 in doc_lines[d]], records["ranker"][d],
+                                            docs_list[d][1], roles=roles[d])
             outs.extend(" ".join(h.words) for h in chosen)
             als.extend(" ".join(f"{i}-{j}" for i, j in h.alignment) for h in chosen)
         rr.outputs[w], rr.alignments[w] = outs, als

@@ -8,7 +8,8 @@ moses.ini:
 Per sentence, the caller passes `context={"pronouns": {token index: {bundle: weight}}}` to
 `Decoder.translate`. An option whose source span covers such a pronoun scores
 Σ_pronouns ln Σ_b w_b P(class | b), the class read from the option's target words aligned to the
-pronoun (nothing aligned: NONE); every other option scores 0. The phrase table stays whole.
+pronoun, with APT's alignment improvement inside the phrase (nothing: NONE); every other option
+scores 0. The phrase table stays whole.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from cad.cm.class_model import ClassTable
-from cad.cm.classes import pronoun_class
+from cad.cm.classes import aligned_words, pronoun_class
 from cad.decoder.features import Option, StatelessFeature
 from cad.decoder.model import FeatureSlot
 from cad.errors import CadError
@@ -25,12 +26,12 @@ from cad.moses.ini import Feature
 _TABLES: dict[str, ClassTable] = {}
 
 
-def option_class(opt: Option, index: int) -> str:
-    """The class of what `opt` makes of source token `index` (inside its span)."""
+def option_class(opt: Option, index: int, tokens: list[str]) -> str:
+    """The class of what `opt` makes of source token `index` (inside its span), with APT's
+    alignment improvement inside the phrase (*kill it* → *la tuer*, *it* unaligned)."""
     if opt.table < 0:
         return pronoun_class(opt.words)          # an unknown word passes through
-    rel = index - opt.start
-    return pronoun_class(opt.words[t] for s, t in sorted(opt.alignment, key=lambda p: p[1]) if s == rel)
+    return pronoun_class(aligned_words(tokens[opt.start:opt.end], opt.words, opt.alignment, index - opt.start))
 
 
 class CoreferenceModelFeature(StatelessFeature):
@@ -52,8 +53,10 @@ class CoreferenceModelFeature(StatelessFeature):
             _TABLES[path] = table
         self.table = table
         self.pronouns: dict[int, dict[str, float]] = {}
+        self.tokens: list[str] = []
 
     def begin_sentence(self, tokens: list[str], context: dict[str, Any] | None) -> None:
+        self.tokens = tokens
         self.pronouns = dict((context or {}).get("pronouns") or {})
         for i in self.pronouns:
             if not 0 <= i < len(tokens):
@@ -65,6 +68,6 @@ class CoreferenceModelFeature(StatelessFeature):
         total = None
         for i, mixture in self.pronouns.items():
             if opt.start <= i < opt.end:
-                v = self.table.log_prob(mixture, option_class(opt, i))
+                v = self.table.log_prob(mixture, option_class(opt, i, self.tokens))
                 total = v if total is None else total + v
         return None if total is None else (total,)

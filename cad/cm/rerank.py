@@ -192,15 +192,14 @@ class ClassReranker:
 
         return {r.index: pronoun_mixture(r, roles[(k, r.index)], project, self.with_human) for r in records}
 
-    def cm_score(self, mixtures: dict[int, dict[str, float]], h: Hypothesis) -> float:
-        from cad.cm.classes import pronoun_class
+    def cm_score(self, mixtures: dict[int, dict[str, float]], h: Hypothesis, source: list[str]) -> float:
+        from cad.cm.classes import aligned_words, pronoun_class
 
-        return sum(self.table.log_prob(mix, pronoun_class(pronoun_target(h, i).split()))
+        return sum(self.table.log_prob(mix, pronoun_class(aligned_words(source, h.words, h.alignment, i)))
                    for i, mix in mixtures.items())
 
     def rerank_document(self, nbests: list[list[Hypothesis]], records: list[PronounResolution],
-                        sentences: list[list[str]] | None = None,
-                        roles: dict | None = None) -> tuple[list[Hypothesis], list[RerankTrace]]:
+                        sentences: list[list[str]], roles: dict | None = None) -> tuple[list[Hypothesis], list[RerankTrace]]:
         from cad.cm.class_model import CM_PRONOUNS, antecedent_distribution
         from cad.cm.roles import pronoun_roles
 
@@ -209,8 +208,6 @@ class ClassReranker:
             if r.token.lower() in CM_PRONOUNS:
                 by_sentence[r.sentence].append(r)
         if roles is None:
-            if sentences is None:
-                raise ValueError("the class reranker needs the source sentences or their pronouns' roles")
             roles = pronoun_roles(sentences, {(r.sentence, r.index) for rs in by_sentence.values() for r in rs})
         chosen: list[Hypothesis] = []
         traces = []
@@ -228,7 +225,7 @@ class ClassReranker:
             for h in hyps:
                 m = self.mixtures(k, h, recs, chosen, roles, passed_on) if recs else {}
                 mixes.append(m)
-                scores.append(self.cm_score(m, h) if m else 0.0)
+                scores.append(self.cm_score(m, h, sentences[k]) if m else 0.0)
             best = max(range(len(hyps)), key=lambda i: (hyps[i].total + self.weight * scores[i], -i))
             for i, mix in mixes[best].items():
                 passed_on[(k, i)] = antecedent_distribution(mix)

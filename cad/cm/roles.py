@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-ROLES = ("cop", "subj", "obj", "pobj", "other")
+ROLES = ("copn", "copa", "cop", "subj", "obj", "pobj", "other")
 BE = {"be", "is", "'s", "’s", "s", "was", "are", "'re", "’re", "were", "been", "being", "am", "'m", "isn't", "wasn't"}
 _ROLE_OF_DEP = {"nsubj": "subj", "nsubjpass": "subj", "csubj": "subj", "expl": "subj",
                 "dobj": "obj", "obj": "obj", "attr": "obj", "dative": "obj", "pobj": "pobj"}
@@ -24,11 +24,14 @@ def _parser():
 
 
 def role_of(tok) -> str:
-    """`cop` for the subject of *be*: *it is important* / *it's a mouse* take *c'* far more often
-    than *it hunted*, which takes *il/elle*."""
+    """The subject of *be* apart, by its predicate: a noun phrase (`copn`: *it's a mouse* → *c'est
+    une souris*) takes *c'* whatever the antecedent, an adjective (`copa`: *it was dead* → *elle
+    était morte*, but *it is important that* → *il est important*) much less often, and any
+    other subject (*it hunted*) takes *il/elle*; `cop` for *be* with neither."""
     role = _ROLE_OF_DEP.get(tok.dep_, "other")
     if role == "subj" and tok.head.lower_ in BE:
-        return "cop"
+        deps = {c.dep_ for c in tok.head.children}
+        return "copn" if "attr" in deps else "copa" if "acomp" in deps else "cop"
     return role
 
 

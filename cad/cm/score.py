@@ -108,7 +108,7 @@ class ContextScorer:
 
     def score(self, item: SuiteItem) -> ItemScore:
         from cad.cm.class_model import CM_PRONOUNS, antecedent_distribution, pronoun_mixture
-        from cad.cm.classes import pronoun_class
+        from cad.cm.classes import aligned_words, pronoun_class
         from cad.cm.roles import pronoun_roles
         from cad.cm.translate import projection
 
@@ -152,7 +152,8 @@ class ContextScorer:
             forced.append(tr)
         if all(tr is not None for tr in forced):
             scores = [tr.best.total for tr in forced]
-            classes = [",".join(pronoun_class(_aligned_words(tr, i)) for i in sorted(first)) for tr in forced]
+            classes = [",".join(pronoun_class(aligned_words(tr.source, tr.best.words, tr.best.word_alignment, i))
+                                for i in sorted(first)) for tr in forced]
             method = "forced"
         else:
             scores, classes = [], []
@@ -165,7 +166,7 @@ class ContextScorer:
         return ItemScore(item.id, scores, method, best, item.correct, classes)
 
     def _fallback(self, source: str, target: str, mixtures) -> tuple[float, str]:
-        from cad.cm.classes import pronoun_class
+        from cad.cm.classes import aligned_words, pronoun_class
         from cad.decoder.search import Derivation, Translation
 
         src, tgt = source.split(), target.split()
@@ -180,15 +181,11 @@ class ContextScorer:
             total += model.lm_slot.weights[0] * lm
         classes = []
         for i, m in sorted(mix.items()):
-            cls = pronoun_class(tgt[j] for s, j in links if s == i)
+            cls = pronoun_class(aligned_words(src, tgt, links, i))
             classes.append(cls)
             total += self.cm.slot.weights[0] * self.cm.table.log_prob(m, cls)
         total += self.lexicon.weight * sum(self.lexicon.logp(src[i], tgt[j]) for i, j in links)
         return total, ",".join(classes)
-
-
-def _aligned_words(tr, index: int) -> list[str]:
-    return [tr.best.words[t] for s, t in sorted(tr.best.word_alignment, key=lambda p: p[1]) if s == index]
 
 
 class _Lexicon:

@@ -147,7 +147,7 @@ def translate_document_feature(decoder, doc_id: str, sentences: list[list[str]],
     -> (gender, number) or None), when given, replaces reading the translations: the oracle that
     reads the reference."""
     from cad.cm.class_model import CM_PRONOUNS, antecedent_distribution, pronoun_mixture
-    from cad.cm.classes import pronoun_class
+    from cad.cm.classes import aligned_words, pronoun_class
     from cad.cm.roles import pronoun_roles
 
     recs_of: dict[int, list[PronounResolution]] = {}
@@ -204,7 +204,7 @@ def translate_document_feature(decoder, doc_id: str, sentences: list[list[str]],
             tr.bundles = {b: round(w, 4) for b, w in sorted(ctx["pronouns"][r.index].items(), key=lambda x: -x[1])}
             tr.features = next(iter(tr.bundles), None)
             tr.target = target_of(result, r.index)
-            tr.target_class = pronoun_class(tr.target.split())
+            tr.target_class = pronoun_class(aligned_words(sent, result.best.words, result.best.word_alignment, r.index))
             traces.append(tr)
         done.append(result)
         if len(morph_cache) > 64:       # antecedents lie a few sentences back at most

@@ -305,3 +305,22 @@ def test_translate_cli_modes(tmp_path, capsys):
     assert "no CoreferenceModel feature" in capsys.readouterr().err
     assert main(args + ["--config", str(tmp_path / "base.ini"), "--cm-mode", "rerank"]) == 1
     assert "needs --classes" in capsys.readouterr().err
+
+
+def test_class_instances_from_an_aligned_document():
+    pytest.importorskip("spacy")
+    from cad.cm.build import collect_class_instances, document_morph
+
+    src = [["i", "found", "the", "key", "."], ["we", "lost", "it", "again", "."], ["it", "is", "raining", "."]]
+    tgt = [["j'", "ai", "trouvé", "la", "clé", "."], ["nous", "l'", "avons", "perdue", "encore", "."],
+           ["il", "pleut", "."]]
+    align = [[(0, 0), (1, 1), (1, 2), (2, 3), (3, 4), (4, 5)],
+             [(0, 0), (1, 2), (1, 3), (3, 4), (4, 5)],          # *it* unaligned, as word aligners leave clitics
+             [(0, 0), (1, 1), (2, 1), (3, 2)]]
+    records = [PronounResolution("d", 1, 2, "it", True, [Candidate(0, 2, 4, 3, "the key", 1.0)], 0.9),
+               PronounResolution("d", 2, 0, "it", False, [], 0.1)]
+    out = []
+    assert collect_class_instances(src, tgt, align, records, False, document_morph(tgt, records), out) == 2
+    (mix1, cls1), (mix2, cls2) = out
+    assert cls1 == "l'" and mix1 == pytest.approx({"it-obj-fem-sing": 0.9, "it-obj-nonref": 0.1})
+    assert cls2 == "il" and mix2 == pytest.approx({"it-subj-nonref": 0.9, "it-subj": 0.1})

@@ -256,8 +256,9 @@ def _experiment(a: argparse.Namespace) -> None:
         grid = tuple(float(x) for x in a.grid.split(","))
     except ValueError:
         raise CadError(f"--grid: {a.grid!r} is not a comma-separated list of numbers") from None
+    systems = None if a.systems is None else tuple(x.strip() for x in a.systems.split(",") if x.strip())
     report = run_experiment(a.config, a.classes, a.cm, a.source, a.reference, a.align_ref, a.docs, a.gold, a.out,
-                            grid, a.workers, a.nbest, a.folds)
+                            grid, a.workers, a.nbest, a.folds, systems=systems)
     sys.stdout.write(to_markdown(report))
 
 
@@ -357,7 +358,9 @@ def add_cm_parsers(sub) -> None:
     s.add_argument("--gold", help="gold coreference of the source (ParCorFull MMAX2 directory): adds the oracles")
     s.add_argument("--grid", default="0.1,0.3,1,3", help="CM weights tried on each tuning fold")
     s.add_argument("--folds", type=int, default=2, help="folds by document (default 2)")
-    s.add_argument("--nbest", type=int, default=50, help="distinct n-best size for CM-rerank")
+    s.add_argument("--nbest", type=int, default=30, help="distinct n-best size for CM-rerank (default 30)")
+    s.add_argument("--systems", help="comma-separated subset of: BL, PE, CM-backoff, CM-feature, CM-rerank, "
+                                     "'oracle: gold coref', 'oracle: gold coref + ref. features' (default: all)")
     s.add_argument("--workers", type=int, default=2, help="decoding processes")
     s.add_argument("--out", required=True, help="report prefix: PREFIX.md, PREFIX.json, PREFIX.png, PREFIX.work/")
     s.set_defaults(func=_experiment)

@@ -15,6 +15,7 @@ feature (the feature scores nothing there), so such sentences are decoded once, 
 from __future__ import annotations
 
 import copy
+import json
 import logging
 import math
 import multiprocessing
@@ -31,6 +32,8 @@ from cad.textio import atomic_output, read_lines
 log = logging.getLogger(__name__)
 
 DEFAULT_GRID = (0.1, 0.3, 1.0, 3.0)
+SYSTEMS = ("BL", "PE", "CM-backoff", "CM-feature", "CM-rerank", "oracle: gold coref",
+           "oracle: gold coref + ref. features")       # in the report's order
 
 
 @dataclass
@@ -130,8 +133,9 @@ def fold_score(source, reference, align_ref, cand_lines, align_lines, sentences:
 
 # ------------------------------------------------------------------ the experiment
 def run_experiment(config: str, classes: str, cm_table: str, source: str, reference: str, align_ref: str,
-                   docs: str, gold: str | None, out: str, grid=DEFAULT_GRID, workers: int = 2, nbest: int = 50,
-                   folds: int = 2, backoff_weight: float = 0.8) -> dict:
+                   docs: str, gold: str | None, out: str, grid=DEFAULT_GRID, workers: int = 2, nbest: int = 30,
+                   folds: int = 2, backoff_weight: float = 0.8, systems: tuple[str, ...] | None = None) -> dict:
+    """`systems`: the names of SYSTEMS to run (default: all; BL always)."""
     from cad.cm.config import FEATURE_NAME, cm_config, feature_config
     from cad.cm.french import tag
     from cad.cm.postedit import postedit_document
@@ -145,6 +149,10 @@ def run_experiment(config: str, classes: str, cm_table: str, source: str, refere
     from coref.backends import documents, get_backend
 
     t_all = time.time()
+    systems = tuple(SYSTEMS if systems is None else systems)
+    unknown = [x for x in systems if x not in SYSTEMS]
+    if unknown:
+        raise CadError(f"unknown system(s) {', '.join(unknown)} (choose from: {', '.join(SYSTEMS)})")
     docs_list = documents(source, docs)
     docs_list = [(d, [[t.lower() for t in s] for s in sents]) for d, sents in docs_list]
     if len(docs_list) < folds:
@@ -210,7 +218,8 @@ def run_experiment(config: str, classes: str, cm_table: str, source: str, refere
     for d in range(len(docs_list)):
         words, _ = postedit_document(bl_docs[d], records["ranker"][d])
         pe_out.extend(" ".join(w) for w in words)
-    runs["PE"] = SystemRun("PE", {0.0: pe_out}, {0.0: bl.alignments[0.0]}, time.time() - t + bl.seconds)
+    if "PE" in systems:
+        runs["PE"] = SystemRun("PE", {0.0: pe_out}, {0.0: bl.alignments[0.0]}, time.time() - t + bl.seconds)
 
     # ---------------- CM-rerank over BL's n-best lists
     t = time.time()
@@ -228,23 +237,10 @@ def run_experiment(config: str, classes: str, cm_table: str, source: str, refere
             als.extend(" ".join(f"{i}-{j}" for i, j in h.alignment) for h in chosen)
         rr.outputs[w], rr.alignments[w] = outs, als
     rr.seconds = time.time() - t + bl.seconds
-    runs["CM-rerank"] = rr
-
-    # ---------------- CM-backoff (seed 004), at its paper weight and on the grid
-    t = time.time()
-    bo_cfg = work / "backoff.ini"
-    write_config(cm_config(config, cm_table, backoff_weight), bo_cfg)
-    from cad.cm.cli import load_decoder
-
-    _STATE.update(backoff_decoder=load_decoder(str(bo_cfg), sentences, "cad", None, 1), docs=docs_list,
-                  records=records)
-    bo_out = [None] * len(docs_list)
-    with _pool(workers) or _nullctx() as pool:
-        for d, texts, als in progress(_map(pool, _backoff_doc, range(len(docs_list))), total=len(docs_list),
-                                      desc="CM-backoff", unit="doc"):
-            bo_out[d] = (texts, als)
-    runs["CM-backoff"] = SystemRun("CM-backoff", {backoff_weight: [x for o in bo_out for x in o[0]]},
-                                   {backoff_weight: [x for o in bo_out for x in o[1]]}, time.time() - t)
+    if "CM-rerank" in systems:
+        runs["CM-rerank"] = rr
+    # later stages are kept in the work directory under this key (model, tables, input, coreference)
+    stage_key = _bl_key(config, sentences, nbest) + _file_key(classes) + _file_key(cm_table) + str(gold)
 
     # ---------------- CM-feature and its oracles
     fcfg = feature_config(config, classes, 0.0)
@@ -269,11 +265,11 @@ def run_experiment(config: str, classes: str, cm_table: str, source: str, refere
                   for k2, line in enumerate(aref_lines)]
         records["oracle"] = records["gold"]
         projectors["oracle"] = _ReferenceProjector(ref_tok, ref_al, first_line, tag)
-    _STATE.update(decoders=decoders, bl=bl_docs, roles=roles, projectors=projectors, records=records)
+    _STATE.update(decoders=decoders, bl=bl_docs, roles=roles, projectors=projectors, records=records, docs=docs_list)
     variants = [("CM-feature", "ranker")]
     if gold:
         variants += [("oracle: gold coref", "gold"), ("oracle: gold coref + ref. features", "oracle")]
-    for name, key in variants:
+    def feature_run(name: str, key: str) -> SystemRun:
         t = time.time()
         run = SystemRun(name)
         jobs = [(d, w, key) for w in grid for d in range(len(docs_list))]
@@ -286,11 +282,41 @@ def run_experiment(config: str, classes: str, cm_table: str, source: str, refere
             run.outputs[w] = [x for o in res[w] for x in o[0]]
             run.alignments[w] = [x for o in res[w] for x in o[1]]
         run.seconds = (time.time() - t) / len(grid) + bl.seconds
-        runs[name] = run
+        return run
+
+    # stages in order of interest, each kept as soon as it is done; the reference-feature oracle last
+    for name, key in variants[:2]:
+        if name in systems:
+            runs[name] = _stage(work, name, stage_key + f"grid={grid}", lambda: feature_run(name, key))
+
+    # ---------------- CM-backoff (seed 004), at its paper weight
+    def backoff_run() -> SystemRun:
+        t = time.time()
+        bo_cfg = work / "backoff.ini"
+        write_config(cm_config(config, cm_table, backoff_weight), bo_cfg)
+        from cad.cm.cli import load_decoder
+
+        _STATE.update(backoff_decoder=load_decoder(str(bo_cfg), sentences, "cad", None, 1), docs=docs_list,
+                      records=records)
+        bo_out = [None] * len(docs_list)
+        with _pool(workers) or _nullctx() as pool:
+            for d, texts, als in progress(_map(pool, _backoff_doc, range(len(docs_list))), total=len(docs_list),
+                                          desc="CM-backoff", unit="doc"):
+                bo_out[d] = (texts, als)
+        return SystemRun("CM-backoff", {backoff_weight: [x for o in bo_out for x in o[0]]},
+                         {backoff_weight: [x for o in bo_out for x in o[1]]}, time.time() - t)
+
+    if "CM-backoff" in systems:
+        runs["CM-backoff"] = _stage(work, "CM-backoff", stage_key + f"backoff={backoff_weight}", backoff_run)
+
+    for name, key in variants[2:]:
+        if name in systems:
+            runs[name] = _stage(work, name, stage_key + f"grid={grid}", lambda: feature_run(name, key))
 
     # ---------------- tune on one fold, report on the other, pool
     pooled_files = []
     tuning = {}
+    runs = {name: runs[name] for name in SYSTEMS if name in runs}
     for name, run in runs.items():
         final_out = list(run.outputs[next(iter(run.outputs))])
         final_al = list(run.alignments[next(iter(run.alignments))])
@@ -341,6 +367,29 @@ def _bl_key(config: str, sentences: list[str], nbest: int) -> str:
     h.update(f"nbest={nbest}\n".encode())
     h.update("\n".join(sentences).encode())
     return h.hexdigest()
+
+
+def _file_key(path: str) -> str:
+    st = os.stat(path)
+    return f"{os.path.abspath(path)}:{st.st_size}:{st.st_mtime_ns}"
+
+
+def _stage(work: Path, name: str, key: str, compute) -> SystemRun:
+    """A decoded system from an earlier run with the same key, or computed and kept: an
+    interrupted experiment resumes after its last finished system."""
+    path = work / f"{_slug(name)}.json"
+    if path.exists():
+        with open(path, encoding="utf-8") as fh:
+            saved = json.load(fh)
+        if saved.get("key") == key:
+            log.info("%s: the outputs of an earlier run (%s)", name, path)
+            return SystemRun(name, {float(w): v for w, v in saved["outputs"].items()},
+                             {float(w): v for w, v in saved["alignments"].items()}, saved["seconds"])
+    run = compute()
+    with atomic_output(path) as fh:
+        json.dump({"key": key, "outputs": {str(w): v for w, v in run.outputs.items()},
+                   "alignments": {str(w): v for w, v in run.alignments.items()}, "seconds": run.seconds}, fh)
+    return run
 
 
 def _cached_bl(work: Path, config: str, sentences: list[str], nbest: int):

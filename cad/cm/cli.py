@@ -29,10 +29,10 @@ def _show(a: argparse.Namespace) -> None:
 
 
 def _config(a: argparse.Namespace) -> None:
-    from cad.cm.config import write_cm_config, write_feature_config
+    from cad.cm.config import FEATURE_WEIGHT, write_cm_config, write_feature_config
 
     if a.mode == "feature":
-        write_feature_config(a.base, a.cm, a.out, 0.1 if a.weight is None else a.weight)
+        write_feature_config(a.base, a.cm, a.out, FEATURE_WEIGHT if a.weight is None else a.weight)
     else:
         write_cm_config(a.base, a.cm, a.out, 0.8 if a.weight is None else a.weight)
     print(a.out)
@@ -326,7 +326,7 @@ def add_cm_parsers(sub) -> None:
     s.add_argument("--mode", choices=("backoff", "feature"), default="backoff",
                    help="backoff: seed 004's second table for feature tokens; feature: a CoreferenceModel "
                         "feature scoring every option that translates it/they (default: backoff)")
-    s.add_argument("--weight", type=float, help="the CM's weight (default 0.8 backoff, 0.1 feature)")
+    s.add_argument("--weight", type=float, help="the CM's weight (default 0.8 backoff, 3 feature)")
     s.add_argument("--out", required=True)
     s.set_defaults(func=_config)
 

@@ -15,6 +15,7 @@ feature (the feature scores nothing there), so such sentences are decoded once, 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import logging
 import math
@@ -425,7 +426,8 @@ class _ReferenceProjector:
         k = self.first_line[doc_index] + c.sentence
         if k not in self.cache:
             self.cache[k] = self.tag([self.ref_tok[k]])[0]
-        return project_candidate(c.__class__(**{**c.__dict__, "sentence": 0}), [self.ref_al[k]], {0: self.cache[k]})
+        # the candidate's sentence, as the only sentence of a one-sentence document
+        return project_candidate(dataclasses.replace(c, sentence=0), [self.ref_al[k]], {0: self.cache[k]})
 
 
 class _nullctx:

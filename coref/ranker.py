@@ -156,9 +156,9 @@ class RankerResolver:
         self.pronouns = tuple(p.lower() for p in pronouns)
 
     def parse(self, sentences: list[list[str]]):
-        from spacy.tokens import Doc
+        from coref.tokens import moses_doc
 
-        return list(self.nlp.pipe(Doc(self.nlp.vocab, words=s) for s in sentences))
+        return list(self.nlp.pipe(moses_doc(self.nlp.vocab, s) for s in sentences))
 
     def choose(self, dec: Decision):
         p_ref = self.model.p_referential(dec.ana_feats)

@@ -122,9 +122,9 @@ class SieveResolver:
         self.window = window
 
     def parse(self, sentences: list[list[str]]):
-        from spacy.tokens import Doc
+        from coref.tokens import moses_doc
 
-        return list(self.nlp.pipe(Doc(self.nlp.vocab, words=s) for s in sentences))
+        return list(self.nlp.pipe(moses_doc(self.nlp.vocab, s) for s in sentences))
 
     def resolve(self, doc_id: str, sentences: list[list[str]]) -> list[PronounResolution]:
         parsed = self.parse(sentences)

@@ -89,13 +89,12 @@ def instances(corpus: str, gold: GoldDocument, parsed, window: int = 3) -> DocIn
 
 
 def parse_gold(nlp, docs: list[tuple[str, GoldDocument]]) -> list:
-    from spacy.tokens import Doc
-
     from cad.progress import progress
+    from coref.tokens import moses_doc
 
     out = []
     for corpus, gold in progress(docs, total=len(docs), desc="parse", unit="doc"):
-        out.append(list(nlp.pipe(Doc(nlp.vocab, words=s) for s in gold.sentences())))
+        out.append(list(nlp.pipe(moses_doc(nlp.vocab, s) for s in gold.sentences())))
     return out
 
 

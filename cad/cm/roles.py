@@ -38,14 +38,14 @@ def role_of(tok) -> str:
 def pronoun_roles(sentences: list[list[str]], positions: set[tuple[int, int]]) -> dict[tuple[int, int], str]:
     """{(sentence, token): role} for the given positions of a document's tokenized sentences;
     only the sentences holding one are parsed."""
-    from spacy.tokens import Doc
+    from coref.tokens import moses_doc
 
     wanted = sorted({k for k, _ in positions})
     if not wanted:
         return {}
     nlp = _parser()
     out = {}
-    for k, doc in zip(wanted, nlp.pipe(Doc(nlp.vocab, words=list(sentences[k])) for k in wanted)):
+    for k, doc in zip(wanted, nlp.pipe(moses_doc(nlp.vocab, list(sentences[k])) for k in wanted)):
         for kk, i in positions:
             if kk == k:
                 out[(k, i)] = role_of(doc[i])

@@ -86,12 +86,22 @@ moses_configs/$(CM_NAME).ini: tables/$(CM_NAME)/cm.gz $(OUT)/moses.ini
 moses_configs/$(CM_NAME).feature.ini: tables/$(CM_NAME)/classes.gz $(OUT)/moses.ini
 	$(CAD) -q cm config --mode feature --base $(OUT)/moses.ini --cm tables/$(CM_NAME)/classes.gz --out $@
 
+# Coreference as the experiment sees it: each talk resolved by a ranker trained without it
+# (the shipped ranker trained on these talks)
+$(OUT)/dev.coref-cv.jsonl: $(VENV)/.installed
+	$(CAD) -q coref-eval --backend ranker --cv-folds 5 --train-data $(SHARED)/coref \
+		--gold $(SHARED)/coref/parcorfull/corpus/TED/EN --input $(SHARED)/en-fr/dev.en --docs $(SHARED)/en-fr/dev.docs \
+		--out $@
+
 # Every pronoun system on the 11 dev documents, tuned on one half by document and reported on the other
 # (BL, PE, CM-backoff, CM-feature, CM-rerank, the gold-coreference oracles): $(OUT)/pronoun-eval.{md,json,png}
-pronoun-eval: cm
+CM_OBJECTIVE ?= credit
+CM_GRID ?= 1,3
+pronoun-eval: cm $(OUT)/dev.coref-cv.jsonl
 	$(CAD) cm experiment --config $(OUT)/moses.ini --classes tables/$(CM_NAME)/classes.gz \
 		--cm tables/$(CM_NAME)/cm.gz --source $(SHARED)/en-fr/dev.en --reference $(SHARED)/en-fr/dev.fr \
 		--align-ref $(SHARED)/en-fr/dev.en-fr.alig --docs $(SHARED)/en-fr/dev.docs \
+		--coref $(OUT)/dev.coref-cv.jsonl --objective $(CM_OBJECTIVE) --grid $(CM_GRID) \
 		--gold $(SHARED)/coref/parcorfull/corpus/TED/EN --out $(OUT)/pronoun-eval
 
 # The embedded demo: seed 004's cat-and-mouse text, translated with the CM as decoder feature and

@@ -6,6 +6,8 @@ import json
 
 import pytest
 
+from cad.cm.class_model import ClassTable
+
 pytest.importorskip("spacy")
 
 from cad.cli import main
@@ -113,6 +115,23 @@ def test_smoothed_cm_from_the_sample_corpus(sample_system, tmp_path):
     for b in bundles:
         assert sum(p for (bb, _), p in probs.items() if bb == b) == pytest.approx(1.0, abs=1e-3)
     assert json.loads((tmp_path / "wb" / "provenance.json").read_text())["smoothing"] == "witten-bell"
+
+
+def test_class_table_domain_weights(sample_system, tmp_path, capsys):
+    out, _ = sample_system
+    args = ["-q", "cm", "build", "--corpus", str(out / "model" / "corpus"), "--align",
+            str(out / "model" / "aligned.grow-diag-final-and"), "--backend", "sieve"]
+    assert main(args + ["--out", str(tmp_path / "one")]) == 0
+    assert main(args + ["--domain-weight", "sample=3", "--out", str(tmp_path / "three")]) == 0
+    one = ClassTable.read(tmp_path / "one" / "classes.gz")
+    three = ClassTable.read(tmp_path / "three" / "classes.gz")
+    # every document is "sample:<n>": the counts triple, so the smoothing weighs less
+    assert three.counts["it"] == pytest.approx(3 * one.counts["it"], rel=1e-4)
+    assert json.loads((tmp_path / "three" / "provenance.json").read_text())["class_domain_weights"] == {"sample": 3.0}
+    for bad in ("sample", "sample=x", "=2", "nosuch=2"):
+        assert main(args + ["--domain-weight", bad, "--out", str(tmp_path / "bad")]) == 1
+        assert "domain" in capsys.readouterr().err.lower()
+    assert not (tmp_path / "bad").exists()
 
 
 def test_inter_and_intra_sentential_passes(sample_system):

@@ -320,7 +320,114 @@ def test_class_instances_from_an_aligned_document():
     records = [PronounResolution("d", 1, 2, "it", True, [Candidate(0, 2, 4, 3, "the key", 1.0)], 0.9),
                PronounResolution("d", 2, 0, "it", False, [], 0.1)]
     out = []
-    assert collect_class_instances(src, tgt, align, records, False, document_morph(tgt, records), out) == 2
-    (mix1, cls1), (mix2, cls2) = out
+    assert collect_class_instances(src, tgt, align, records, False, document_morph(tgt, records), out, 2.0) == 2
+    (mix1, cls1, w1), (mix2, cls2, w2) = out
+    assert w1 == w2 == 2.0
     assert cls1 == "l'" and mix1 == pytest.approx({"it-obj-fem-sing": 0.9, "it-obj-nonref": 0.1})
     assert cls2 == "il" and mix2 == pytest.approx({"it-subj-nonref": 0.9, "it-subj": 0.1})
+
+
+def test_credit_matrix_follows_apt_groups():
+    from cad.cm.class_model import credit_matrix
+
+    m = credit_matrix()
+    # ce is correct for a reference il (similar), ce and ça (similar); il for il and ce only
+    assert set(m["ce"]) == {"ce", "il", "ça"}
+    assert set(m["il"]) == {"il", "ce"}
+    assert set(m["ça"]) == {"ça", "ce"}
+    assert set(m["elle"]) == {"elle"} and set(m["elles"]) == {"elles"}
+    # words outside APT's target list are all OTHER to APT, equal to each other
+    assert set(m["la"]) == {"le", "la", "l'", "lui", "eux", "y", "en", OTHER}
+    # a dropped pronoun is never correct, and nothing is correct against a dropped reference
+    assert m[NONE] == {} and all(NONE not in row for row in m.values())
+
+
+def test_expected_credit_and_objectives_by_hand():
+    table = ClassTable({"it-cop-fem-sing": {"elle": 0.5, "ce": 0.2, "il": 0.1, "la": 0.1, NONE: 0.1},
+                        "it-cop-nonref": {"il": 0.3, "ce": 0.6, NONE: 0.1}})
+    fem = {"it-cop-fem-sing": 1.0}
+    assert table.expected_credit(fem, "elle") == pytest.approx(0.5)
+    assert table.expected_credit(fem, "ce") == pytest.approx(0.2 + 0.1)
+    assert table.expected_credit(fem, "le") == pytest.approx(0.1)
+    mix = {"it-cop-fem-sing": 0.5, "it-cop-nonref": 0.5}
+    assert table.expected_credit(mix, "ce") == pytest.approx(0.5 * 0.3 + 0.5 * 0.9)
+    assert table.score(mix, "ce", "credit") == pytest.approx(math.log(0.6))
+    assert table.score(mix, "ce", "likelihood") == pytest.approx(math.log(0.5 * 0.2 + 0.5 * 0.6))
+    # dropping earns nothing: the credit floor
+    assert table.score(mix, NONE, "credit") == pytest.approx(math.log(0.01))
+    from cad.errors import CadError
+
+    with pytest.raises(CadError, match="objective"):
+        table.score(mix, "ce", "bleu")
+
+
+def test_feature_objective_from_moses_ini(tmp_path):
+    table = ClassTable({"it-cop-fem-sing": {"elle": 0.5, "ce": 0.3, "il": 0.2}})
+    slot = FeatureSlot("CM", "CoreferenceModel", 0, 1, [1.0])
+    f = CoreferenceModelFeature(slot, Feature("CoreferenceModel", "CM", {"objective": "credit"}), table=table)
+    f.begin_sentence(["and", "it", "was", "dead"], {"pronouns": {1: {"it-cop-fem-sing": 1.0}}})
+    assert f.evaluate(option(1, 2, ["il"], [(0, 0)])) == pytest.approx((math.log(0.5),))      # il + ce
+    from cad.errors import CadError
+
+    with pytest.raises(CadError, match="unknown objective"):
+        CoreferenceModelFeature(slot, Feature("CoreferenceModel", "CM", {"objective": "x"}), table=table)
+    cfg = feature_config_with_objective(tmp_path)
+    assert [f.args.get("objective") for f in cfg.features if f.type == "CoreferenceModel"] == ["credit"]
+
+
+def feature_config_with_objective(tmp_path):
+    from cad.moses.ini import parse_config
+
+    cfg = baseline_config(str(tmp_path / "pt"), None, str(tmp_path / "lm.arpa"), 2, table_limit=0)
+    write_config(cfg, tmp_path / "base.ini")
+    ClassTable({"it": {"il": 1.0}}).write(tmp_path / "classes.gz")
+    write_config(feature_config(tmp_path / "base.ini", tmp_path / "classes.gz", 1.0, "credit"), tmp_path / "cm.ini")
+    return parse_config(tmp_path / "cm.ini")
+
+
+def test_weighted_instances_count_as_repeated_ones():
+    fem = "it-subj-fem-sing"
+    weighted = ClassTable.estimate_em([({fem: 1.0}, "elle", 3.0), ({fem: 1.0}, "ce", 1.0)], 2)
+    repeated = ClassTable.estimate_em([({fem: 1.0}, "elle")] * 3 + [({fem: 1.0}, "ce")], 2)
+    assert weighted.counts[fem] == pytest.approx(4.0)
+    for c in CLASSES:
+        assert weighted.prob(fem, c) == pytest.approx(repeated.prob(fem, c))
+
+
+def test_class_reranker_with_the_credit_objective_by_hand():
+    from cad.cm.rerank import ClassReranker, Hypothesis
+
+    # it-cop-nonref: the reference says ce .5, il .2, elle .1, nothing .2
+    table = ClassTable({"it-cop-nonref": {"ce": 0.5, "il": 0.2, "elle": 0.1, NONE: 0.2}})
+    src = [["it", "is", "hard", "."]]
+    hyps = [Hypothesis(["est", "dur", "."], 0.0, [(1, 0), (2, 1), (3, 2)]),                 # dropped: NONE
+            Hypothesis(["il", "est", "dur", "."], -0.5, [(0, 0), (1, 1), (2, 2), (3, 3)]),
+            Hypothesis(["elle", "est", "dure", "."], -0.4, [(0, 0), (1, 1), (2, 2), (3, 3)])]
+    r = PronounResolution("d", 0, 0, "it", False, [], 0.0)
+    roles = {(0, 0): "cop"}
+    # credit: NONE 0 -> floor .01, il .2 + .5 = .7, elle .1
+    rr = ClassReranker(table, 1.0, objective="credit")
+    _, traces = rr.rerank_document([hyps], [r], src, roles=roles)
+    assert traces[0].cm_scores == pytest.approx([math.log(0.01), math.log(0.7), math.log(0.1)])
+    assert traces[0].chosen == 1          # -0.5 + ln .7 = -0.857 beats -0.4 + ln .1 and 0 + ln .01
+    # likelihood at the same weight keeps the dropped pronoun: 0 + ln .2 > -0.5 + ln .2
+    _, traces = ClassReranker(table, 1.0).rerank_document([hyps], [r], src, roles=roles)
+    assert traces[0].chosen == 0
+
+
+def test_experiment_reads_coreference_records_by_document_index(tmp_path):
+    pytest.importorskip("spacy")
+    from cad.cm.experiment import _records_by_doc
+    from cad.errors import CadError
+    from coref.records import write_jsonl
+
+    docs = [("779", [["the", "mouse", "runs", "."], ["it", "sleeps", "."]]),
+            ("779", [["the", "cat", "runs", "."], ["it", "sleeps", "."]])]
+    given = PronounResolution("0", 1, 0, "it", True, [Candidate(0, 0, 2, 1, "the mouse", 1.0)], 0.9)
+    write_jsonl([given], tmp_path / "r.jsonl")
+    out = _records_by_doc(str(tmp_path / "r.jsonl"), docs)
+    assert out[0] == [given]                           # matched by index, though the ids repeat
+    assert [r.index for r in out[1]] == [0] and out[1][0].best.text == "the cat"   # shipped ranker
+    write_jsonl([PronounResolution("1", 2, 0, "it", True, [])], tmp_path / "bad.jsonl")
+    with pytest.raises(CadError, match="outside document"):
+        _records_by_doc(str(tmp_path / "bad.jsonl"), docs)

@@ -72,7 +72,7 @@ def project_candidate(c, align: list[list[tuple[int, int]]], morph: dict) -> tup
 
 def collect_class_instances(src: list[list[str]], tgt: list[list[str]], align: list[list[tuple[int, int]]],
                             records: list[PronounResolution], with_human: bool, morph: dict,
-                            out: list[tuple[dict[str, float], str]]) -> int:
+                            out: list, weight: float = 1.0) -> int:
     """Add one document's (bundle mixture, target class) instances for the class CM; returns the
     number of pronouns added. Every it/they counts, referential or not: the class of a
     pleonastic *it* (*il faut*, *c'est*) is as much to learn as that of an anaphoric one."""
@@ -86,7 +86,7 @@ def collect_class_instances(src: list[list[str]], tgt: list[list[str]], align: l
         cls = pronoun_class(aligned_words(src[r.sentence], tgt[r.sentence], align[r.sentence], r.index))
         mix = pronoun_mixture(r, roles[(r.sentence, r.index)],
                               lambda c: {project_candidate(c, align, morph): 1.0}, with_human)
-        out.append((mix, cls))
+        out.append((mix, cls, weight))
     return len(recs)
 
 
@@ -199,10 +199,13 @@ def estimate_witten_bell(triples, with_human: bool = False) -> dict[str, dict[st
 
 def build_cm(corpus: str, align: str, out_dir: str | os.PathLike, src_lang: str = "en", tgt_lang: str = "fr",
              docs: str | None = None, coref: str | None = None, backend: str = "ranker", with_human: bool = False,
-             single_best: bool = False, smoothing: str = "none", em_iterations: int = 5) -> CMStats:
+             single_best: bool = False, smoothing: str = "none", em_iterations: int = 5,
+             domain_weights: dict[str, float] | None = None) -> CMStats:
     """`smoothing` (cm.gz): "none" (seed 004: relative frequencies) or "witten-bell" (back-off to
     coarser bundles). `em_iterations` (classes.gz): EM over each pronoun's latent bundle; 0 keeps
-    seed 003's expected counts under the coreference's own weights."""
+    seed 003's expected counts under the coreference's own weights. `domain_weights` (classes.gz):
+    {id prefix: w}, the pronouns of a document whose id starts with `prefix:` count w times (the
+    class CM's register follows its data: TED speakers say *ça* where news writes *il*)."""
     if smoothing not in SMOOTHING:
         raise CadError(f"unknown smoothing {smoothing!r} (choose from {', '.join(SMOOTHING)})")
     out_dir = Path(out_dir)
@@ -217,9 +220,22 @@ def build_cm(corpus: str, align: str, out_dir: str | os.PathLike, src_lang: str 
         from coref.backends import get_backend
 
         resolver = get_backend(backend)
-    n_docs = len(read_docs(docs, sum(1 for _ in read_lines(f"{corpus}.{src_lang}")))) if docs else 1
+    doc_starts = read_docs(docs, sum(1 for _ in read_lines(f"{corpus}.{src_lang}"))) if docs else []
+    n_docs = len(doc_starts) if docs else 1
+    domain_weights = dict(domain_weights or {})
+    for prefix, w in domain_weights.items():
+        if not w >= 0:
+            raise CadError(f"domain weight {prefix}={w} must be >= 0")
+        if docs and not any(d.doc_id.startswith(prefix + ":") for d in doc_starts):
+            raise CadError(f"domain weight {prefix}={w}: no document id starts with {prefix + ':'!r}", docs)
+
+    def doc_weight(k: str) -> float:
+        if not domain_weights or not docs:
+            return 1.0
+        name = doc_starts[int(k)].doc_id
+        return domain_weights.get(name.split(":", 1)[0], 1.0) if ":" in name else 1.0
     triples = []
-    class_instances: list[tuple[dict[str, float], str]] = []
+    class_instances: list[tuple[dict[str, float], str, float]] = []
     docs_iter = aligned_documents(f"{corpus}.{src_lang}", f"{corpus}.{tgt_lang}", align, docs)
     for doc_id, src, tgt, al in progress(docs_iter, total=n_docs,
                                          desc="cm", unit="doc"):
@@ -230,7 +246,8 @@ def build_cm(corpus: str, align: str, out_dir: str | os.PathLike, src_lang: str 
                                f"{doc_id}", coref)
         morph = document_morph(tgt, recs)
         triples.extend(collect_triples(src, tgt, al, recs, with_human, stats, single_best, morph))
-        stats.class_pronouns += collect_class_instances(src, tgt, al, recs, with_human, morph, class_instances)
+        stats.class_pronouns += collect_class_instances(src, tgt, al, recs, with_human, morph, class_instances,
+                                                        doc_weight(doc_id))
     model = estimate(triples) if smoothing == "none" else estimate_witten_bell(triples, with_human)
     lines = []
     for bundle, targets in model.items():
@@ -254,6 +271,7 @@ def build_cm(corpus: str, align: str, out_dir: str | os.PathLike, src_lang: str 
                   "alignment": str(align), "documents": docs, "coreference": coref or f"backend:{backend}",
                   "humanness": with_human, "single_best": single_best, "min_probability": MIN_PROB,
                   "smoothing": smoothing, "class_em_iterations": em_iterations,
+                  "class_domain_weights": domain_weights,
                   "counts": asdict(stats)}
     from cad.cm.class_model import ClassTable
 

@@ -28,6 +28,10 @@ from coref.records import Candidate, PronounResolution
 
 CM_PRONOUNS = ("it", "they")
 FLOOR = 1e-7
+OBJECTIVES = ("likelihood", "credit")
+# ln of the expected credit is floored here: a dropped pronoun earns no credit, but a floor far
+# below the other options' would make dropping impossible whatever the phrase table says
+CREDIT_FLOOR = 0.01
 
 # candidate -> what its translation says: {(gender, number) | None (nothing): weight}; a
 # distribution, so that a pronoun antecedent can pass on what its own antecedents said
@@ -89,6 +93,43 @@ def antecedent_distribution(mixture: dict[str, float]) -> dict[tuple[str, str] |
     return {k: v / z for k, v in out.items()} if z > 0 else {}
 
 
+def _apt_word(cls: str) -> str | None:
+    """The class as APT sees it: a word of the French target list, OTHER for any other aligned
+    word (*le*, *lui*, *y*, a noun), None for nothing aligned."""
+    from cad.eval.lists import FR_TARGET_PRONOUNS, OTHER
+
+    if cls == "NONE":
+        return None
+    return cls if cls in FR_TARGET_PRONOUNS else OTHER
+
+
+def credit_matrix() -> dict[str, dict[str, float]]:
+    """{candidate class: {reference class: 1.0}} for the pairs that APT counts as correct in C1+C2
+    accuracy: the same word up to its equal group (*ce* = *c'*, *ça* = *cela*), a pair of one
+    similar group (*ce*/*il*, *ce*/*ça*), OTHER for OTHER; a dropped pronoun earns nothing."""
+    from cad.eval.lists import FR_EQUAL, FR_SIMILAR
+
+    def canon(w: str) -> str:
+        return next((g[0] for g in FR_EQUAL if w in g), w)
+
+    similar = [{canon(w) for w in g} for g in FR_SIMILAR]
+    out: dict[str, dict[str, float]] = {}
+    for c in CLASSES:
+        out[c] = {}
+        a = _apt_word(c)
+        for r in CLASSES:
+            b = _apt_word(r)
+            if a is None or b is None:
+                continue
+            a2, b2 = canon(a), canon(b)
+            if a2 == b2 or any(a2 in g and b2 in g for g in similar):
+                out[c][r] = 1.0
+    return out
+
+
+_CREDIT: dict[str, dict[str, float]] = {}
+
+
 class ClassTable:
     """{bundle: {class: probability}}; `prob` backs off to the nearest coarser bundle present."""
 
@@ -113,6 +154,24 @@ class ClassTable:
 
     def log_prob(self, mixture: dict[str, float], cls: str) -> float:
         return math.log(max(self.mixture_prob(mixture, cls), FLOOR))
+
+    def expected_credit(self, mixture: dict[str, float], cls: str) -> float:
+        """Σ_b w_b Σ_r P(r | b) credit(cls, r): the probability that a translation making the
+        pronoun `cls` is judged correct (identical or equivalent) against a reference drawn
+        from the table, the expected C1+C2 accuracy of that choice (minimum Bayes risk under
+        APT's loss instead of the most likely exact word: *ce* is right for *il*, *ce* and *ça*)."""
+        row = _CREDIT.get(cls)
+        if row is None:
+            row = _CREDIT.setdefault(cls, credit_matrix()[cls])
+        return sum(w * sum(self.prob(b, r) for r in row) for b, w in mixture.items())
+
+    def score(self, mixture: dict[str, float], cls: str, objective: str = "likelihood") -> float:
+        """The feature's value: ln P(cls) ("likelihood") or ln of the expected credit ("credit")."""
+        if objective == "likelihood":
+            return self.log_prob(mixture, cls)
+        if objective == "credit":
+            return math.log(max(self.expected_credit(mixture, cls), CREDIT_FLOOR))
+        raise CadError(f"unknown CM objective {objective!r} (choose from {', '.join(OBJECTIVES)})")
 
     @classmethod
     def estimate(cls, counts: dict[str, dict[str, float]]) -> "ClassTable":
@@ -145,15 +204,19 @@ class ClassTable:
         return cls(probs, {h: sum(row.values()) for h, row in full.items()})
 
     @classmethod
-    def estimate_em(cls, instances: list[tuple[dict[str, float], str]], iterations: int = 5) -> "ClassTable":
+    def estimate_em(cls, instances: "list[tuple[dict[str, float], str] | tuple[dict[str, float], str, float]]",
+                    iterations: int = 5) -> "ClassTable":
         """EM over the latent bundle of each pronoun. Expected counts with the coreference's prior
         weights (the `estimate` above) spread a pronoun's count over every candidate, the wrong ones
         too, which flattens P(elle | it-fem-sing) towards P(elle | it-masc-sing). Here each
         instance's weights become the posterior w_b P(class | b) / Σ_b' w_b' P(class | b') under the
-        previous table, and the table is re-estimated from those counts (Witten-Bell as above)."""
+        previous table, and the table is re-estimated from those counts (Witten-Bell as above).
+        An instance may carry a third element, its weight (a domain counted several times)."""
         def counts_of(table: ClassTable | None):
             counts: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
-            for mix, c in instances:
+            for inst in instances:
+                mix, c = inst[0], inst[1]
+                weight = inst[2] if len(inst) > 2 else 1.0
                 if table is None:
                     post = mix
                 else:
@@ -161,7 +224,7 @@ class ClassTable:
                     z = sum(joint.values())
                     post = {b: v / z for b, v in joint.items()} if z > 0 else mix
                 for b, w in post.items():
-                    counts[b][c] += w
+                    counts[b][c] += weight * w
             return counts
 
         table = cls.estimate(counts_of(None))

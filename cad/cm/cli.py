@@ -7,17 +7,27 @@ import sys
 import time
 
 from coref.backends import BACKENDS, DEFAULT_BACKEND
+from cad.cm.class_model import OBJECTIVES
 
 
 def _build(a: argparse.Namespace) -> None:
     from cad.cm.build import build_cm
 
-    if a.em_iterations < 0:
-        from cad.errors import CadError
+    from cad.errors import CadError
 
+    if a.em_iterations < 0:
         raise CadError(f"--em-iterations must be >= 0, not {a.em_iterations}")
+    weights = {}
+    for spec in a.domain_weight:
+        prefix, sep, w = spec.partition("=")
+        try:
+            weights[prefix] = float(w)
+        except ValueError:
+            raise CadError(f"--domain-weight {spec!r}: expected PREFIX=W with a number W") from None
+        if not sep or not prefix or not weights[prefix] >= 0:
+            raise CadError(f"--domain-weight {spec!r}: expected PREFIX=W with W >= 0")
     st = build_cm(a.corpus, a.align, a.out, a.src, a.tgt, a.docs, a.coref, a.backend, a.humanness, a.single_best,
-                  a.smoothing, a.em_iterations)
+                  a.smoothing, a.em_iterations, weights)
     print(f"{st.entries} entries from {st.triples} triples ({st.with_candidates} of {st.pronouns} pronouns "
           f"with antecedents) -> {a.out}/cm.gz", file=sys.stderr)
 
@@ -32,7 +42,7 @@ def _config(a: argparse.Namespace) -> None:
     from cad.cm.config import FEATURE_WEIGHT, write_cm_config, write_feature_config
 
     if a.mode == "feature":
-        write_feature_config(a.base, a.cm, a.out, FEATURE_WEIGHT if a.weight is None else a.weight)
+        write_feature_config(a.base, a.cm, a.out, FEATURE_WEIGHT if a.weight is None else a.weight, a.objective)
     else:
         write_cm_config(a.base, a.cm, a.out, 0.8 if a.weight is None else a.weight)
     print(a.out)
@@ -117,7 +127,7 @@ def _translate(a: argparse.Namespace) -> None:
         from cad.cm.class_model import ClassTable
         from cad.cm.rerank import ClassReranker
 
-        reranker = ClassReranker(ClassTable.read(a.classes), a.cm_weight, a.humanness)
+        reranker = ClassReranker(ClassTable.read(a.classes), a.cm_weight, a.humanness, objective=a.objective)
     t = time.time()
     outputs: list[str] = []
     alignments: list[str] = []
@@ -258,7 +268,8 @@ def _experiment(a: argparse.Namespace) -> None:
         raise CadError(f"--grid: {a.grid!r} is not a comma-separated list of numbers") from None
     systems = None if a.systems is None else tuple(x.strip() for x in a.systems.split(",") if x.strip())
     report = run_experiment(a.config, a.classes, a.cm, a.source, a.reference, a.align_ref, a.docs, a.gold, a.out,
-                            grid, a.workers, a.nbest, a.folds, systems=systems)
+                            grid, a.workers, a.nbest, a.folds, systems=systems, objective=a.objective,
+                            coref_records=a.coref)
     sys.stdout.write(to_markdown(report))
 
 
@@ -310,6 +321,9 @@ def add_cm_parsers(sub) -> None:
     s.add_argument("--smoothing", choices=("none", "witten-bell"), default="none",
                    help="none: relative frequencies (seed 004); witten-bell: interpolate with coarser bundles "
                         "(it-fem-sing -> it-sing -> it) and write every gender/number combination")
+    s.add_argument("--domain-weight", action="append", default=[], metavar="PREFIX=W",
+                   help="class table: pronouns of documents whose id starts with PREFIX: count W times "
+                        "(repeatable; e.g. sated=3 for the TED part of the shared corpus)")
     s.add_argument("--em-iterations", type=int, default=5,
                    help="classes.gz: EM iterations over each pronoun's latent antecedent bundle (default 5; "
                         "0: seed 003's expected counts under the coreference's weights)")
@@ -327,6 +341,9 @@ def add_cm_parsers(sub) -> None:
                    help="backoff: seed 004's second table for feature tokens; feature: a CoreferenceModel "
                         "feature scoring every option that translates it/they (default: backoff)")
     s.add_argument("--weight", type=float, help="the CM's weight (default 0.8 backoff, 3 feature)")
+    s.add_argument("--objective", choices=OBJECTIVES, default="credit",
+                   help="feature: score ln of the option's expected APT credit (credit, default) or ln P(class) "
+                        "(likelihood)")
     s.add_argument("--out", required=True)
     s.set_defaults(func=_config)
 
@@ -362,6 +379,10 @@ def add_cm_parsers(sub) -> None:
     s.add_argument("--systems", help="comma-separated subset of: BL, PE, CM-backoff, CM-feature, CM-rerank, "
                                      "'oracle: gold coref', 'oracle: gold coref + ref. features' (default: all)")
     s.add_argument("--workers", type=int, default=2, help="decoding processes")
+    s.add_argument("--objective", choices=OBJECTIVES, default="credit",
+                   help="the class CM's score: ln of the expected APT credit (default) or ln P(class)")
+    s.add_argument("--coref", help="the ranker's coreference records for --source (JSON Lines, e.g. cad coref-eval "
+                                   "--cv-folds K --out): default, the shipped ranker, which trained on ParCorFull TED")
     s.add_argument("--out", required=True, help="report prefix: PREFIX.md, PREFIX.json, PREFIX.png, PREFIX.work/")
     s.set_defaults(func=_experiment)
 
@@ -393,6 +414,8 @@ def add_cm_parsers(sub) -> None:
                         "--classes is given, else backoff")
     s.add_argument("--classes", help="the class CM (tables/<name>/classes.gz) for --cm-mode rerank")
     s.add_argument("--cm-weight", type=float, default=1.0, help="lambda_CM for --cm-mode rerank (default 1)")
+    s.add_argument("--objective", choices=OBJECTIVES, default="credit",
+                   help="--cm-mode rerank: the class CM's score, ln expected APT credit (default) or ln P(class)")
     s.add_argument("--nbest", type=int, default=30, help="distinct n-best size for --cm-mode rerank (default 30)")
     s.add_argument("--backend", default=DEFAULT_BACKEND, choices=BACKENDS,
                    help=f"coreference backend (default: {DEFAULT_BACKEND})")

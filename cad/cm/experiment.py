@@ -3,8 +3,10 @@ half of the talks and reported on the other, then swapped and pooled.
 
 Systems: BL (the baseline decoder), PE (rule post-editing), CM-backoff (seed 004's back-off
 table), CM-feature (the CoreferenceModel decoder feature), CM-rerank (the class CM over BL's
-distinct n-best list), and two oracles: CM-feature with gold coreference, and with gold
-coreference plus the antecedents' gender and number read from the reference translation.
+distinct n-best list), and the ladder around CM-feature: below it the same feature told nothing
+of coreference (every it/they scored by its pronoun-role bundle alone), above it two oracles:
+gold coreference, and gold coreference plus the antecedents' gender and number read from the
+reference translation.
 
 Tuning: every CM system has one weight, chosen from the same grid on the tuning half by C1+C2
 accuracy (ties: BLEU, then the smaller weight). The decoder weights are the base moses.ini's for
@@ -33,7 +35,8 @@ from cad.textio import atomic_output, read_lines
 log = logging.getLogger(__name__)
 
 DEFAULT_GRID = (0.1, 0.3, 1.0, 3.0)
-SYSTEMS = ("BL", "PE", "CM-backoff", "CM-feature", "CM-rerank", "oracle: gold coref",
+NO_COREF = "CM-feature, no coreference"
+SYSTEMS = ("BL", "PE", "CM-backoff", NO_COREF, "CM-feature", "CM-rerank", "oracle: gold coref",
            "oracle: gold coref + ref. features")       # in the report's order
 
 
@@ -135,8 +138,13 @@ def fold_score(source, reference, align_ref, cand_lines, align_lines, sentences:
 # ------------------------------------------------------------------ the experiment
 def run_experiment(config: str, classes: str, cm_table: str, source: str, reference: str, align_ref: str,
                    docs: str, gold: str | None, out: str, grid=DEFAULT_GRID, workers: int = 2, nbest: int = 30,
-                   folds: int = 2, backoff_weight: float = 0.8, systems: tuple[str, ...] | None = None) -> dict:
-    """`systems`: the names of SYSTEMS to run (default: all; BL always)."""
+                   folds: int = 2, backoff_weight: float = 0.8, systems: tuple[str, ...] | None = None,
+                   objective: str = "credit", coref_records: str | None = None) -> dict:
+    """`systems`: the names of SYSTEMS to run (default: all; BL always). `objective`: the class
+    CM's score in CM-feature, CM-rerank and the oracles (ClassTable.score). `coref_records`:
+    the ranker's records for the source documents (e.g. `cad coref-eval --cv-folds K --out`,
+    where no talk is resolved by a model that saw it); documents without records there are
+    resolved by the shipped ranker."""
     from cad.cm.config import FEATURE_NAME, cm_config, feature_config
     from cad.cm.french import tag
     from cad.cm.postedit import postedit_document
@@ -184,7 +192,10 @@ def run_experiment(config: str, classes: str, cm_table: str, source: str, refere
     # ---------------- coreference
     t = time.time()
     log.info("coreference: ranker%s", " and gold" if gold else "")
-    records = {"ranker": [get_backend("ranker").resolve(d, s) for d, s in docs_list]}
+    if coref_records:
+        records = {"ranker": _records_by_doc(coref_records, docs_list)}
+    else:
+        records = {"ranker": [get_backend("ranker").resolve(d, s) for d, s in docs_list]}
     if gold:
         g = get_backend("gold", gold=gold)
         records["gold"] = [g.resolve(d, s) for d, s in docs_list]
@@ -229,7 +240,7 @@ def run_experiment(config: str, classes: str, cm_table: str, source: str, refere
     hyps = [[Hypothesis(list(dv.words), dv.total, dv.word_alignment) for dv in tr.nbest] for tr in bl_tr]
     morph_cache: dict = {}
     for w in grid:
-        rer = ClassReranker(table, w, morph_cache=morph_cache)
+        rer = ClassReranker(table, w, morph_cache=morph_cache, objective=objective)
         outs, als = [], []
         for d in range(len(docs_list)):
             chosen, _ = rer.rerank_document([hyps[k2] for k2 in doc_lines[d]], records["ranker"][d],
@@ -241,10 +252,11 @@ def run_experiment(config: str, classes: str, cm_table: str, source: str, refere
     if "CM-rerank" in systems:
         runs["CM-rerank"] = rr
     # later stages are kept in the work directory under this key (model, tables, input, coreference)
-    stage_key = _bl_key(config, sentences, nbest) + _file_key(classes) + _file_key(cm_table) + str(gold)
+    stage_key = (_bl_key(config, sentences, nbest) + _file_key(classes) + _file_key(cm_table) + str(gold)
+                 + f"objective={objective}" + (_file_key(coref_records) if coref_records else ""))
 
     # ---------------- CM-feature and its oracles
-    fcfg = feature_config(config, classes, 0.0)
+    fcfg = feature_config(config, classes, 0.0, objective)
     fmodel = DecoderModel.from_config(fcfg, sentences, SearchSettings(search_algorithm=1))
     # weights live on the slots: each weight gets a shallow copy of the model with its own slots
     decoders = {}
@@ -267,7 +279,10 @@ def run_experiment(config: str, classes: str, cm_table: str, source: str, refere
         records["oracle"] = records["gold"]
         projectors["oracle"] = _ReferenceProjector(ref_tok, ref_al, first_line, tag)
     _STATE.update(decoders=decoders, bl=bl_docs, roles=roles, projectors=projectors, records=records, docs=docs_list)
-    variants = [("CM-feature", "ranker")]
+    # the control: every pronoun referential with no antecedent, so its bundle is pronoun-role only
+    records["none"] = [[dataclasses.replace(r, referential=True, candidates=[], anaphoricity=None) for r in recs]
+                       for recs in records["ranker"]]
+    variants = [(NO_COREF, "none"), ("CM-feature", "ranker")]
     if gold:
         variants += [("oracle: gold coref", "gold"), ("oracle: gold coref + ref. features", "oracle")]
     def feature_run(name: str, key: str) -> SystemRun:
@@ -286,7 +301,7 @@ def run_experiment(config: str, classes: str, cm_table: str, source: str, refere
         return run
 
     # stages in order of interest, each kept as soon as it is done; the reference-feature oracle last
-    for name, key in variants[:2]:
+    for name, key in variants[:3]:
         if name in systems:
             runs[name] = _stage(work, name, stage_key + f"grid={grid}", lambda: feature_run(name, key))
 
@@ -310,7 +325,7 @@ def run_experiment(config: str, classes: str, cm_table: str, source: str, refere
     if "CM-backoff" in systems:
         runs["CM-backoff"] = _stage(work, "CM-backoff", stage_key + f"backoff={backoff_weight}", backoff_run)
 
-    for name, key in variants[2:]:
+    for name, key in variants[3:]:
         if name in systems:
             runs[name] = _stage(work, name, stage_key + f"grid={grid}", lambda: feature_run(name, key))
 
@@ -353,9 +368,33 @@ def run_experiment(config: str, classes: str, cm_table: str, source: str, refere
         "decoder_weights": str(config), "coreference_seconds": round(coref_seconds, 1),
         "total_seconds": round(time.time() - t_all, 1), "tuning": tuning,
         "note": "decoder weights are the base configuration's for every system; only the CM weight is tuned",
+        "objective": objective, "coreference": coref_records or "the shipped ranker",
     }
     write_report(report, out)
     return report
+
+
+def _records_by_doc(path: str, docs_list) -> list:
+    """The records of `path` per document of `docs_list`, matched by document index (as `cad
+    coref` and `cad coref-eval` name them); a document the file does not cover is resolved by the
+    shipped ranker."""
+    from coref.backends import get_backend
+    from coref.records import read_jsonl
+
+    by_doc: dict[str, list] = {}
+    for r in read_jsonl(path):
+        by_doc.setdefault(r.doc, []).append(r)
+    out = []
+    for d, (doc_id, sents) in enumerate(docs_list):
+        recs = by_doc.get(str(d))
+        if recs is None:
+            log.info("document %s: no record in %s, resolved by the shipped ranker", doc_id, path)
+            recs = get_backend("ranker").resolve(doc_id, sents)
+        for r in recs:
+            if r.sentence >= len(sents) or r.index >= len(sents[r.sentence]):
+                raise CadError(f"record at sentence {r.sentence}, token {r.index} is outside document {doc_id}", path)
+        out.append(recs)
+    return out
 
 
 def _bl_key(config: str, sentences: list[str], nbest: int) -> str:

@@ -2,21 +2,22 @@
 function in the decoder, while keeping the standard translation model").
 
 moses.ini:
-    CoreferenceModel name=CoreferenceModel0 num-features=1 path=tables/baseline/classes.gz
+    CoreferenceModel name=CoreferenceModel0 num-features=1 path=tables/baseline/classes.gz [objective=credit]
     [weight]  CoreferenceModel0= 0.1
 
 Per sentence, the caller passes `context={"pronouns": {token index: {bundle: weight}}}` to
 `Decoder.translate`. An option whose source span covers such a pronoun scores
 Σ_pronouns ln Σ_b w_b P(class | b), the class read from the option's target words aligned to the
 pronoun, with APT's alignment improvement inside the phrase (nothing: NONE); every other option
-scores 0. The phrase table stays whole.
+scores 0. The phrase table stays whole. `objective=credit` scores ln of the option's expected APT
+credit instead of ln P(class) (ClassTable.expected_credit).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from cad.cm.class_model import ClassTable
+from cad.cm.class_model import OBJECTIVES, ClassTable
 from cad.cm.classes import aligned_words, pronoun_class
 from cad.decoder.features import Option, StatelessFeature
 from cad.decoder.model import FeatureSlot
@@ -52,6 +53,10 @@ class CoreferenceModelFeature(StatelessFeature):
                 raise CadError(f"{feature.name}: class table {path} not found", config_path, feature.line) from None
             _TABLES[path] = table
         self.table = table
+        self.objective = feature.args.get("objective", "likelihood")
+        if self.objective not in OBJECTIVES:
+            raise CadError(f"{feature.name}: unknown objective={self.objective} (choose from {', '.join(OBJECTIVES)})",
+                           config_path, feature.line)
         self.pronouns: dict[int, dict[str, float]] = {}
         self.tokens: list[str] = []
 
@@ -68,6 +73,6 @@ class CoreferenceModelFeature(StatelessFeature):
         total = None
         for i, mixture in self.pronouns.items():
             if opt.start <= i < opt.end:
-                v = self.table.log_prob(mixture, option_class(opt, i, self.tokens))
+                v = self.table.score(mixture, option_class(opt, i, self.tokens), self.objective)
                 total = v if total is None else total + v
         return None if total is None else (total,)

@@ -155,13 +155,15 @@ class ClassReranker:
     candidates, each candidate's gender and number read from the chosen translation of its
     sentence (or from the hypothesis itself for a candidate in the same sentence)."""
 
-    def __init__(self, table, weight: float, with_human: bool = False, tagger=None, morph_cache: dict | None = None):
+    def __init__(self, table, weight: float, with_human: bool = False, tagger=None, morph_cache: dict | None = None,
+                 objective: str = "likelihood"):
         """`morph_cache`: French morphology by hypothesis words, shareable between rerankers of
         the same lists (tagging every hypothesis is most of the cost)."""
         from cad.cm.french import tag
 
         self.table = table
         self.weight = weight
+        self.objective = objective
         self.with_human = with_human
         self._tag = tagger or tag
         self._cache: dict[tuple[str, ...], list] = {} if morph_cache is None else morph_cache
@@ -195,7 +197,7 @@ class ClassReranker:
     def cm_score(self, mixtures: dict[int, dict[str, float]], h: Hypothesis, source: list[str]) -> float:
         from cad.cm.classes import aligned_words, pronoun_class
 
-        return sum(self.table.log_prob(mix, pronoun_class(aligned_words(source, h.words, h.alignment, i)))
+        return sum(self.table.score(mix, pronoun_class(aligned_words(source, h.words, h.alignment, i)), self.objective)
                    for i, mix in mixtures.items())
 
     def rerank_document(self, nbests: list[list[Hypothesis]], records: list[PronounResolution],

@@ -203,8 +203,10 @@ def translate_document_feature(decoder, doc_id: str, sentences: list[list[str]],
                 tr.antecedent, tr.antecedent_sentence = r.best.text, r.best.sentence
             tr.bundles = {b: round(w, 4) for b, w in sorted(ctx["pronouns"][r.index].items(), key=lambda x: -x[1])}
             tr.features = next(iter(tr.bundles), None)
-            tr.target = target_of(result, r.index)
-            tr.target_class = pronoun_class(aligned_words(sent, result.best.words, result.best.word_alignment, r.index))
+            # what the feature scored: the aligned words with APT's improvement (*la tuer*, *it* unaligned)
+            words = aligned_words(sent, result.best.words, result.best.word_alignment, r.index)
+            tr.target = " ".join(words)
+            tr.target_class = pronoun_class(words)
             traces.append(tr)
         done.append(result)
         if len(morph_cache) > 64:       # antecedents lie a few sentences back at most

@@ -17,14 +17,18 @@ class DocStart:
 
 
 def read_docs(path: str | os.PathLike, n_lines: int | None = None) -> list[DocStart]:
-    """Parse a .docs file; starts must be increasing, begin at 0 and lie inside the corpus."""
+    """Parse a .docs file; starts must be increasing, begin at 0 and lie inside the corpus. A line
+    is `first_line<TAB>doc_id`, or `first_line` alone (the DiscoMT scorer's boundary files: the id
+    is then the document's 0-based index), or the two separated by other white space."""
     docs: list[DocStart] = []
     for lineno, line in enumerate(read_lines(path), 1):
         if not line.strip():
             raise CadError("empty line in document boundary file", str(path), lineno)
-        parts = line.split("\t")
-        if len(parts) != 2 or not parts[0].isdigit():
-            raise CadError("expected 'first_line<TAB>doc_id'", str(path), lineno)
+        parts = line.split("\t", 1) if "\t" in line else line.split(None, 1)
+        if len(parts) == 1:
+            parts.append(str(len(docs)))
+        if not parts[0].isdigit() or not parts[1]:
+            raise CadError("expected 'first_line<TAB>doc_id' or 'first_line'", str(path), lineno)
         start = int(parts[0])
         if docs and start <= docs[-1].first_line:
             raise CadError(

@@ -293,3 +293,24 @@ def test_rerank_route_on_cad_nbest_lists(sample_system, tmp_path, capsys):
     assert main(["-q", "cm", "rerank", "--nbest", str(bad), "--input", str(tmp_path / "src"), "--coref",
                  str(tmp_path / "coref.jsonl"), "--cm", str(out / "cm" / "cm.gz"), "--out", str(tmp_path / "o")]) == 1
     assert "covers 1 sentences" in capsys.readouterr().err and not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("decoder", ["cad", pytest.param("moses", marks=pytest.mark.skipif(
+    __import__("cad.decoder.moses_runner", fromlist=["find_moses"]).find_moses() is None,
+    reason="no Moses binary on PATH or in $MOSES"))])
+def test_rerank_route_through_the_decode_command(sample_system, tmp_path, decoder):
+    """The route a user of real Moses takes: `cad decode --decoder moses` (or cad's own decoder)
+    writes a distinct n-best list with alignments, `cad cm rerank` picks the CM's pronoun."""
+    from coref.records import write_jsonl
+
+    out, _ = sample_system
+    write(tmp_path / "src", "i saw the mouse yesterday .\nit is old .\n")
+    assert main(["-q", "decode", "-f", str(out / "model" / "moses.ini"), "-input-file", str(tmp_path / "src"),
+                 "-n-best-list", str(tmp_path / "nbest"), "50", "distinct", "-include-alignment-in-n-best",
+                 "--decoder", decoder]) == 0
+    recs = [PronounResolution("0", 1, 0, "it", True, [Candidate(0, 2, 4, 3, "the mouse", 1.0)])]
+    write_jsonl(recs, tmp_path / "coref.jsonl")
+    assert main(["-q", "cm", "rerank", "--nbest", str(tmp_path / "nbest"), "--input", str(tmp_path / "src"),
+                 "--coref", str(tmp_path / "coref.jsonl"), "--cm", str(out / "cm" / "cm.gz"), "--weight", "5",
+                 "--out", str(tmp_path / "out")]) == 0
+    assert (tmp_path / "out").read_text().splitlines()[1].split()[0] == "elle"

@@ -26,12 +26,52 @@ def test_pronoun_precision_recall_by_hand(tmp_path):
     assert (res["they"].precision, res["they"].recall) == (0.5, 1.0)
     assert (res["all"].clipped, res["all"].candidate, res["all"].reference) == (2, 4, 3)
     assert res["all"].f == pytest.approx(2 * (0.5 * 2 / 3) / (0.5 + 2 / 3))
-    # clipping per document: "il" of the second sentence would match across sentences only
-    docs = write(tmp_path / "d", "0\tdoc\n")
-    cand2 = write(tmp_path / "c2", "elle est ici et elle est là .\nil viennent .\n")
-    per_sentence = pronoun_prf(src, ref, cand2, aref, aref)
-    per_doc = pronoun_prf(src, ref, cand2, aref, aref, docs=docs)
-    assert per_sentence["all"].clipped == 0 and per_doc["all"].clipped == 1
+    assert all(res["all"].__dict__[k] == res["it"].__dict__[k] + res["they"].__dict__[k]
+               for k in ("clipped", "candidate", "reference"))                 # the total sums the lines
+
+
+def test_pronoun_counts_clip_per_occurrence_as_the_discomt_scorer(tmp_path, caplog):
+    # two *it* whose translations are swapped between the sentences of one document
+    src = write(tmp_path / "s", "It sleeps .\nthen it runs .\nIT is .\n")
+    ref = write(tmp_path / "r", "il dort .\npuis elle court .\nc' est .\n")
+    cand = write(tmp_path / "c", "elle dort .\npuis Il court .\nc' est .\n")
+    al = write(tmp_path / "a", "0-0 1-1 2-2\n0-0 1-1 2-2 3-3\n0-0 1-1 2-2\n")
+    occ = pronoun_prf(src, ref, cand, al, al)
+    # It and it are scored, IT is not; Il never matches il (words compared as written)
+    assert (occ["it"].clipped, occ["it"].candidate, occ["it"].reference) == (0, 2, 2)
+    docs = write(tmp_path / "d", "0\n")                       # the scorer's format: start lines only
+    per_doc = pronoun_prf(src, ref, cand, al, al, docs=docs, clip="document")
+    # cad's earlier count: everything lowercased (IT too: c' = c'), clipped per pronoun and document
+    assert (per_doc["it"].clipped, per_doc["it"].candidate) == (3, 3)
+    # they has no aligned candidate word anywhere: left out of the total, as the scorer does
+    assert occ["they"].reference == 0 and occ["all"].reference == 2
+    src2 = write(tmp_path / "s2", "they come .\nit goes .\n")
+    ref2 = write(tmp_path / "r2", "ils viennent .\nil va .\n")
+    cand2 = write(tmp_path / "c2", "viennent .\nil va .\n")
+    a_ref2 = write(tmp_path / "ar2", "0-0 1-1 2-2\n0-0 1-1 2-2\n")
+    # the candidate alignment: a trailing empty line and a point beyond the sentence are accepted
+    a_cand2 = write(tmp_path / "ac2", "1-0 2-1 7-9\n0-0 1-1 2-2\n\n")
+    per = {}
+    with caplog.at_level("WARNING"):
+        res = pronoun_prf(src2, ref2, cand2, a_ref2, a_cand2, docs=write(tmp_path / "d2", "0\n1\n"), per_document=per)
+    assert "1 alignment point(s) beyond their sentence ignored" in caplog.text
+    assert (res["they"].candidate, res["they"].reference) == (0, 1)
+    assert (res["all"].clipped, res["all"].candidate, res["all"].reference) == (1, 1, 1)
+    assert (per[0]["they"].reference, per[1]["it"].clipped) == (1, 1)
+    with pytest.raises(CadError, match="has 3 lines but the source"):       # only alignments may trail
+        pronoun_prf(src2, ref2, write(tmp_path / "c3", "x\n\n\n"), a_ref2, a_cand2)
+
+
+def test_pronouns_cli_per_document(tmp_path, capsys):
+    src = write(tmp_path / "s", "it sleeps .\nit runs .\n")
+    ref = write(tmp_path / "r", "il dort .\nelle court .\n")
+    al = write(tmp_path / "a", "0-0 1-1 2-2\n0-0 1-1 2-2\n")
+    assert main(["eval", "pronouns", "--source", str(src), "--reference", str(ref), "--candidate", str(ref),
+                 "--align-ref", str(al), "--align-cand", str(al), "--docs", str(write(tmp_path / "d", "0 talk\n1\n")),
+                 "--per-document"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[:3] == ["document\tit recall\tthey recall", "0\t1/1\t-/-", "1\t1/1\t-/-"]
+    assert out[-3].startswith("all\t1.0000\t1.0000")
 
 
 def test_mcnemar_against_scipy():

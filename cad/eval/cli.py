@@ -37,8 +37,16 @@ def _apt(a: argparse.Namespace) -> None:
 def _pronouns(a: argparse.Namespace) -> None:
     from cad.eval.pronoun_pr import pronoun_prf
 
+    per_doc: dict = {}
     res = pronoun_prf(a.source, a.reference, a.candidate, a.align_ref, a.align_cand,
-                      pronouns=tuple(a.pronouns.split(",")), docs=a.docs)
+                      pronouns=tuple(a.pronouns.split(",")), docs=a.docs, clip=a.clip,
+                      per_document=per_doc if a.per_document else None)
+    if a.per_document:
+        names = [n for n in res if n != "all"]
+        print("document\t" + "\t".join(f"{n} recall" for n in names))
+        for d in sorted(per_doc):
+            print(f"{d}\t" + "\t".join(f"{per_doc[d][n].clipped}/{per_doc[d][n].reference}" if n in per_doc[d]
+                                        and per_doc[d][n].reference else "-/-" for n in names))
     print("pronoun\tprecision\trecall\tF\tclipped\tcandidate\treference")
     for name, v in res.items():
         print(f"{name}\t{v.precision:.4f}\t{v.recall:.4f}\t{v.f:.4f}\t{v.clipped}\t{v.candidate}\t{v.reference}")
@@ -116,8 +124,14 @@ def add_eval_parser(sub) -> None:
     s = es.add_parser("pronouns", help="pronoun precision/recall/F (Hardmeier & Federico 2010)")
     for k in ("source", "reference", "candidate", "align-ref", "align-cand"):
         s.add_argument(f"--{k}", required=True)
-    s.add_argument("--docs", help="document boundaries: clip counts per document (default: per sentence)")
-    s.add_argument("--pronouns", default="it,they")
+    s.add_argument("--docs", help="document boundaries ('first_line<TAB>id' or one 0-based start line per line): "
+                                   "group the per-document report; with --clip document, the clipping unit")
+    s.add_argument("--pronouns", default="it,they",
+                   help="source pronouns, each matched as written and capitalized (default it,they)")
+    s.add_argument("--clip", choices=("occurrence", "document"), default="occurrence",
+                   help="occurrence (default): each pronoun's candidate words against its own reference words, "
+                        "as the DiscoMT scorer; document: per pronoun and document, lowercased (cad's earlier count)")
+    s.add_argument("--per-document", action="store_true", help="print the recall per document and pronoun first")
     s.set_defaults(func=_pronouns)
 
     s = es.add_parser("bleu", help="BLEU and chrF (sacrebleu)")

@@ -70,3 +70,30 @@ def test_phrase_alignment_printed_in_target_order(tmp_path):
     build_phrase_tables(s, t, al, str(tmp_path / "lex"), str(tmp_path / "pt.gz"), None)
     lines = gzip.open(tmp_path / "pt.gz", "rt").read().splitlines()
     assert "a b ||| y x ||| 1 1 1 1 ||| 1-0 0-1 ||| 1 1 1 ||| |||" in lines
+
+
+def test_alignment_ties_follow_moses_score():
+    from collections import Counter
+
+    from cad.train.phrase_scoring import _best
+
+    # won 't make it ||| n' y arrivera pas, two alignments seen once each: Moses's score keeps the
+    # larger vector of source positions per target word: y (1) <- {2} beats {1}
+    tie = Counter({"0-0 1-1 3-3": 1, "0-0 2-1 3-3": 1})
+    assert _best(tie, 4) == "0-0 2-1 3-3"
+    # an empty set is the smallest: y aligned beats y unaligned, whatever the strings say
+    assert _best(Counter({"0-0 2-2 3-3": 2, "0-0 3-1 2-2": 2}), 4) == "0-0 3-1 2-2"
+    # the count still comes first
+    assert _best(Counter({"0-0 1-1 3-3": 3, "0-0 2-1 3-3": 1}), 4) == "0-0 1-1 3-3"
+
+
+def test_tied_alignments_choose_the_lexical_weight(tmp_path):
+    # "a b" -> "y z" twice, aligned 0-0 1-1 in one sentence and 0-1 1-0 in the other: the direct
+    # lexical weight and the printed alignment come from the larger vector, y <- {1}: 1-0 0-1
+    s = write(tmp_path / "s", "a b\na b\n")
+    t = write(tmp_path / "t", "y z\ny z\n")
+    al = write(tmp_path / "al", "0-0 1-1\n0-1 1-0\n")
+    write_lexical_tables(s, t, al, str(tmp_path / "lex"))
+    build_phrase_tables(s, t, al, str(tmp_path / "lex"), str(tmp_path / "pt.gz"), None)
+    line = next(l for l in gzip.open(tmp_path / "pt.gz", "rt").read().splitlines() if l.startswith("a b ||| y z |||"))
+    assert line.split(" ||| ")[3] == "1-0 0-1"

@@ -5,8 +5,9 @@ lexical-reordering-score, with the sorts done externally:
 
 * phrase table lines: `src ||| tgt ||| p(f|e) lex(f|e) p(e|f) lex(e|f) ||| align ||| c(e) c(f) c(f,e) ||| |||`
   where f is the source and e the target side; each lexical weight uses the most frequent word
-  alignment of the pair (ties: the smallest alignment string), and the printed alignment is the
-  direct one, listed by target position as Moses's `score` prints it.
+  alignment of the pair in its direction (ties: the largest by Moses's comparison, see `_best`;
+  the two directions may so keep different alignments, as Moses's two `score` runs do), and the
+  printed alignment is the direct one, listed by target position as Moses's `score` prints it.
 * reordering table `wbe-msd-bidirectional-fe`: `src ||| tgt ||| m s d m s d ` with constant
   smoothing 0.5 (train-model.perl's default), previous-phrase orientations first.
 """
@@ -71,9 +72,17 @@ def _points(text: str) -> list[tuple[int, int]]:
     return out
 
 
-def _best(counts: Counter[str]) -> str:
-    top = max(counts.values())
-    return min(a for a, c in counts.items() if c == top)
+def _best(counts: Counter[str], n_tgt: int) -> str:
+    """The pair's most frequent word alignment; on a tie, the largest as Moses's `score` compares
+    them (ExtractionPhrasePair's FindBestAlignmentTargetToSource): as the vector over target
+    positions 0..n_tgt-1 of the sorted source positions aligned to each, lexicographically."""
+    def key(a: str):
+        linked: list[list[int]] = [[] for _ in range(n_tgt)]
+        for i, j in _points(a):
+            linked[j].append(i)
+        return counts[a], tuple(tuple(sorted(x)) for x in linked)
+
+    return max(counts, key=key)
 
 
 def _extract_all(src, tgt, align, max_len: int, direct: ExternalCounter, inverse: ExternalCounter,
@@ -116,7 +125,8 @@ def _inverse_records(inverse: ExternalCounter, lex_fe: LexTable, tmpdir, max_ite
             pairs.append((sp, aligns))
         tw = tp.split(" ")
         for sp, aligns in pairs:
-            best = _points(_best(aligns))
+            n_src = len(sp.split(" "))
+            best = _points(_best(aligns, n_src))
             lex = lexical_weight(tw, sp.split(" "), best, lex_fe)
             out.add(f"{sp}{SEP}{tp}{SEP}{count_e} {fmt(lex)}")
     return out
@@ -140,7 +150,7 @@ def _direct_records(direct: ExternalCounter, lex_ef: LexTable):
             count_f += n
             pairs.append((tp, n, aligns, prev, nxt))
         for tp, n, aligns, prev, nxt in pairs:
-            best = _best(aligns)
+            best = _best(aligns, len(tp.split(" ")))
             lex = lexical_weight(sw, tp.split(" "), _points(best), lex_ef)
             yield sp, tp, n, count_f, lex, best, prev, nxt
 

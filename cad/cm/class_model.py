@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 import os
 from collections import defaultdict
+from functools import lru_cache
 from typing import Callable
 
 from cad.cm.classes import CLASSES
@@ -103,6 +104,7 @@ def _apt_word(cls: str) -> str | None:
     return cls if cls in FR_TARGET_PRONOUNS else OTHER
 
 
+@lru_cache(maxsize=1)
 def credit_matrix() -> dict[str, dict[str, float]]:
     """{candidate class: {reference class: 1.0}} for the pairs that APT counts as correct in C1+C2
     accuracy: the same word up to its equal group (*ce* = *c'*, *ça* = *cela*), a pair of one
@@ -125,9 +127,6 @@ def credit_matrix() -> dict[str, dict[str, float]]:
             if a2 == b2 or any(a2 in g and b2 in g for g in similar):
                 out[c][r] = 1.0
     return out
-
-
-_CREDIT: dict[str, dict[str, float]] = {}
 
 
 class ClassTable:
@@ -160,9 +159,7 @@ class ClassTable:
         pronoun `cls` is judged correct (identical or equivalent) against a reference drawn
         from the table, the expected C1+C2 accuracy of that choice (minimum Bayes risk under
         APT's loss instead of the most likely exact word: *ce* is right for *il*, *ce* and *ça*)."""
-        row = _CREDIT.get(cls)
-        if row is None:
-            row = _CREDIT.setdefault(cls, credit_matrix()[cls])
+        row = credit_matrix()[cls]
         return sum(w * sum(self.prob(b, r) for r in row) for b, w in mixture.items())
 
     def score(self, mixture: dict[str, float], cls: str, objective: str = "likelihood") -> float:

@@ -385,11 +385,13 @@ def _records_by_doc(path: str, docs_list) -> list:
     for r in read_jsonl(path):
         by_doc.setdefault(r.doc, []).append(r)
     out = []
+    shipped = None
     for d, (doc_id, sents) in enumerate(docs_list):
         recs = by_doc.get(str(d))
         if recs is None:
             log.info("document %s: no record in %s, resolved by the shipped ranker", doc_id, path)
-            recs = get_backend("ranker").resolve(doc_id, sents)
+            shipped = shipped or get_backend("ranker")
+            recs = shipped.resolve(doc_id, sents)
         for r in recs:
             if r.sentence >= len(sents) or r.index >= len(sents[r.sentence]):
                 raise CadError(f"record at sentence {r.sentence}, token {r.index} is outside document {doc_id}", path)

@@ -76,13 +76,20 @@ def _best(counts: Counter[str], n_tgt: int) -> str:
     """The pair's most frequent word alignment; on a tie, the largest as Moses's `score` compares
     them (ExtractionPhrasePair's FindBestAlignmentTargetToSource): as the vector over target
     positions 0..n_tgt-1 of the sorted source positions aligned to each, lexicographically."""
-    def key(a: str):
+    if len(counts) == 1:                 # most pairs: one alignment, nothing to compare
+        return next(iter(counts))
+    top = max(counts.values())
+    tied = [a for a, c in counts.items() if c == top]
+    if len(tied) == 1:
+        return tied[0]
+
+    def vector(a: str):
         linked: list[list[int]] = [[] for _ in range(n_tgt)]
         for i, j in _points(a):
             linked[j].append(i)
-        return counts[a], tuple(tuple(sorted(x)) for x in linked)
+        return tuple(tuple(sorted(x)) for x in linked)
 
-    return max(counts, key=key)
+    return max(tied, key=vector)
 
 
 def _extract_all(src, tgt, align, max_len: int, direct: ExternalCounter, inverse: ExternalCounter,

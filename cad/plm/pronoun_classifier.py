@@ -23,10 +23,11 @@ from cad.plm.tsv import PLACEHOLDER, Item
 MODEL_FILE = "pronoun_classifier.json"
 
 
-def _slot_scores(lm: LMBaseline, item: Item, j: int) -> dict[str, float]:
+def _slot_scores(lm: LMBaseline, item: Item, j: int, best: tuple[str, ...] | None = None) -> dict[str, float]:
     """log10 score of the sentence with each filler in slot `j`, the other slots filled by the
-    LM's own best choice (as the baseline decodes them)."""
-    best, _ = lm.fill(item)
+    LM's own best choice `best` (as the baseline decodes them; computed when not given)."""
+    if best is None:
+        best, _ = lm.fill(item)
     order = [jj for jj, _ in item.slots]
     fixed = {jj: w for jj, w in zip(order, best)}
     out = {}
@@ -75,14 +76,6 @@ def features(item: Item, j: int, n: int, scores: dict[str, float]) -> dict[str, 
         f[f"lm_{c}"] = v - top
     f[f"lm_best={filler_class(max(scores, key=scores.get))}"] = 1.0
     return f
-
-
-def instances(lm: LMBaseline, items: list[Item]) -> list[tuple[Item, int, dict[str, float]]]:
-    out = []
-    for it in items:
-        for j, n in it.slots:
-            out.append((it, j, features(it, j, n, _slot_scores(lm, it, j))))
-    return out
 
 
 FEATURE_GROUPS = {"source": ("pron=", "cap=", "s-1=", "s+1=", "s+12=", "s+2=", "s+3="), "pleonastic": ("pleo_",),
@@ -144,8 +137,9 @@ def train(src: str | os.PathLike, tgt: str | os.PathLike, align: str | os.PathLi
         for h in (0, 1):
             lm = LMBaseline(Path(tmp) / f"lm{1 - h}.arpa")       # the other half's LM
             for it in progress(read_tsv(Path(tmp) / f"half{h}.tsv", gold=True), desc=f"half {h + 1}", unit="line"):
+                best = lm.fill(it)[0] if it.slots else ()
                 for (j, pos), cls in zip(it.slots, it.classes):
-                    X[h].append(drop_groups(features(it, j, pos, _slot_scores(lm, it, j)), without))
+                    X[h].append(drop_groups(features(it, j, pos, _slot_scores(lm, it, j, best)), without))
                     y[h].append(cls)
     if any(len(set(y[h])) < 2 for h in (0, 1)):
         raise CadError("each half of the corpus (alternate documents) needs instances of two classes or more", src)
@@ -187,6 +181,8 @@ class PronounClassifier:
     def predict(self, items: list[Item]) -> list[list[str]]:
         out = []
         for it in items:
-            feats = [drop_groups(features(it, j, n, _slot_scores(self.lm, it, j)), self.without) for j, n in it.slots]
+            best = self.lm.fill(it)[0] if it.slots else ()
+            feats = [drop_groups(features(it, j, n, _slot_scores(self.lm, it, j, best)), self.without)
+                     for j, n in it.slots]
             out.append([str(c) for c in self.clf.predict(self.vec.transform(feats))] if feats else [])
         return out

@@ -28,8 +28,8 @@ CM_NAME ?= $(NAME)
 all: install train cm plm demo
 	@echo "== built"
 	@echo "baseline model:      $(OUT)/moses.ini (tables, LM and alignment in $(OUT)/)"
-	@echo "Coreference Model:   tables/$(CM_NAME)/cm.gz (back-off), tables/$(CM_NAME)/classes.gz (class CM)"
-	@echo "CM configurations:   moses_configs/$(CM_NAME).ini (back-off), moses_configs/$(CM_NAME).feature.ini (feature)"
+	@echo "Coreference Model:   tables/$(CM_NAME)/cm.gz (back-off), classes.gz (class CM), classifier.json (classifier CM)"
+	@echo "CM configurations:   moses_configs/$(CM_NAME).ini (back-off), .feature.ini (feature), .classifier.ini (feature, classifier CM)"
 	@echo "coreference:         $(OUT)/corpus.coref.jsonl (training corpus); ranker model coref/data/ranker-en.json.gz"
 	@$(if $(filter fr,$(TGT)),echo "pronoun LM:          $(OUT)/plm/plm.arpa (cad plm predict --model $(OUT)/plm)")
 	@$(if $(filter fr,$(TGT)),echo "pronoun classifier:  $(OUT)/pronoun-classifier/ (cad plm predict --system classifier)")
@@ -78,13 +78,14 @@ $(OUT)/moses.ini: install
 
 # The Coreference Model from the training corpus: coreference, triples, tables/<name>/cm.gz,
 # and a moses.ini with the CM as back-off table in moses_configs/<name>.ini
-cm: tables/$(CM_NAME)/cm.gz moses_configs/$(CM_NAME).ini moses_configs/$(CM_NAME).feature.ini
+cm: tables/$(CM_NAME)/cm.gz moses_configs/$(CM_NAME).ini moses_configs/$(CM_NAME).feature.ini \
+	moses_configs/$(CM_NAME).classifier.ini
 
 $(OUT)/corpus.coref.jsonl: $(OUT)/moses.ini
 	$(CAD) -q coref --backend $(COREF_BACKEND) --input $(OUT)/corpus.$(SRC) --docs $(OUT)/corpus.docs --out $@
 
-# one cm build writes both tables; a checkout from before classes.gz existed rebuilds them
-tables/$(CM_NAME)/cm.gz tables/$(CM_NAME)/classes.gz &: $(OUT)/corpus.coref.jsonl
+# one cm build writes both tables and the classifier CM; a checkout from before one existed rebuilds them
+tables/$(CM_NAME)/cm.gz tables/$(CM_NAME)/classes.gz tables/$(CM_NAME)/classifier.json &: $(OUT)/corpus.coref.jsonl
 	$(CAD) -q cm build --corpus $(OUT)/corpus --align $(OUT)/aligned.grow-diag-final-and --coref $< --out tables/$(CM_NAME)
 
 moses_configs/$(CM_NAME).ini: tables/$(CM_NAME)/cm.gz $(OUT)/moses.ini
@@ -93,6 +94,11 @@ moses_configs/$(CM_NAME).ini: tables/$(CM_NAME)/cm.gz $(OUT)/moses.ini
 # the class CM (tables/<name>/classes.gz, written by cm build) as a CoreferenceModel decoder feature
 moses_configs/$(CM_NAME).feature.ini: tables/$(CM_NAME)/classes.gz $(OUT)/moses.ini
 	$(CAD) -q cm config --mode feature --base $(OUT)/moses.ini --cm tables/$(CM_NAME)/classes.gz --out $@
+
+# the same feature reading the classifier CM (source words and antecedent features) instead
+moses_configs/$(CM_NAME).classifier.ini: tables/$(CM_NAME)/classifier.json $(OUT)/moses.ini
+	$(CAD) -q cm config --mode feature --cm-model classifier --base $(OUT)/moses.ini \
+		--cm tables/$(CM_NAME)/classifier.json --out $@
 
 # The Pronoun Language Model (seed 001) over the target side of the training corpus, for
 # `cad plm predict --model $(OUT)/plm`; it needs spaCy's French model, so French targets only

@@ -72,10 +72,12 @@ def project_candidate(c, align: list[list[tuple[int, int]]], morph: dict) -> tup
 
 def collect_class_instances(src: list[list[str]], tgt: list[list[str]], align: list[list[tuple[int, int]]],
                             records: list[PronounResolution], with_human: bool, morph: dict,
-                            out: list, weight: float = 1.0) -> int:
+                            out: list, weight: float = 1.0, positions: list | None = None) -> int:
     """Add one document's (bundle mixture, target class) instances for the class CM; returns the
     number of pronouns added. Every it/they counts, referential or not: the class of a
-    pleonastic *it* (*il faut*, *c'est*) is as much to learn as that of an anaphoric one."""
+    pleonastic *it* (*il faut*, *c'est*) is as much to learn as that of an anaphoric one.
+    `positions`, when given, receives each instance's (source sentence, token index), which the
+    classifier CM reads."""
     from cad.cm.class_model import CM_PRONOUNS, pronoun_mixture
     from cad.cm.classes import aligned_words, pronoun_class
     from cad.cm.roles import pronoun_roles
@@ -87,6 +89,8 @@ def collect_class_instances(src: list[list[str]], tgt: list[list[str]], align: l
         mix = pronoun_mixture(r, roles[(r.sentence, r.index)],
                               lambda c: {project_candidate(c, align, morph): 1.0}, with_human)
         out.append((mix, cls, weight))
+        if positions is not None:
+            positions.append((src[r.sentence], r.index))
     return len(recs)
 
 
@@ -200,12 +204,13 @@ def estimate_witten_bell(triples, with_human: bool = False) -> dict[str, dict[st
 def build_cm(corpus: str, align: str, out_dir: str | os.PathLike, src_lang: str = "en", tgt_lang: str = "fr",
              docs: str | None = None, coref: str | None = None, backend: str = "ranker", with_human: bool = False,
              single_best: bool = False, smoothing: str = "none", em_iterations: int = 5,
-             domain_weights: dict[str, float] | None = None) -> CMStats:
+             domain_weights: dict[str, float] | None = None, classifier: bool = True) -> CMStats:
     """`smoothing` (cm.gz): "none" (seed 004: relative frequencies) or "witten-bell" (back-off to
     coarser bundles). `em_iterations` (classes.gz): EM over each pronoun's latent bundle; 0 keeps
     seed 003's expected counts under the coreference's own weights. `domain_weights` (classes.gz):
     {id prefix: w}, the pronouns of a document whose id starts with `prefix:` count w times (the
-    class CM's register follows its data: TED speakers say *ça* where news writes *il*)."""
+    class CM's register follows its data: TED speakers say *ça* where news writes *il*).
+    `classifier`: also train the classifier CM on the same instances (classifier.json)."""
     if smoothing not in SMOOTHING:
         raise CadError(f"unknown smoothing {smoothing!r} (choose from {', '.join(SMOOTHING)})")
     out_dir = Path(out_dir)
@@ -236,9 +241,10 @@ def build_cm(corpus: str, align: str, out_dir: str | os.PathLike, src_lang: str 
         return domain_weights.get(name.split(":", 1)[0], 1.0) if ":" in name else 1.0
     triples = []
     class_instances: list[tuple[dict[str, float], str, float]] = []
+    positions: list[tuple[list[str], int]] = []
+    halves: list[int] = []
     docs_iter = aligned_documents(f"{corpus}.{src_lang}", f"{corpus}.{tgt_lang}", align, docs)
-    for doc_id, src, tgt, al in progress(docs_iter, total=n_docs,
-                                         desc="cm", unit="doc"):
+    for n_doc, (doc_id, src, tgt, al) in enumerate(progress(docs_iter, total=n_docs, desc="cm", unit="doc")):
         recs = by_doc.get(doc_id, []) if resolver is None else resolver.resolve(doc_id, src)
         for r in recs:
             if r.sentence >= len(src) or r.index >= len(src[r.sentence]):
@@ -246,8 +252,10 @@ def build_cm(corpus: str, align: str, out_dir: str | os.PathLike, src_lang: str 
                                f"{doc_id}", coref)
         morph = document_morph(tgt, recs)
         triples.extend(collect_triples(src, tgt, al, recs, with_human, stats, single_best, morph))
-        stats.class_pronouns += collect_class_instances(src, tgt, al, recs, with_human, morph, class_instances,
-                                                        doc_weight(doc_id))
+        added = collect_class_instances(src, tgt, al, recs, with_human, morph, class_instances,
+                                        doc_weight(doc_id), positions)
+        stats.class_pronouns += added
+        halves.extend([n_doc % 2] * added)
     model = estimate(triples) if smoothing == "none" else estimate_witten_bell(triples, with_human)
     lines = []
     for bundle, targets in model.items():
@@ -276,6 +284,15 @@ def build_cm(corpus: str, align: str, out_dir: str | os.PathLike, src_lang: str 
     from cad.cm.class_model import ClassTable
 
     ClassTable.estimate_em(class_instances, em_iterations).write(out_dir / "classes.gz")
+    if classifier:
+        from cad.cm.class_classifier import MODEL_FILE, train_classifier
+
+        clf = train_classifier([(m, c, w, toks, i) for (m, c, w), (toks, i) in zip(class_instances, positions)],
+                               halves, em_iterations)
+        clf.save(out_dir / MODEL_FILE)
+        provenance["classifier"] = clf.meta
+        log.info("classifier CM: C=%g, held-out log-loss %s (class table %s)", clf.meta["C"],
+                 clf.meta["heldout_log_loss"], clf.meta.get("table_heldout_log_loss"))
     with atomic_output(out_dir / "provenance.json") as fh:
         json.dump(provenance, fh, indent=2, sort_keys=True)
         fh.write("\n")

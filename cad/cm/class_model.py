@@ -104,6 +104,17 @@ def _apt_word(cls: str) -> str | None:
     return cls if cls in FR_TARGET_PRONOUNS else OTHER
 
 
+def score_class(dist: dict[str, float], cls: str, objective: str = "likelihood") -> float:
+    """A pronoun model's score of translating the pronoun as `cls`, from its distribution over
+    classes: ln P(cls) ("likelihood") or ln of the expected APT credit Σ_r P(r) credit(cls, r)
+    ("credit"; see ClassTable.expected_credit), each floored as ClassTable.score floors it."""
+    if objective == "likelihood":
+        return math.log(max(dist.get(cls, 0.0), FLOOR))
+    if objective == "credit":
+        return math.log(max(sum(dist.get(r, 0.0) for r in credit_matrix()[cls]), CREDIT_FLOOR))
+    raise CadError(f"unknown CM objective {objective!r} (choose from {', '.join(OBJECTIVES)})")
+
+
 @lru_cache(maxsize=1)
 def credit_matrix() -> dict[str, dict[str, float]]:
     """{candidate class: {reference class: 1.0}} for the pairs that APT counts as correct in C1+C2
@@ -169,6 +180,12 @@ class ClassTable:
         if objective == "credit":
             return math.log(max(self.expected_credit(mixture, cls), CREDIT_FLOOR))
         raise CadError(f"unknown CM objective {objective!r} (choose from {', '.join(OBJECTIVES)})")
+
+    def class_distribution(self, mixture: dict[str, float], tokens: list[str] | None = None,
+                           index: int | None = None) -> dict[str, float]:
+        """{class: Σ_b w_b P(class | b)}: the pronoun-model interface that the decoder feature and
+        the reranker read (the classifier CM's also reads the source sentence; the table does not)."""
+        return {c: self.mixture_prob(mixture, c) for c in CLASSES}
 
     @classmethod
     def estimate(cls, counts: dict[str, dict[str, float]]) -> "ClassTable":

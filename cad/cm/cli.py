@@ -7,6 +7,7 @@ import sys
 import time
 
 from coref.backends import BACKENDS, DEFAULT_BACKEND
+from cad.cm.class_classifier import CM_MODELS
 from cad.cm.class_model import OBJECTIVES
 
 
@@ -27,7 +28,7 @@ def _build(a: argparse.Namespace) -> None:
         if not sep or not prefix or not weights[prefix] >= 0:
             raise CadError(f"--domain-weight {spec!r}: expected PREFIX=W with W >= 0")
     st = build_cm(a.corpus, a.align, a.out, a.src, a.tgt, a.docs, a.coref, a.backend, a.humanness, a.single_best,
-                  a.smoothing, a.em_iterations, weights)
+                  a.smoothing, a.em_iterations, weights, classifier=not a.no_classifier)
     print(f"{st.entries} entries from {st.triples} triples ({st.with_candidates} of {st.pronouns} pronouns "
           f"with antecedents) -> {a.out}/cm.gz", file=sys.stderr)
 
@@ -40,10 +41,14 @@ def _show(a: argparse.Namespace) -> None:
 
 def _config(a: argparse.Namespace) -> None:
     from cad.cm.config import FEATURE_WEIGHT, write_cm_config, write_feature_config
+    from cad.errors import CadError
     from cad.textio import is_stdio
 
     if a.mode == "feature":
-        write_feature_config(a.base, a.cm, a.out, FEATURE_WEIGHT if a.weight is None else a.weight, a.objective)
+        write_feature_config(a.base, a.cm, a.out, FEATURE_WEIGHT if a.weight is None else a.weight, a.objective,
+                             a.cm_model)
+    elif a.cm_model != "table":
+        raise CadError("--cm-model classifier needs --mode feature (the back-off table is a phrase table)")
     else:
         write_cm_config(a.base, a.cm, a.out, 0.8 if a.weight is None else a.weight)
     if not is_stdio(a.out):
@@ -269,7 +274,7 @@ def _experiment(a: argparse.Namespace) -> None:
     report = run_experiment(a.config, a.classes, a.cm, a.source, a.reference, a.align_ref, a.docs, a.gold, a.out,
                             grid, a.workers, a.nbest, a.folds, systems=systems, objective=a.objective,
                             coref_records=a.coref, mert_iterations=a.mert_iterations, mert_nbest=a.mert_nbest,
-                            mert_cm_weight=a.mert_cm_weight)
+                            mert_cm_weight=a.mert_cm_weight, classifier=a.classifier)
     sys.stdout.write(to_markdown(report))
 
 
@@ -330,6 +335,9 @@ def add_cm_parsers(sub) -> None:
     s.add_argument("--em-iterations", type=int, default=5,
                    help="classes.gz: EM iterations over each pronoun's latent antecedent bundle (default 5; "
                         "0: seed 003's expected counts under the coreference's weights)")
+    s.add_argument("--no-classifier", action="store_true",
+                   help="skip the classifier CM (classifier.json: P(class | source words, antecedent features), "
+                        "a logistic regression over the same instances; default: trained, about a minute)")
     s.add_argument("--out", required=True, help="output directory, e.g. tables/baseline")
     s.set_defaults(func=_build)
     s = cs.add_parser("show", help="most likely translations per feature bundle")
@@ -339,7 +347,11 @@ def add_cm_parsers(sub) -> None:
     s = cs.add_parser("config", help="moses.ini with the CM: back-off table or decoder feature")
     s.add_argument("--base", required=True, help="the baseline moses.ini")
     s.add_argument("--cm", required=True,
-                   help="backoff: the CM table (tables/<name>/cm.gz); feature: the class table (classes.gz)")
+                   help="backoff: the CM table (tables/<name>/cm.gz); feature: the class table (classes.gz), or "
+                        "with --cm-model classifier the classifier CM (classifier.json)")
+    s.add_argument("--cm-model", choices=CM_MODELS, default="table",
+                   help="feature: the pronoun model the CoreferenceModel reads, the class table (default) or the "
+                        "classifier CM (source words and antecedent features)")
     s.add_argument("--mode", choices=("backoff", "feature"), default="backoff",
                    help="backoff: seed 004's second table for feature tokens; feature: a CoreferenceModel "
                         "feature scoring every option that translates it/they (default: backoff)")
@@ -371,6 +383,8 @@ def add_cm_parsers(sub) -> None:
     s.add_argument("--config", required=True, help="the baseline moses.ini (filtered to --source saves memory)")
     s.add_argument("--classes", required=True, help="the class CM (tables/<name>/classes.gz)")
     s.add_argument("--cm", required=True, help="the back-off CM table (tables/<name>/cm.gz)")
+    s.add_argument("--classifier", help="the classifier CM for 'CM-feature, classifier' (default: classifier.json "
+                                        "beside --classes)")
     s.add_argument("--source", required=True, help="tokenized source (lowercased here)")
     s.add_argument("--reference", required=True, help="tokenized reference translation")
     s.add_argument("--align-ref", required=True, help="source-reference word alignment")
@@ -381,7 +395,7 @@ def add_cm_parsers(sub) -> None:
     s.add_argument("--folds", type=int, default=2, help="folds by document (default 2)")
     s.add_argument("--nbest", type=int, default=30, help="distinct n-best size for CM-rerank (default 30)")
     s.add_argument("--systems", help="comma-separated subset of: BL, PE, CM-backoff, 'CM-feature, no coreference', "
-                                     "CM-feature, CM-rerank, 'oracle: gold coref', 'oracle: gold coref + ref. "
+                                     "CM-feature, 'CM-feature, classifier', CM-rerank, 'oracle: gold coref', 'oracle: gold coref + ref. "
                                      "features', 'BL, MERT', 'CM-feature, MERT' (default: all; the MERT ones only "
                                      "with --mert-iterations)")
     s.add_argument("--mert-iterations", type=int, default=0,

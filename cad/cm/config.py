@@ -40,22 +40,25 @@ def write_cm_config(base, cm_table, out, weight: float = 0.8) -> MosesConfig:
 
 
 def feature_config(base: str | os.PathLike, classes: str | os.PathLike, weight: float = FEATURE_WEIGHT,
-                   objective: str = "credit") -> MosesConfig:
-    """The base configuration plus `CoreferenceModel` reading the class table (classes.gz);
-    `objective` is written on the feature's line unless it is the decoder's default, likelihood."""
+                   objective: str = "credit", model: str = "table") -> MosesConfig:
+    """The base configuration plus `CoreferenceModel` reading the class table (classes.gz) or,
+    `model="classifier"`, the classifier CM (classifier.json); `objective` and `model` are written
+    on the feature's line unless they are the decoder's defaults (likelihood, table)."""
     cfg = copy.deepcopy(parse_config(base))
     cfg.features = [f for f in cfg.features if f.type != "CoreferenceModel"]
     cfg.weights.pop(FEATURE_NAME, None)
     idx = max(i for i, f in enumerate(cfg.features) if f.type.startswith("PhraseDictionary")) + 1
     cfg.features.insert(idx, Feature("CoreferenceModel", FEATURE_NAME,
                                      {"num-features": "1", "path": str(Path(classes).resolve()),
-                                      **({} if objective == "likelihood" else {"objective": objective})}))
+                                      **({} if objective == "likelihood" else {"objective": objective}),
+                                      **({} if model == "table" else {"model": model})}))
     cfg.weights[FEATURE_NAME] = [weight]
     cfg.source = None
     return cfg
 
 
-def write_feature_config(base, classes, out, weight: float = FEATURE_WEIGHT, objective: str = "credit") -> MosesConfig:
-    cfg = feature_config(base, classes, weight, objective)
+def write_feature_config(base, classes, out, weight: float = FEATURE_WEIGHT, objective: str = "credit",
+                         model: str = "table") -> MosesConfig:
+    cfg = feature_config(base, classes, weight, objective, model)
     write_config(cfg, out)
     return cfg

@@ -38,8 +38,9 @@ log = logging.getLogger(__name__)
 
 DEFAULT_GRID = (0.1, 0.3, 1.0, 3.0)
 NO_COREF = "CM-feature, no coreference"
+CLASSIFIER = "CM-feature, classifier"
 MERT_BL, MERT_CM = "BL, MERT", "CM-feature, MERT"
-SYSTEMS = ("BL", "PE", "CM-backoff", NO_COREF, "CM-feature", "CM-rerank", "oracle: gold coref",
+SYSTEMS = ("BL", "PE", "CM-backoff", NO_COREF, "CM-feature", CLASSIFIER, "CM-rerank", "oracle: gold coref",
            "oracle: gold coref + ref. features", MERT_BL, MERT_CM)       # in the report's order
 
 
@@ -80,9 +81,9 @@ def _decode_doc(job):
     """Worker: one document with the CM feature at `weight` (context per pronoun sentence)."""
     from cad.cm.translate import translate_document_feature
 
-    doc_index, weight, records_key = job
+    doc_index, weight, records_key, kind = job
     st = _STATE
-    decoder = st["decoders"][weight]
+    decoder = st["decoders"][(kind, weight)]
     doc_id, sents = st["docs"][doc_index]
     cached = st["bl"][doc_index]
     wrapped = _Cached(decoder, cached)
@@ -163,13 +164,15 @@ def run_experiment(config: str, classes: str, cm_table: str, source: str, refere
                    docs: str, gold: str | None, out: str, grid=DEFAULT_GRID, workers: int = 2, nbest: int = 30,
                    folds: int = 2, backoff_weight: float = 0.8, systems: tuple[str, ...] | None = None,
                    objective: str = "credit", coref_records: str | None = None, mert_iterations: int = 0,
-                   mert_nbest: int = 100, mert_cm_weight: float = 3.0) -> dict:
+                   mert_nbest: int = 100, mert_cm_weight: float = 3.0, classifier: str | None = None) -> dict:
     """`systems`: the names of SYSTEMS to run (default: all; BL always). `objective`: the class
     CM's score in CM-feature, CM-rerank and the oracles (ClassTable.score). `coref_records`:
     the ranker's records for the source documents (e.g. `cad coref-eval --cv-folds K --out`,
     where no talk is resolved by a model that saw it); documents without records there are
     resolved by the shipped ranker. `mert_iterations` > 0 adds the two MERT systems (MERT_BL,
-    MERT_CM), the CM's MERT starting from `mert_cm_weight`."""
+    MERT_CM), the CM's MERT starting from `mert_cm_weight`. `classifier`: the classifier CM
+    (classifier.json) for the CLASSIFIER system, the same feature reading it instead of the class
+    table; default, classifier.json beside `classes`."""
     from cad.cm.config import FEATURE_NAME, cm_config, feature_config
     from cad.cm.french import tag
     from cad.cm.postedit import postedit_document
@@ -281,21 +284,32 @@ def run_experiment(config: str, classes: str, cm_table: str, source: str, refere
                  + f"objective={objective}" + (_file_key(coref_records) if coref_records else ""))
 
     # ---------------- CM-feature and its oracles
-    fcfg = feature_config(config, classes, 0.0, objective)
-    fmodel = DecoderModel.from_config(fcfg, sentences, SearchSettings(search_algorithm=1))
-    # weights live on the slots: each weight gets a shallow copy of the model with its own slots
+    kinds = {"table": classes}
+    if CLASSIFIER in systems:
+        from cad.cm.class_classifier import MODEL_FILE
+
+        classifier = classifier or str(Path(classes).parent / MODEL_FILE)
+        if not Path(classifier).is_file():
+            raise CadError(f"system {CLASSIFIER!r} needs the classifier CM: {classifier} not found "
+                           "(cad cm build writes it beside classes.gz)")
+        kinds["classifier"] = classifier
+        stage_key_clf = stage_key + _file_key(classifier)
     decoders = {}
-    for w in grid:
-        m = copy.copy(fmodel)
-        m.slots = [copy.copy(s) for s in fmodel.slots]
-        for s in m.slots:
-            if s.name == FEATURE_NAME:
-                s.weights = [w]
-        m.stateless = [copy.copy(f) for f in fmodel.stateless]
-        slot_of = {s.offset: s for s in m.slots}
-        for f in m.stateless:
-            f.slot = slot_of[f.slot.offset]
-        decoders[w] = Decoder(m)
+    for kind, path in kinds.items():
+        fcfg = feature_config(config, path, 0.0, objective, kind)
+        fmodel = DecoderModel.from_config(fcfg, sentences, SearchSettings(search_algorithm=1))
+        # weights live on the slots: each weight gets a shallow copy of the model with its own slots
+        for w in grid:
+            m = copy.copy(fmodel)
+            m.slots = [copy.copy(s) for s in fmodel.slots]
+            for s in m.slots:
+                if s.name == FEATURE_NAME:
+                    s.weights = [w]
+            m.stateless = [copy.copy(f) for f in fmodel.stateless]
+            slot_of = {s.offset: s for s in m.slots}
+            for f in m.stateless:
+                f.slot = slot_of[f.slot.offset]
+            decoders[(kind, w)] = Decoder(m)
     projectors = {}
     if gold:
         ref_tok = [line.lower().split() for line in ref_lines]
@@ -310,14 +324,14 @@ def run_experiment(config: str, classes: str, cm_table: str, source: str, refere
     variants = [(NO_COREF, "none"), ("CM-feature", "ranker")]
     if gold:
         variants += [("oracle: gold coref", "gold"), ("oracle: gold coref + ref. features", "oracle")]
-    def feature_run(name: str, key: str) -> SystemRun:
+    def feature_run(name: str, key: str, kind: str = "table") -> SystemRun:
         t = time.time()
         run = SystemRun(name)
-        jobs = [(d, w, key) for w in grid for d in range(len(docs_list))]
+        jobs = [(d, w, key, kind) for w in grid for d in range(len(docs_list))]
         res: dict[float, list] = {w: [None] * len(docs_list) for w in grid}
         with _pool(workers) or _nullctx() as pool:
-            for (d, w, _), (d2, texts, als) in progress(zip(jobs, _map(pool, _decode_doc, jobs)), total=len(jobs),
-                                                       desc=name, unit="doc"):
+            for (d, w, _, _), (d2, texts, als) in progress(zip(jobs, _map(pool, _decode_doc, jobs)), total=len(jobs),
+                                                          desc=name, unit="doc"):
                 res[w][d2] = (texts, als)
         for w in grid:
             run.outputs[w] = [x for o in res[w] for x in o[0]]
@@ -329,6 +343,9 @@ def run_experiment(config: str, classes: str, cm_table: str, source: str, refere
     for name, key in variants[:3]:
         if name in systems:
             runs[name] = _stage(work, name, stage_key + f"grid={grid}", lambda: feature_run(name, key))
+    if CLASSIFIER in systems:
+        runs[CLASSIFIER] = _stage(work, CLASSIFIER, stage_key_clf + f"grid={grid}",
+                                  lambda: feature_run(CLASSIFIER, "ranker", "classifier"))
 
     # ---------------- CM-backoff (seed 004), at its paper weight
     def backoff_run() -> SystemRun:

@@ -4,10 +4,13 @@ function in the decoder, while keeping the standard translation model").
 moses.ini:
     CoreferenceModel name=CoreferenceModel0 num-features=1 path=tables/baseline/classes.gz [objective=credit]
     [weight]  CoreferenceModel0= 0.1
+or, with the classifier CM (cad/cm/class_classifier.py) in place of the class table,
+    CoreferenceModel name=CoreferenceModel0 num-features=1 path=tables/baseline/classifier.json model=classifier
 
 Per sentence, the caller passes `context={"pronouns": {token index: {bundle: weight}}}` to
 `Decoder.translate`. An option whose source span covers such a pronoun scores
-Σ_pronouns ln Σ_b w_b P(class | b), the class read from the option's target words aligned to the
+Σ_pronouns ln P(class), P(class) = Σ_b w_b P(class | b) from the table or the classifier's
+P(class | source words, mixture), the class read from the option's target words aligned to the
 pronoun, with APT's alignment improvement inside the phrase (nothing: NONE); every other option
 scores 0. The phrase table stays whole. `objective=credit` scores ln of the option's expected APT
 credit instead of ln P(class) (ClassTable.expected_credit).
@@ -17,14 +20,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from cad.cm.class_model import OBJECTIVES, ClassTable
+from cad.cm.class_classifier import CM_MODELS, load_pronoun_model
+from cad.cm.class_model import OBJECTIVES, ClassTable, score_class
 from cad.cm.classes import aligned_words, pronoun_class
 from cad.decoder.features import Option, StatelessFeature
 from cad.decoder.model import FeatureSlot
 from cad.errors import CadError
 from cad.moses.ini import Feature
 
-_TABLES: dict[str, ClassTable] = {}
+_MODELS: dict[str, Any] = {}
 
 
 def option_class(opt: Option, index: int, tokens: list[str]) -> str:
@@ -43,15 +47,20 @@ class CoreferenceModelFeature(StatelessFeature):
         super().__init__(slot)
         if slot.size != 1:
             raise CadError(f"{feature.name}: a CoreferenceModel has num-features=1", config_path, feature.line)
+        kind = feature.args.get("model", "table")
+        if kind not in CM_MODELS:
+            raise CadError(f"{feature.name}: unknown model={kind} (choose from {', '.join(CM_MODELS)})",
+                           config_path, feature.line)
         if table is None:
             path = feature.path
             if not path:
                 raise CadError(f"{feature.name} has no path=", config_path, feature.line)
+            key = f"{kind}:{path}"
             try:
-                table = _TABLES.get(path) or ClassTable.read(path)
+                table = _MODELS.get(key) or load_pronoun_model(path, kind)
             except FileNotFoundError:
-                raise CadError(f"{feature.name}: class table {path} not found", config_path, feature.line) from None
-            _TABLES[path] = table
+                raise CadError(f"{feature.name}: {kind} {path} not found", config_path, feature.line) from None
+            _MODELS[key] = table
         self.table = table
         self.objective = feature.args.get("objective", "likelihood")
         if self.objective not in OBJECTIVES:
@@ -62,17 +71,23 @@ class CoreferenceModelFeature(StatelessFeature):
 
     def begin_sentence(self, tokens: list[str], context: dict[str, Any] | None) -> None:
         self.tokens = tokens
-        self.pronouns = dict((context or {}).get("pronouns") or {})
-        for i in self.pronouns:
+        mixtures = dict((context or {}).get("pronouns") or {})
+        for i in mixtures:
             if not 0 <= i < len(tokens):
                 raise CadError(f"coreference context names token {i} of a {len(tokens)}-token sentence")
+        # one distribution per pronoun and sentence; each option then reads its class's score
+        self.pronouns = {i: self.table.class_distribution(mix, tokens, i) for i, mix in mixtures.items()}
+        self._scores: dict[tuple[int, str], float] = {}
 
     def evaluate(self, opt: Option) -> tuple[float, ...] | None:
         if not self.pronouns:
             return None
         total = None
-        for i, mixture in self.pronouns.items():
+        for i, dist in self.pronouns.items():
             if opt.start <= i < opt.end:
-                v = self.table.score(mixture, option_class(opt, i, self.tokens), self.objective)
+                cls = option_class(opt, i, self.tokens)
+                v = self._scores.get((i, cls))
+                if v is None:
+                    v = self._scores[(i, cls)] = score_class(dist, cls, self.objective)
                 total = v if total is None else total + v
         return None if total is None else (total,)

@@ -149,7 +149,8 @@ class Reranker:
 
 
 class ClassReranker:
-    """Reranking with the class CM (cad/cm/class_model.py), the same score as the decoder feature:
+    """Reranking with the class CM (cad/cm/class_model.py; or the classifier CM,
+    cad/cm/class_classifier.py: `table` is any pronoun model), the same score as the decoder feature:
     for every it/they of the sentence, ln Σ_b w_b P(class | b), the class read from what the
     hypothesis aligns to the pronoun, the mixture from the pronoun's role, anaphoricity and
     candidates, each candidate's gender and number read from the chosen translation of its
@@ -197,7 +198,10 @@ class ClassReranker:
     def cm_score(self, mixtures: dict[int, dict[str, float]], h: Hypothesis, source: list[str]) -> float:
         from cad.cm.classes import aligned_words, pronoun_class
 
-        return sum(self.table.score(mix, pronoun_class(aligned_words(source, h.words, h.alignment, i)), self.objective)
+        from cad.cm.class_model import score_class
+
+        return sum(score_class(self.table.class_distribution(mix, source, i),
+                               pronoun_class(aligned_words(source, h.words, h.alignment, i)), self.objective)
                    for i, mix in mixtures.items())
 
     def rerank_document(self, nbests: list[list[Hypothesis]], records: list[PronounResolution],

@@ -50,3 +50,16 @@ def pronoun_roles(sentences: list[list[str]], positions: set[tuple[int, int]]) -
             if kk == k:
                 out[(k, i)] = role_of(doc[i])
     return out
+
+
+PLEONASTIC_CUES = ("that", "to", "how", "what", "when", "if", "whether")
+
+
+def pleonastic_cues(src: list[str], n: int) -> list[str]:
+    """The clause markers after *it is/was/seems/makes …* within five words (*it is important
+    that*, *it makes sense to*): the pronoun likely points forward to a clause or to nothing,
+    and French says *il* or *c'*/*ce* there whatever came before. `src` is lowercased."""
+    rest = src[n + 1:n + 6]
+    if src[n] != "it" or not rest or rest[0] not in ("is", "'s", "was", "seems", "makes"):
+        return []
+    return [cue for cue in PLEONASTIC_CUES if cue in rest[1:]]

@@ -16,6 +16,7 @@ import math
 import os
 from pathlib import Path
 
+from cad.cm.roles import pleonastic_cues
 from cad.errors import CadError
 from cad.plm.lm_baseline import CLASS_FILLERS, NONE, OTHER_FILLERS, LMBaseline, filler_class
 from cad.plm.tsv import PLACEHOLDER, Item
@@ -60,12 +61,8 @@ def features(item: Item, j: int, n: int, scores: dict[str, float]) -> dict[str, 
          f"s+3={at(src, n + 3)}": 1.0,
          f"t-1={at(tgt, j - 1)}": 1.0, f"t+1={at(tgt, j + 1)}": 1.0, f"t+2={at(tgt, j + 2)}": 1.0,
          f"t+12={at(tgt, j + 1)}_{at(tgt, j + 2)}": 1.0, f"t-1+1={at(tgt, j - 1)}_{at(tgt, j + 1)}": 1.0}
-    # pleonastic cues: *it is/was ADJ that/to*, a clause later in the sentence
-    rest = src[n + 1:n + 6]
-    if pron == "it" and rest[:1] and rest[0] in ("is", "'s", "was", "seems", "makes"):
-        for cue in ("that", "to", "how", "what", "when", "if", "whether"):
-            if cue in rest[1:]:
-                f[f"pleo_{cue}"] = 1.0
+    for cue in pleonastic_cues(src, n):
+        f[f"pleo_{cue}"] = 1.0
     # the LM: each class's best filler against the best filler overall
     top = max(scores.values())
     by_class: dict[str, float] = {}
@@ -79,7 +76,65 @@ def features(item: Item, j: int, n: int, scores: dict[str, float]) -> dict[str, 
 
 
 FEATURE_GROUPS = {"source": ("pron=", "cap=", "s-1=", "s+1=", "s+12=", "s+2=", "s+3="), "pleonastic": ("pleo_",),
-                  "target": ("t-1=", "t+1=", "t+2=", "t+12=", "t-1+1="), "lm": ("lm_",)}
+                  "target": ("t-1=", "t+1=", "t+2=", "t+12=", "t-1+1="), "lm": ("lm_",),
+                  "antecedent": ("role=", "ant=", "gen=", "num=", "gn=", "hum=")}
+
+
+def antecedent_features_of(items: list[Item], records: list) -> dict[tuple[int, int], dict[str, float]]:
+    """{(item number within the document, source index): features} for one document's items (one
+    per sentence) and its coreference records: the pronoun's role and its antecedent mixture
+    (cad/cm/class_classifier.py's features, every candidate by its probability), each candidate's
+    gender and number read from the item's own French side through its alignment (the task gives
+    the target text; only the pronouns are hidden)."""
+    from cad.cm.class_classifier import antecedent_features
+    from cad.cm.class_model import pronoun_mixture
+    from cad.cm.french import first_noun_or_pronoun, tag
+    from cad.cm.roles import pronoun_roles
+
+    slots = {(k, n) for k, it in enumerate(items) for _, n in it.slots}
+    recs = [r for r in records if (r.sentence, r.index) in slots]
+    if not recs:
+        return {}
+    roles = pronoun_roles([it.source for it in items], {(r.sentence, r.index) for r in recs})
+    needed = sorted({c.sentence for r in recs for c in r.candidates if c.sentence < len(items)})
+    morph = dict(zip(needed, tag([items[k].target for k in needed]))) if needed else {}
+
+    def project(c):
+        if c.sentence not in morph:
+            return {None: 1.0}
+        p = first_noun_or_pronoun([j for i, j in items[c.sentence].alignment if c.start <= i < c.end],
+                                  morph[c.sentence])
+        m = None if p is None else morph[c.sentence][p]
+        return {None if m is None else (m.gender, m.number): 1.0}
+
+    out = {}
+    for r in recs:
+        role = roles[(r.sentence, r.index)]
+        f = antecedent_features(pronoun_mixture(r, role, project))
+        f[f"role={r.token.lower()}_{role}"] = 1.0
+        out[(r.sentence, r.index)] = f
+    return out
+
+
+def document_antecedents(items: list[Item], doc_starts: list[int], records: list[list]) -> list[dict]:
+    """Per item, {source index: antecedent features}; `records[d]` are document d's records
+    (document d's items run from doc_starts[d] to the next start)."""
+    out: list[dict] = [{} for _ in items]
+    bounds = list(doc_starts) + [len(items)]
+    for d in range(len(doc_starts)):
+        a, b = bounds[d], bounds[d + 1]
+        for (k, n), f in antecedent_features_of(items[a:b], records[d]).items():
+            out[a + k][n] = f
+    return out
+
+
+def _read_records(path: str | os.PathLike) -> dict[str, list]:
+    from coref.records import read_jsonl
+
+    by_doc: dict[str, list] = {}
+    for r in read_jsonl(path):
+        by_doc.setdefault(r.doc, []).append(r)
+    return by_doc
 
 
 def drop_groups(f: dict[str, float], groups: tuple[str, ...]) -> dict[str, float]:
@@ -94,9 +149,10 @@ def _macro_recall(gold: list[str], pred: list[str]) -> float:
 
 def train(src: str | os.PathLike, tgt: str | os.PathLike, align: str | os.PathLike, docs: str | os.PathLike,
           out: str | os.PathLike, order: int = 5, grid: tuple[float, ...] = (0.03, 0.1, 0.3, 1.0),
-          without: tuple[str, ...] = ()) -> dict:
+          without: tuple[str, ...] = (), coref: str | os.PathLike | None = None) -> dict:
     """Train on an aligned corpus (`docs`: its document boundaries, for the halves); `without`:
-    feature groups left out (the ablation). Returns what was chosen and measured."""
+    feature groups left out (the ablation); `coref`: the corpus's coreference records (cad coref,
+    documents by index), which add the antecedent features. Returns what was chosen and measured."""
     import tempfile
 
     from sklearn.feature_extraction import DictVectorizer
@@ -120,14 +176,18 @@ def train(src: str | os.PathLike, tgt: str | os.PathLike, align: str | os.PathLi
             half_of[i] = k % 2
     if len(starts) < 3:
         raise CadError("the corpus needs at least two documents (the LM features are scored across halves)", docs)
+    by_doc = _read_records(coref) if coref else None
     with tempfile.TemporaryDirectory(prefix="cad-pclf-") as tmp:
         halves = [[], []]
         sents: list[list[list[str]]] = [[], []]
+        half_docs: list[list[int]] = [[], []]      # each half's documents, by index
         for lineno, (s, t, a) in read_parallel([src, tgt, align]):
             ss, tt = s.split(), t.split()
             h = half_of[lineno - 1]
             halves[h].append(make_line(ss, tt, parse_alignment(a, len(ss), len(tt), str(align), lineno)).tsv())
             sents[h].append(tt)
+        for k in range(len(starts) - 1):
+            half_docs[k % 2].append(k)
         for h in (0, 1):
             write_arpa(estimate(sents[h], order), Path(tmp) / f"lm{h}.arpa")
             with atomic_output(Path(tmp) / f"half{h}.tsv") as fh:
@@ -136,10 +196,18 @@ def train(src: str | os.PathLike, tgt: str | os.PathLike, align: str | os.PathLi
         y: list[list[str]] = [[], []]
         for h in (0, 1):
             lm = LMBaseline(Path(tmp) / f"lm{1 - h}.arpa")       # the other half's LM
-            for it in progress(read_tsv(Path(tmp) / f"half{h}.tsv", gold=True), desc=f"half {h + 1}", unit="line"):
+            items = read_tsv(Path(tmp) / f"half{h}.tsv", gold=True)
+            ants: list[dict] = [{} for _ in items]
+            if by_doc is not None:
+                lengths = [starts[k + 1] - starts[k] for k in half_docs[h]]
+                local = [sum(lengths[:i]) for i in range(len(lengths))]
+                ants = document_antecedents(items, local, [by_doc.get(str(k), []) for k in half_docs[h]])
+            for it, ant in progress(zip(items, ants), total=len(items), desc=f"half {h + 1}", unit="line"):
                 best = lm.fill(it)[0] if it.slots else ()
                 for (j, pos), cls in zip(it.slots, it.classes):
-                    X[h].append(drop_groups(features(it, j, pos, _slot_scores(lm, it, j, best)), without))
+                    f = features(it, j, pos, _slot_scores(lm, it, j, best))
+                    f.update(ant.get(pos, {}))
+                    X[h].append(drop_groups(f, without))
                     y[h].append(cls)
     if any(len(set(y[h])) < 2 for h in (0, 1)):
         raise CadError("each half of the corpus (alternate documents) needs instances of two classes or more", src)
@@ -160,7 +228,8 @@ def train(src: str | os.PathLike, tgt: str | os.PathLike, align: str | os.PathLi
     vec, clf = fit(X[0] + X[1], y[0] + y[1], best)
     Path(out).mkdir(parents=True, exist_ok=True)
     save_model(vec, clf, len(y[0]) + len(y[1]), Path(out) / MODEL_FILE)
-    return {"instances": len(y[0]) + len(y[1]), "C": best, "halves_macro_r": tried, "without": list(without)}
+    return {"instances": len(y[0]) + len(y[1]), "C": best, "halves_macro_r": tried, "without": list(without),
+            "antecedents": str(coref) if coref else None}
 
 
 class PronounClassifier:
@@ -178,11 +247,24 @@ class PronounClassifier:
         self.lm = LMBaseline(lm_path, none_penalty)
         self.without = without
 
-    def predict(self, items: list[Item]) -> list[list[str]]:
+    @property
+    def reads_antecedents(self) -> bool:
+        return any(f.startswith(FEATURE_GROUPS["antecedent"]) for f in self.vec.feature_names_)
+
+    def predict(self, items: list[Item], antecedents: list[dict] | None = None) -> list[list[str]]:
+        """`antecedents`: per item, {source index: antecedent features} (document_antecedents);
+        required by a model trained with them."""
+        if antecedents is None and self.reads_antecedents and "antecedent" not in self.without:
+            raise CadError("this classifier was trained with antecedent features: give the coreference records "
+                           "(--coref) and the documents (--docs)")
         out = []
-        for it in items:
+        for k, it in enumerate(items):
             best = self.lm.fill(it)[0] if it.slots else ()
-            feats = [drop_groups(features(it, j, n, _slot_scores(self.lm, it, j, best)), self.without)
-                     for j, n in it.slots]
+            feats = []
+            for j, n in it.slots:
+                f = features(it, j, n, _slot_scores(self.lm, it, j, best))
+                if antecedents is not None:
+                    f.update(antecedents[k].get(n, {}))
+                feats.append(drop_groups(f, self.without))
             out.append([str(c) for c in self.clf.predict(self.vec.transform(feats))] if feats else [])
         return out

@@ -268,3 +268,50 @@ def test_classifier_trains_on_an_aligned_corpus_and_round_trips(tmp_path):
     pred = PronounClassifier(tmp_path / "m", tmp_path / "lm.arpa").predict(read_tsv(tmp_path / "x.tsv"))
     assert pred[0][0] in ("il", "elle")
     assert "pronoun_classifier.json" in [p.name for p in (tmp_path / "m").iterdir()]
+
+
+def test_classifier_antecedent_features_decide_what_the_lm_cannot(tmp_path):
+    """*it sleeps* is elle after *the mouse*, il after *the cat*; the LM sees only *REPLACE dort*
+    (the antecedent's article is a sentence away), the antecedent features see the gender."""
+    pytest.importorskip("spacy")
+    from cad.plm.pronoun_classifier import PronounClassifier, antecedent_features_of, document_antecedents, train
+    from cad.plm.tsv import read_tsv
+    from coref.records import Candidate, PronounResolution, write_jsonl
+
+    src, tgt, al, docs, recs = [], [], [], [], []
+    for k in range(40):
+        noun, fr, pron = (("mouse", "la souris", "elle"), ("cat", "le chat", "il"))[k // 2 % 2]
+        docs.append(f"{2 * k}\td{k}")
+        src += [f"the {noun} runs .", "it sleeps ."]
+        tgt += [f"{fr} court .", f"{pron} dort ."]
+        al += ["0-0 1-1 2-2 3-3", "0-0 1-1 2-2"]
+        recs.append(PronounResolution(str(k), 1, 0, "it", True, [Candidate(0, 0, 2, 1, f"the {noun}", 1.0)], 1.0))
+    for name, lines in (("c.en", src), ("c.fr", tgt), ("c.al", al), ("c.docs", docs)):
+        (tmp_path / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_jsonl(recs, tmp_path / "c.coref.jsonl")
+    info = train(tmp_path / "c.en", tmp_path / "c.fr", tmp_path / "c.al", tmp_path / "c.docs", tmp_path / "m",
+                 order=3, grid=(1.0,), coref=tmp_path / "c.coref.jsonl")
+    assert info["antecedents"] and info["instances"] == 40
+    from cad.lm.arpa import write_arpa
+    from cad.lm.kneser_ney import estimate
+
+    write_arpa(estimate([t.split() for t in tgt], 3), tmp_path / "lm.arpa")
+    (tmp_path / "x.tsv").write_text("\t\tthe mouse runs .\tla souris court .\t0-0 1-1 2-2 3-3\n"
+                                    "\t\tit sleeps .\tREPLACE_0 dort .\t0-0 1-1 2-2\n"
+                                    "\t\tthe cat runs .\tle chat court .\t0-0 1-1 2-2 3-3\n"
+                                    "\t\tit sleeps .\tREPLACE_0 dort .\t0-0 1-1 2-2\n", encoding="utf-8")
+    items = read_tsv(tmp_path / "x.tsv")
+    test_recs = [[PronounResolution("0", 1, 0, "it", True, [Candidate(0, 0, 2, 1, "the mouse", 1.0)], 1.0)],
+                 [PronounResolution("1", 1, 0, "it", True, [Candidate(0, 0, 2, 1, "the cat", 1.0)], 1.0)]]
+    ants = document_antecedents(items, [0, 2], test_recs)
+    assert ants[1][0]["gen=it_fem"] == 1.0 and ants[3][0]["gen=it_masc"] == 1.0 and ants[0] == {} == ants[2]
+    assert ants[1][0]["role=it_subj"] == 1.0
+    clf = PronounClassifier(tmp_path / "m", tmp_path / "lm.arpa")
+    assert clf.reads_antecedents
+    assert clf.predict(items, ants) == [[], ["elle"], [], ["il"]]
+    with pytest.raises(CadError, match="antecedent features"):
+        clf.predict(items)
+    # a candidate whose translation has no gendered noun projects nothing
+    assert antecedent_features_of(items[:2], [PronounResolution("0", 1, 0, "it", True,
+                                                                [Candidate(0, 2, 3, 2, "runs", 1.0)], 1.0)]
+                                  )[(1, 0)]["ant=it_unknown"] == 1.0

@@ -67,8 +67,20 @@ def _predict(a: argparse.Namespace) -> None:
 
         if not (a.classifier and a.lm):
             raise CadError("--system classifier needs --classifier (cad plm train-classifier --out) and --lm")
-        write_predictions(items, PronounClassifier(a.classifier, a.lm, without=_groups(a.without)).predict(items),
-                          a.out)
+        antecedents = None
+        if a.coref:
+            from cad.cm.experiment import records_by_doc
+            from cad.docs import read_docs
+            from cad.plm.pronoun_classifier import document_antecedents
+
+            if not a.docs:
+                raise CadError("--coref needs --docs (the records name documents by index)")
+            starts = [d.first_line for d in read_docs(a.docs, len(items))]
+            bounds = starts + [len(items)]
+            docs_list = [(str(d), [it.source for it in items[bounds[d]:bounds[d + 1]]]) for d in range(len(starts))]
+            antecedents = document_antecedents(items, starts, records_by_doc(a.coref, docs_list))
+        clf = PronounClassifier(a.classifier, a.lm, without=_groups(a.without))
+        write_predictions(items, clf.predict(items, antecedents), a.out)
         return
     if not a.model:
         raise CadError("--system plm needs --model (cad plm train --out)")
@@ -138,7 +150,8 @@ def _train_classifier(a: argparse.Namespace) -> None:
     from cad.plm.pronoun_classifier import train
 
     docs = a.docs or f"{a.corpus}.docs"
-    info = train(f"{a.corpus}.{a.src}", f"{a.corpus}.{a.tgt}", a.align, docs, a.out, without=_groups(a.without))
+    info = train(f"{a.corpus}.{a.src}", f"{a.corpus}.{a.tgt}", a.align, docs, a.out, without=_groups(a.without),
+                 coref=a.coref)
     print(json.dumps(info), file=sys.stderr)
 
 
@@ -180,8 +193,11 @@ def add_plm_parsers(sub) -> None:
                         "lm-baseline: the shared task's baseline, each filler scored by --lm; classifier: the "
                         "pronoun classifier of --classifier, its LM features from --lm (default: %(default)s)")
     s.add_argument("--classifier", help="--system classifier: its directory (cad plm train-classifier --out)")
+    add_in(s, "--coref", help="--system classifier: coreference records of --input's documents (by index, with "
+                              "--docs), for a classifier trained with antecedent features; a document without "
+                              "records is resolved by the shipped ranker")
     s.add_argument("--without", help="--system classifier: feature groups left out, as the model was trained "
-                                     "(comma-separated: source, pleonastic, target, lm)")
+                                     "(comma-separated: source, pleonastic, target, lm, antecedent)")
     s.add_argument("--model", help="the PLM directory (cad plm train --out); needed by --system plm")
     s.add_argument("--lm", help="--system lm-baseline: the target-side n-gram LM (ARPA or kenlm binary)")
     s.add_argument("--none-penalty", type=float, default=0.0,
@@ -217,7 +233,10 @@ def add_plm_parsers(sub) -> None:
     s.add_argument("--tgt", default="fr", help="target suffix (default: %(default)s)")
     s.add_argument("--align", required=True, help="source-target word alignment of the corpus (Moses i-j)")
     s.add_argument("--docs", help="document boundaries of the corpus (default: PREFIX.docs)")
-    s.add_argument("--without", help="feature groups to leave out (comma-separated: source, pleonastic, target, lm)")
+    s.add_argument("--without", help="feature groups to leave out (comma-separated: source, pleonastic, target, lm, "
+                                     "antecedent)")
+    add_in(s, "--coref", help="coreference records of the corpus (cad coref, documents by index): adds the antecedent "
+                              "features (role, every candidate's projected gender and number by its probability)")
     s.add_argument("--out", required=True, help="output directory (pronoun_classifier.json, weights as data)")
     s.set_defaults(func=_train_classifier)
     s = ps.add_parser("make-data", help="pronoun-prediction instances (DiscoMT 2015 / WMT 2016 TSV) from an "

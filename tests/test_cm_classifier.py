@@ -166,3 +166,34 @@ def test_reranker_reads_the_classifier():
     for w, expected in ((0.4 / margin, 0), (0.6 / margin, 1)):
         _, traces = ClassReranker(model, w).rerank_document([first, second], [r], src, roles={(1, 0): "subj"})
         assert traces[1].chosen == expected
+
+
+def test_cli_config_and_translate_with_the_classifier(tmp_path, capsys):
+    pytest.importorskip("spacy")
+    from cad.cli import main
+    from tests.test_cm_feature import tiny_model
+
+    tiny_model(tmp_path, 2.0)
+    data = [({"it-subj-fem-sing": 1.0}, "elle", 1.0, ["it", "sleeps"], 0),
+            ({"it-subj-masc-sing": 1.0}, "il", 1.0, ["it", "sleeps"], 0)] * 20
+    ClassifierCM.fit([features(t, i, m) for m, _, _, t, i in data], [d[1] for d in data], [1.0] * len(data),
+                     C=10.0).save(tmp_path / "classifier.json")
+    assert main(["-q", "cm", "config", "--mode", "feature", "--cm-model", "classifier", "--base",
+                 str(tmp_path / "base.ini"), "--cm", str(tmp_path / "classifier.json"), "--weight", "2",
+                 "--objective", "likelihood", "--out", str(tmp_path / "clf.ini")]) == 0
+    assert "model=classifier" in (tmp_path / "clf.ini").read_text()
+    (tmp_path / "doc.en").write_text("the mouse runs\nit sleeps\nthe cat runs\nit sleeps\n")
+    (tmp_path / "doc.docs").write_text("0\tmouse\n2\tcat\n")
+    args = ["-q", "translate", "--input", str(tmp_path / "doc.en"), "--docs", str(tmp_path / "doc.docs"),
+            "--out", str(tmp_path / "out")]
+    assert main(args + ["--config", str(tmp_path / "clf.ini")]) == 0
+    assert (tmp_path / "out").read_text() == "la souris court\nelle dort\nle chat court\nil dort\n"
+    assert main(args + ["--config", str(tmp_path / "base.ini"), "--cm-mode", "rerank", "--cm-model", "classifier",
+                        "--classes", str(tmp_path / "classifier.json"), "--cm-weight", "2"]) == 0
+    assert (tmp_path / "out").read_text() == "la souris court\nelle dort\nle chat court\nil dort\n"
+    capsys.readouterr()
+    # the classifier is a pronoun model of the feature, not a back-off phrase table
+    assert main(["-q", "cm", "config", "--cm-model", "classifier", "--base", str(tmp_path / "base.ini"),
+                 "--cm", str(tmp_path / "classifier.json"), "--out", str(tmp_path / "x.ini")]) == 1
+    assert "needs --mode feature" in capsys.readouterr().err
+    assert not (tmp_path / "x.ini").exists()

@@ -131,10 +131,11 @@ def _translate(a: argparse.Namespace) -> None:
     resolver = get_backend(a.backend) if a.system != "baseline" else None
     reranker = None
     if a.system == "cm" and mode == "rerank":
-        from cad.cm.class_model import ClassTable
+        from cad.cm.class_classifier import load_pronoun_model
         from cad.cm.rerank import ClassReranker
 
-        reranker = ClassReranker(ClassTable.read(a.classes), a.cm_weight, a.humanness, objective=a.objective)
+        reranker = ClassReranker(load_pronoun_model(a.classes, a.cm_model), a.cm_weight, a.humanness,
+                                 objective=a.objective)
     t = time.time()
     outputs: list[str] = []
     alignments: list[str] = []
@@ -439,7 +440,10 @@ def add_cm_parsers(sub) -> None:
                         "in --config; rerank: decode --config's n-best lists and rerank them with --classes "
                         "(works with --decoder moses); auto (default): feature if --config has it, rerank if "
                         "--classes is given, else backoff")
-    s.add_argument("--classes", help="the class CM (tables/<name>/classes.gz) for --cm-mode rerank")
+    s.add_argument("--classes", help="the class CM (tables/<name>/classes.gz) for --cm-mode rerank, or with "
+                                     "--cm-model classifier the classifier CM (classifier.json)")
+    s.add_argument("--cm-model", choices=CM_MODELS, default="table",
+                   help="--cm-mode rerank: the pronoun model --classes holds (default: table)")
     s.add_argument("--cm-weight", type=float, default=1.0, help="lambda_CM for --cm-mode rerank (default 1)")
     s.add_argument("--objective", choices=OBJECTIVES, default="credit",
                    help="--cm-mode rerank: the class CM's score, ln expected APT credit (default) or ln P(class)")

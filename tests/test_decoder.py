@@ -304,8 +304,8 @@ def test_lazy_pruning_keeps_the_search_result(tmp_path, seed):
     ini, sentences = random_model(tmp_path, seed)
     for stack in (1, 2, 3, 5):
         settings = SearchSettings(stack=stack)
-        lazy = Decoder(DecoderModel.load(ini, settings=settings))
-        plain = _NoLazyPruning(DecoderModel.load(ini, settings=settings))
+        lazy = Decoder(DecoderModel.load(ini, settings=settings), native=False)
+        plain = _NoLazyPruning(DecoderModel.load(ini, settings=settings), native=False)
         fired = []
         original = lazy._lazy_prune
         lazy._lazy_prune = lambda *a: fired.append(1) or original(*a)
@@ -361,3 +361,49 @@ def test_translations_round_trip_through_json(tmp_path):
         back = translation_from_dict(json.loads(json.dumps(translation_to_dict(tr))))
         assert back == tr
         assert back.best.word_alignment == tr.best.word_alignment and back.feature_dict() == tr.feature_dict()
+
+
+def _same(a, b):
+    assert a.text == b.text and a.best.total == b.best.total and a.best.features == b.best.features
+    assert a.best.word_alignment == b.best.word_alignment
+    assert [(d.text, d.total, d.features) for d in a.nbest] == [(d.text, d.total, d.features) for d in b.nbest]
+
+
+@pytest.mark.parametrize("seed", [41, 42, 43, 44])
+def test_compiled_core_gives_the_python_search_result(tmp_path, seed):
+    """The compiled core (cad/decoder/_core.cpp) against the Python search: the same 1-best,
+    totals and feature values to the last bit, and the same n-best lists, with both algorithms,
+    small stacks (lazy pruning), several distortion limits and pop limits."""
+    from cad.decoder import native
+
+    if not native.available():
+        pytest.skip("the compiled core is not built (pip install -e . builds it)")
+    for limit in (6, 2, -1):
+        ini, sentences = random_model(tmp_path, seed, n_sentences=8, distortion_limit=limit)
+        for algorithm, stack, pops in ((0, 200, 1000), (0, 2, 1000), (1, 200, 1000), (1, 3, 5)):
+            settings = SearchSettings(search_algorithm=algorithm, stack=stack, pop_limit=pops)
+            model = DecoderModel.load(ini, settings=settings)
+            fast, slow = Decoder(model), Decoder(model, native=False)
+            assert fast._core() is not None and slow._core() is None
+            for sent in sentences:
+                _same(fast.translate(sent, nbest=7), slow.translate(sent, nbest=7))
+                _same(fast.translate(sent, nbest=5, distinct=True), slow.translate(sent, nbest=5, distinct=True))
+
+
+def test_compiled_core_steps_aside_for_what_it_cannot_run(tmp_path, monkeypatch):
+    from cad.decoder import native
+
+    if not native.available():
+        pytest.skip("the compiled core is not built")
+    ini, sentences = random_model(tmp_path, 7, n_sentences=3)
+    model = DecoderModel.load(ini)
+    assert Decoder(model)._core() is not None
+    monkeypatch.setenv("CAD_NATIVE", "0")
+    assert Decoder(model)._core() is None
+    monkeypatch.delenv("CAD_NATIVE")
+
+    class Other(type(model.stateful[0])):       # a stateful feature the core does not know
+        pass
+
+    model.stateful[0].__class__ = Other
+    assert Decoder(model)._core() is None

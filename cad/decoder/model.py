@@ -221,6 +221,8 @@ class DecoderModel:
     settings: SearchSettings = field(default_factory=SearchSettings)
     stateless: list = field(default_factory=list)     # StatelessFeature, in moses.ini order
     stateful: list = field(default_factory=list)      # StatefulFeature, cheap ones first, else moses.ini order
+    # table-limited phrase entries by weights (cad/decoder/options.py), shared by shallow copies
+    limit_cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def begin_sentence(self, tokens: list[str], context) -> None:
         for f in self.stateless:

@@ -50,6 +50,50 @@ def _finish(opt: TranslationOption, model: DecoderModel) -> None:
     opt.future = s + est
 
 
+def _context_free_future(opt: TranslationOption, model: DecoderModel) -> float:
+    """`_finish`'s estimate without the features that read the sentence's context: the same
+    sum in the same order, as `_finish` computes it where those features score nothing."""
+    s = 0.0
+    for f in model.stateless:
+        if f.reads_context:
+            continue
+        v = f.evaluate(opt)
+        if v is None:
+            continue
+        s += sum(w * x for w, x in zip(f.slot.weights, v))
+    est = 0.0
+    for f in model.stateful:
+        est += f.estimate(opt)
+    return s + est
+
+
+def _limited(model: DecoderModel) -> dict:
+    """The table-limited entries per (table, source phrase) under the model's current weights,
+    kept across sentences (Moses prunes its phrase tables once, at load time). Keyed by the
+    weights, so tuning or a copy of the model with other weights gets its own."""
+    key = tuple(model.weights()) + tuple(t.table_limit for t in model.tables)
+    cache = model.limit_cache
+    got = cache.get(key)
+    if got is None:
+        if len(cache) >= 4:
+            cache.pop(next(iter(cache)))
+        got = cache[key] = {}
+    return got
+
+
+def _limit_entries(model: DecoderModel, t: int, entries: list, limit: int) -> list:
+    """The table's entries for one source phrase, best first by the context-free estimate
+    (stable), cut to the table limit."""
+    keyed = []
+    for entry in entries:
+        opt = TranslationOption(0, 0, entry.words, t, entry.scores, entry.alignment, None)
+        keyed.append((-_context_free_future(opt, model), entry))
+    keyed.sort(key=lambda x: x[0])
+    if limit > 0:
+        keyed = keyed[:limit]
+    return [e for _, e in keyed]
+
+
 def collect_options(model: DecoderModel, tokens: list[str],
                     context=None) -> dict[tuple[int, int], list[TranslationOption]]:
     """Every translation option of the sentence, scored by the stateless features; `context` goes
@@ -60,6 +104,7 @@ def collect_options(model: DecoderModel, tokens: list[str],
     n = len(tokens)
     max_len = min(model.settings.max_phrase_length, max(t.max_source_length for t in model.tables) or 1)
     options: dict[tuple[int, int], list[TranslationOption]] = {}
+    limited = _limited(model)
     for g, table_ids in enumerate(model.paths):
         backoff = model.backoff[g] if g < len(model.backoff) else 0
         for start in range(n):
@@ -74,18 +119,18 @@ def collect_options(model: DecoderModel, tokens: list[str],
                     entries = table.entries.get(src)
                     if not entries:
                         continue
+                    # Moses applies the table limit inside the phrase table, before the features
+                    # that read the sentence's context (EvaluateWithSourceContext) have scored
+                    kept = limited.get((t, src))
+                    if kept is None:
+                        kept = limited[(t, src)] = _limit_entries(model, t, entries, table.table_limit)
                     opts = []
-                    for entry in entries:
+                    for entry in kept:
                         opt = TranslationOption(start, end, entry.words, t, entry.scores, entry.alignment, None)
                         for f in model.stateful:
                             f.annotate(opt, src)
                         _finish(opt, model)
                         opts.append(opt)
-                    # Moses applies the table limit inside the phrase table, before the features
-                    # that read the sentence's context (EvaluateWithSourceContext) have scored
-                    opts.sort(key=lambda o: o.in_context - o.future)
-                    if table.table_limit > 0:
-                        opts = opts[:table.table_limit]
                     options.setdefault((start, end), []).extend(opts)
     for i, tok in enumerate(tokens):
         if not options.get((i, i + 1)):

@@ -13,6 +13,7 @@ import heapq
 import itertools
 from dataclasses import dataclass, field
 
+from cad.decoder import native
 from cad.decoder.model import DecoderModel
 from cad.decoder.options import NEG_INF, TranslationOption, collect_options, future_costs
 from cad.decoder.stateful import StatefulFeature
@@ -100,7 +101,9 @@ class Decoder:
     """Search over the options the stateless features scored, extended through the stateful
     features of `model.stateful`; it names no model."""
 
-    def __init__(self, model: DecoderModel):
+    def __init__(self, model: DecoderModel, native: bool = True):
+        """`native`: search with the compiled core where it can run (cad/decoder/native.py);
+        False keeps the Python search."""
         self.model = model
         self.weights = model.weights()
         self.stateful = model.stateful
@@ -108,6 +111,8 @@ class Decoder:
         self._bounds: list[float] = []
         self._evaluate = [f.evaluate for f in self.stateful]
         self._check = [f.expensive for f in self.stateful]
+        self._native: object | None = None
+        self._native_checked = not native
         # only features whose score depends on the jump alone order cube pruning's edges
         self._jump = [f.jump_score for f in self.stateful if type(f).jump_score is not StatefulFeature.jump_score]
 
@@ -217,6 +222,13 @@ class Decoder:
             options = _within(options, self._constraint)
         fc = future_costs(n, options)
         self._begin(tokens)
+        core = self._core() if self._constraint is None else None
+        if core is not None and n <= native.MAX_WORDS:
+            best_opts, paths = native.search(self, core, tokens, options, fc, nbest, distinct)
+            out = Translation(tokens, self._replay(best_opts), [], names)
+            if nbest:
+                out.nbest = self._nbest_of(paths, nbest, distinct)
+            return out
         full = (1 << n) - 1
         fc_cache: dict[int, float] = {}
 
@@ -352,7 +364,53 @@ class Decoder:
                             edge.sort(key=lambda x: sum(j(x.last_end, s) for j in jumps) - x.score)
                     edges[k + e - s].append((edge, options[(s, e)]))
 
+    def _core(self):
+        if not self._native_checked:
+            self._native = native.core_for(self.stateful)
+            self._native_checked = True
+        return self._native
+
     # ---------------------------------------------------------------- output
+    def _replay(self, opts: list[TranslationOption]) -> Derivation:
+        """The derivation of a sequence of options found by the compiled core: the stateful
+        features are run along it from their empty states (the same values and sums as
+        `_derivation` reads from the hypotheses of the Python search)."""
+        m = self.model
+        feats = [0.0] * m.size
+        words: list[str] = []
+        steps: list[Step] = []
+        states = [f.empty_state() for f in self.stateful]
+        last_start = last_end = 0
+        last = len(opts) - 1
+        for j, o in enumerate(opts):
+            for offset, values in o.values:
+                for i, v in enumerate(values):
+                    feats[offset + i] += v
+            complete = j == last
+            for k, f in enumerate(self.stateful):
+                base = f.slot.offset
+                for i, v in f.values(states[k], last_start, last_end, o, complete):
+                    feats[base + i] += v
+                states[k] = f.evaluate(states[k], last_start, last_end, o, complete)[1]
+            last_start, last_end = o.start, o.end
+            steps.append(Step(o.start, o.end, len(words), len(words) + len(o.words), o.words, o.table, o.alignment))
+            words.extend(o.words)
+        total = sum(w * f for w, f in zip(self.weights, feats))
+        return Derivation(words, total, feats, steps)
+
+    def _nbest_of(self, paths: list[list[TranslationOption]], n: int, distinct: bool) -> list[Derivation]:
+        """`_nbest`'s selection over the core's paths, given in the order the trellis pops them."""
+        out: list[Derivation] = []
+        seen_text = set()
+        for opts in paths:
+            if len(out) >= n:
+                break
+            text = " ".join(w for o in opts for w in o.words)
+            if not distinct or text not in seen_text:
+                seen_text.add(text)
+                out.append(self._replay(opts))
+        return out
+
     @staticmethod
     def _chain(h: Hypothesis) -> list[Hypothesis]:
         out = []

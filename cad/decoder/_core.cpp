@@ -1,0 +1,726 @@
+// The compiled search core of cad's decoder: normal stack search and cube pruning over the
+// translation options that Python collected and scored with the stateless features, extended
+// natively through the stateful features Moses's phrase-based systems use (distance distortion,
+// msd-bidirectional-fe lexicalized reordering, a KenLM n-gram model). It is the Python search of
+// cad/decoder/search.py step for step (same expansion order, same floating-point operations in
+// the same order, same tie-breaking), so its output is identical; cad/decoder/native.py checks
+// what it can run and falls back to Python for anything else.
+//
+// The LM is the one the Python `kenlm` module already loaded: its lm::base::Model is called
+// through KenLM's virtual interface (declared below with the same virtual functions and members
+// in the same order, which is all the calls rely on), so the model is loaded once and no KenLM
+// source or header is needed to build this file.
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <queue>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace py = pybind11;
+
+namespace lm {
+typedef unsigned int WordIndex;
+namespace base {
+struct OpaqueStringPiece;
+
+class Vocabulary {
+ public:
+  virtual ~Vocabulary();
+  virtual WordIndex Index(const OpaqueStringPiece &str) const = 0;
+  virtual WordIndex Index(const std::string &str) const = 0;
+  virtual WordIndex Index(const char *str) const = 0;
+
+  WordIndex begin_sentence_, end_sentence_, not_found_;
+};
+
+class Model {
+ public:
+  virtual ~Model();
+  virtual float BaseScore(const void *in_state, const WordIndex new_word, void *out_state) const = 0;
+  // BaseFullScore and BaseFullScoreForgotState follow in the vtable; they are not called here.
+
+  size_t state_size_;
+  const void *begin_sentence_memory_, *null_context_memory_;
+  const Vocabulary *base_vocab_;
+  unsigned char order_;
+};
+}  // namespace base
+}  // namespace lm
+
+namespace {
+
+constexpr double NEG_INF = -std::numeric_limits<double>::infinity();
+constexpr int MAX_WORDS = 256;
+typedef std::array<uint64_t, MAX_WORDS / 64> Coverage;
+
+enum Kind { DISTORTION = 0, REORDERING = 1, LANGUAGE_MODEL = 2 };
+enum Orientation { MONO = 0, SWAP = 1, OTHER = 2 };
+
+inline bool covered(const Coverage &c, int i) { return (c[i >> 6] >> (i & 63)) & 1; }
+
+inline void cover(Coverage &c, int s, int e) {
+  for (int i = s; i < e; ++i) c[i >> 6] |= uint64_t(1) << (i & 63);
+}
+
+struct Option {
+  int start, end;
+  double stateless;
+  std::vector<lm::WordIndex> lm_words;
+  bool has_ro = false;
+  double ro[6] = {0, 0, 0, 0, 0, 0};
+};
+
+struct Feature {
+  int kind;
+  std::vector<double> weights;
+  bool expensive;
+  double bound;  // the most this feature and the ones after it can add (Decoder._bounds)
+};
+
+// A hypothesis's stateful part: the distortion's and the reordering's state are plain numbers;
+// the LM state is KenLM's ngram State (its words and length decide equality).
+struct Hyp {
+  int prev, opt;
+  Coverage cov;
+  int ncov;
+  double score, total;
+  int last_start, last_end;
+  // lexicalized reordering state: the previous option's span and forward scores
+  int ro_start = 0, ro_end = 0;
+  bool ro_has_fwd = false;
+  double ro_fwd[3] = {0, 0, 0};
+  int distortion_state = 0;
+  int lm_state = -1;  // offset into the sentence's LM state pool
+  std::vector<int> arcs;
+};
+
+class Core {
+ public:
+  Core(py::object kenlm_model, double ln10) : ln10_(ln10) {
+    if (kenlm_model.is_none()) return;
+    // the Cython object: PyObject_HEAD, then its lm::base::Model pointer
+    PyObject *obj = kenlm_model.ptr();
+    if (Py_TYPE(obj)->tp_basicsize < static_cast<Py_ssize_t>(sizeof(PyObject) + sizeof(void *)))
+      throw std::runtime_error("unexpected kenlm.Model layout");
+    std::memcpy(&model_, reinterpret_cast<char *>(obj) + sizeof(PyObject), sizeof(void *));
+    if (model_ == nullptr) throw std::runtime_error("kenlm.Model holds no model");
+    int order = py::cast<int>(kenlm_model.attr("order"));
+    if (model_->order_ != order || model_->state_size_ == 0 || model_->state_size_ > 256)
+      throw std::runtime_error("kenlm.Model layout does not match KenLM's virtual interface");
+    state_size_ = model_->state_size_;
+    // lm::ngram::State: WordIndex words[N]; float backoff[N]; unsigned char length
+    context_words_ = static_cast<int>((state_size_ - 1) / 8);
+    end_sentence_ = model_->base_vocab_->Index("</s>");
+    kenlm_ = kenlm_model;
+  }
+
+  bool has_lm() const { return model_ != nullptr; }
+
+  // log10 probability of `word` after the begin-of-sentence state, read natively, so that
+  // Python can check this core against the kenlm module before trusting it
+  double probe(const std::string &word) const {
+    std::vector<char> out(state_size_);
+    return model_->BaseScore(model_->begin_sentence_memory_, model_->base_vocab_->Index(word.c_str()),
+                             out.data());
+  }
+
+  py::tuple search(int n, py::list options, py::list spans, std::vector<double> fc, py::list features,
+                   int algorithm, int stack_size, double log_beam, int limit, int pop_limit, int nbest,
+                   bool distinct) {
+    if (n <= 0 || n > MAX_WORDS) throw std::runtime_error("sentence length outside the core's range");
+    n_ = n;
+    full_ = Coverage{};
+    cover(full_, 0, n);
+    fc_ = std::move(fc);
+    read_features(features);
+    read_options(options);
+    read_spans(spans);
+    hyps_.clear();
+    pool_.clear();
+    fc_cache_.clear();
+    spans_cache_.clear();
+
+    Hyp root;
+    root.prev = -1;
+    root.opt = -1;
+    root.cov = Coverage{};
+    root.ncov = 0;
+    root.score = 0.0;
+    root.total = fc_of(root.cov);
+    root.last_start = root.last_end = 0;
+    if (model_ != nullptr) {
+      root.lm_state = new_state();
+      std::memcpy(&pool_[root.lm_state], model_->begin_sentence_memory_, state_size_);
+    }
+    hyps_.push_back(root);
+    std::vector<Stack> stacks(n + 1, Stack(this));
+    stacks[0].add(0);
+    if (algorithm == 1) {
+      cube_pruning(stacks, pop_limit, limit, stack_size, log_beam);
+    } else {
+      normal(stacks, limit, stack_size, log_beam);
+    }
+    std::vector<int> finals = prune(stacks[n], stack_size, log_beam);
+    if (finals.empty()) throw std::runtime_error("no complete translation survived the search");
+    py::list best = py::cast(chain_options(chain(finals[0])));
+    py::list lists;
+    if (nbest > 0) lists = nbest_chains(finals, nbest, distinct);
+    return py::make_tuple(best, lists);
+  }
+
+ private:
+  // ------------------------------------------------------------------ stacks
+  struct KeyHash {
+    const Core *core;
+    size_t operator()(int h) const { return core->hash_of(h); }
+  };
+  struct KeyEq {
+    const Core *core;
+    bool operator()(int a, int b) const { return core->same_key(a, b); }
+  };
+
+  // Python's dict of hypotheses by recombination key: insertion-ordered, a replaced value keeps
+  // its key's place
+  struct Stack {
+    std::vector<int> order;
+    std::unordered_map<int, size_t, KeyHash, KeyEq> where;
+    Core *core;
+    explicit Stack(Core *c) : where(16, KeyHash{c}, KeyEq{c}), core(c) {}
+
+    size_t size() const { return order.size(); }
+    void clear() {
+      order.clear();
+      where.clear();
+    }
+    void add(int h) {
+      auto it = where.find(h);
+      if (it == where.end()) {
+        where.emplace(h, order.size());
+        order.push_back(h);
+        return;
+      }
+      int old = order[it->second];
+      Hyp &ho = core->hyps_[old];
+      Hyp &hn = core->hyps_[h];
+      if (hn.score > ho.score) {
+        std::vector<int> arcs = std::move(ho.arcs);
+        ho.arcs.clear();
+        arcs.push_back(old);
+        core->hyps_[h].arcs = std::move(arcs);
+        order[it->second] = h;
+      } else {
+        ho.arcs.push_back(h);
+      }
+    }
+  };
+
+  size_t hash_of(int h) const {
+    const Hyp &x = hyps_[h];
+    size_t v = 1469598103934665603ULL;
+    auto mix = [&v](uint64_t y) { v = (v ^ y) * 1099511628211ULL; };
+    for (uint64_t w : x.cov) mix(w);
+    mix(static_cast<uint64_t>(x.last_end));
+    for (const Feature &f : features_) {
+      if (f.kind == DISTORTION) {
+        mix(static_cast<uint64_t>(x.distortion_state));
+      } else if (f.kind == REORDERING) {
+        mix(static_cast<uint64_t>(x.ro_start) * 131 + static_cast<uint64_t>(x.ro_end));
+        mix(x.ro_has_fwd);
+        if (x.ro_has_fwd)
+          for (double d : x.ro_fwd) {
+            uint64_t b;
+            double z = d == 0.0 ? 0.0 : d;  // -0.0 == 0.0 as Python compares them
+            std::memcpy(&b, &z, 8);
+            mix(b);
+          }
+      } else {
+        const char *s = &pool_[x.lm_state];
+        unsigned char len = static_cast<unsigned char>(s[8 * context_words_]);
+        mix(len);
+        for (int i = 0; i < len; ++i) {
+          lm::WordIndex w;
+          std::memcpy(&w, s + 4 * i, 4);
+          mix(w);
+        }
+      }
+    }
+    return v;
+  }
+
+  bool same_key(int a, int b) const {
+    const Hyp &x = hyps_[a];
+    const Hyp &y = hyps_[b];
+    if (x.cov != y.cov || x.last_end != y.last_end) return false;
+    for (const Feature &f : features_) {
+      if (f.kind == DISTORTION) {
+        if (x.distortion_state != y.distortion_state) return false;
+      } else if (f.kind == REORDERING) {
+        if (x.ro_start != y.ro_start || x.ro_end != y.ro_end || x.ro_has_fwd != y.ro_has_fwd) return false;
+        if (x.ro_has_fwd)
+          for (int i = 0; i < 3; ++i)
+            if (!(x.ro_fwd[i] == y.ro_fwd[i])) return false;
+      } else {
+        const char *s = &pool_[x.lm_state];
+        const char *t = &pool_[y.lm_state];
+        size_t at = 8 * context_words_;
+        unsigned char ls = static_cast<unsigned char>(s[at]), lt = static_cast<unsigned char>(t[at]);
+        if (ls != lt || std::memcmp(s, t, 4 * ls) != 0) return false;
+      }
+    }
+    return true;
+  }
+
+  // ------------------------------------------------------------------ input
+  void read_features(py::list features) {
+    features_.clear();
+    for (py::handle item : features) {
+      py::tuple t = py::reinterpret_borrow<py::tuple>(item);
+      Feature f;
+      f.kind = py::cast<int>(t[0]);
+      f.weights = py::cast<std::vector<double>>(t[1]);
+      f.expensive = py::cast<bool>(t[2]);
+      f.bound = py::cast<double>(t[3]);
+      if (f.kind == LANGUAGE_MODEL && model_ == nullptr) throw std::runtime_error("no LM in this core");
+      features_.push_back(std::move(f));
+    }
+  }
+
+  lm::WordIndex word_index(PyObject *word) {
+    Py_ssize_t size;
+    const char *utf8 = PyUnicode_AsUTF8AndSize(word, &size);
+    if (utf8 == nullptr) throw py::error_already_set();
+    std::string key(utf8, size);
+    auto it = vocab_.find(key);
+    if (it != vocab_.end()) return it->second;
+    lm::WordIndex id = model_->base_vocab_->Index(key.c_str());
+    vocab_.emplace(std::move(key), id);
+    return id;
+  }
+
+  void read_options(py::list options) {
+    opts_.clear();
+    opts_.reserve(py::len(options));
+    py::str START("start"), END("end"), STATELESS("stateless"), WORDS("words"), REORDERING_("reordering");
+    for (py::handle o : options) {
+      Option x;
+      x.start = py::cast<int>(o.attr(START));
+      x.end = py::cast<int>(o.attr(END));
+      x.stateless = py::cast<double>(o.attr(STATELESS));
+      if (model_ != nullptr) {
+        py::tuple words = o.attr(WORDS);
+        x.lm_words.reserve(words.size());
+        for (py::handle w : words) x.lm_words.push_back(word_index(w.ptr()));
+      }
+      py::object ro = o.attr(REORDERING_);
+      if (!ro.is_none()) {
+        py::sequence r = ro;
+        if (r.size() < 6) throw std::runtime_error("a reordering entry has fewer than 6 scores");
+        x.has_ro = true;
+        for (int i = 0; i < 6; ++i) x.ro[i] = py::cast<double>(r[i]);
+      }
+      opts_.push_back(std::move(x));
+    }
+  }
+
+  void read_spans(py::list spans) {
+    span_opts_.assign((n_ + 1) * (n_ + 1), {});
+    max_len_ = 1;
+    bool any = false;
+    for (py::handle item : spans) {
+      py::tuple t = py::reinterpret_borrow<py::tuple>(item);
+      int s = py::cast<int>(t[0]), e = py::cast<int>(t[1]);
+      if (s < 0 || e > n_ || s >= e) throw std::runtime_error("option span outside the sentence");
+      span_opts_[s * (n_ + 1) + e] = py::cast<std::vector<int>>(t[2]);
+      if (!any || e - s > max_len_) max_len_ = e - s;
+      any = true;
+    }
+  }
+
+  // ------------------------------------------------------------------ search pieces
+  int new_state() {
+    size_t at = pool_.size();
+    pool_.resize(at + state_size_);
+    return static_cast<int>(at);
+  }
+
+  double fc_of(const Coverage &cov) {
+    auto it = fc_cache_.find(cov);
+    if (it != fc_cache_.end()) return it->second;
+    double v = 0.0;
+    int i = 0;
+    while (i < n_) {
+      if (covered(cov, i)) {
+        ++i;
+        continue;
+      }
+      int j = i;
+      while (j < n_ && !covered(cov, j)) ++j;
+      v += fc_[i * (n_ + 1) + j];
+      i = j;
+    }
+    fc_cache_.emplace(cov, v);
+    return v;
+  }
+
+  const std::vector<std::pair<int, int>> &spans_of(const Coverage &cov, int limit) {
+    auto it = spans_cache_.find(cov);
+    if (it != spans_cache_.end()) return it->second;
+    std::vector<std::pair<int, int>> out;
+    int gap = 0;
+    while (gap < n_ && covered(cov, gap)) ++gap;
+    for (int s = gap; s < n_; ++s) {
+      if (covered(cov, s)) continue;
+      for (int e = s + 1; e <= std::min(n_, s + max_len_); ++e) {
+        if (covered(cov, e - 1)) break;
+        if (span_opts_[s * (n_ + 1) + e].empty()) continue;
+        if (s != gap && limit >= 0 && e - gap > limit) continue;
+        out.emplace_back(s, e);
+      }
+    }
+    return spans_cache_.emplace(cov, std::move(out)).first->second;
+  }
+
+  // Decoder._expand: -1 when the result falls below `threshold`
+  int expand(int hi, int oi, double threshold) {
+    const Option &o = opts_[oi];
+    const Hyp &h = hyps_[hi];  // hyps_ grows only at the end, after the last use of h
+    Hyp nh;
+    nh.prev = hi;
+    nh.opt = oi;
+    nh.cov = h.cov;
+    cover(nh.cov, o.start, o.end);
+    double future = fc_of(nh.cov);
+    bool complete = nh.cov == full_;
+    double score = h.score + o.stateless;
+    nh.distortion_state = h.distortion_state;
+    nh.ro_start = h.ro_start;
+    nh.ro_end = h.ro_end;
+    nh.ro_has_fwd = h.ro_has_fwd;
+    std::memcpy(nh.ro_fwd, h.ro_fwd, sizeof nh.ro_fwd);
+    int lm_state = -1;
+    for (const Feature &f : features_) {
+      if (f.expensive && score + future + f.bound < threshold) {
+        if (lm_state >= 0) pool_.resize(lm_state);
+        return -1;
+      }
+      if (f.kind == DISTORTION) {
+        score += f.weights[0] * static_cast<double>(-std::abs(h.last_end - o.start));
+        nh.distortion_state = o.end;
+      } else if (f.kind == REORDERING) {
+        int orient = o.start == h.ro_end ? MONO : o.end == h.ro_start ? SWAP : OTHER;
+        double v = 0.0;
+        if (o.has_ro) v = f.weights[orient] * o.ro[orient];
+        if (h.ro_has_fwd) v += f.weights[3 + orient] * h.ro_fwd[orient];
+        score += v;
+        nh.ro_start = o.start;
+        nh.ro_end = o.end;
+        nh.ro_has_fwd = o.has_ro;
+        if (o.has_ro) std::memcpy(nh.ro_fwd, o.ro + 3, sizeof nh.ro_fwd);
+      } else {
+        lm_state = new_state();
+        double lm = lm_score(h.lm_state, o, complete, lm_state);
+        score += f.weights[0] * lm;
+      }
+    }
+    if (score + future < threshold) {
+      if (lm_state >= 0) pool_.resize(lm_state);
+      return -1;
+    }
+    nh.lm_state = lm_state >= 0 ? lm_state : h.lm_state;
+    nh.ncov = h.ncov + o.end - o.start;
+    nh.score = score;
+    nh.total = score + future;
+    nh.last_start = o.start;
+    nh.last_end = o.end;
+    hyps_.push_back(std::move(nh));
+    return static_cast<int>(hyps_.size() - 1);
+  }
+
+  // KenLMFeature._score: ln-probability of the option's words (and </s> when complete)
+  double lm_score(int in, const Option &o, bool complete, int out) {
+    std::vector<char> a(pool_.begin() + in, pool_.begin() + in + state_size_), b(state_size_);
+    double total = 0.0;
+    for (lm::WordIndex w : o.lm_words) {
+      total += static_cast<double>(model_->BaseScore(a.data(), w, b.data()));
+      std::swap(a, b);
+    }
+    double lm = total * ln10_;
+    if (complete) {
+      double end_total = 0.0;
+      end_total += static_cast<double>(model_->BaseScore(a.data(), end_sentence_, b.data()));
+      std::swap(a, b);
+      lm += end_total * ln10_;
+    }
+    std::memcpy(&pool_[out], a.data(), state_size_);
+    return lm;
+  }
+
+  std::vector<int> prune(const Stack &stack, int size, double log_beam) const {
+    std::vector<int> hyps(stack.order);
+    std::stable_sort(hyps.begin(), hyps.end(), [this](int a, int b) { return hyps_[a].total > hyps_[b].total; });
+    if (hyps.empty()) return hyps;
+    double limit = hyps_[hyps[0]].total + log_beam;
+    std::vector<int> out;
+    for (int h : hyps)
+      if (hyps_[h].total >= limit) out.push_back(h);
+    if (size > 0 && static_cast<int>(out.size()) > size) out.resize(size);
+    return out;
+  }
+
+  void normal(std::vector<Stack> &stacks, int limit, int size, double log_beam) {
+    std::vector<double> best(n_ + 1, NEG_INF), floor(n_ + 1, NEG_INF);
+    for (int k = 0; k < n_; ++k) {
+      std::vector<int> hyps = prune(stacks[k], size, log_beam);
+      stacks[k].clear();
+      for (int hi : hyps) {
+        Coverage cov = hyps_[hi].cov;
+        std::vector<std::pair<int, int>> spans = spans_of(cov, limit);
+        for (auto [s, e] : spans) {
+          if (limit >= 0 && std::abs(hyps_[hi].last_end - s) > limit) continue;
+          int k2 = k + e - s;
+          const std::vector<int> &opts = span_opts_[s * (n_ + 1) + e];
+          for (int oi : opts) {
+            int nh = expand(hi, oi, std::max(best[k2] + log_beam, floor[k2]));
+            if (nh < 0) continue;
+            if (hyps_[nh].total > best[k2]) best[k2] = hyps_[nh].total;
+            stacks[k2].add(nh);
+            if (size > 0 && static_cast<int>(stacks[k2].size()) >= 2 * size) lazy_prune(stacks[k2], size, floor[k2]);
+          }
+        }
+      }
+    }
+  }
+
+  void lazy_prune(Stack &stack, int size, double &floor) {
+    std::vector<int> kept(stack.order);
+    std::stable_sort(kept.begin(), kept.end(), [this](int a, int b) { return hyps_[a].total > hyps_[b].total; });
+    if (static_cast<int>(kept.size()) > size) kept.resize(size);
+    floor = hyps_[kept.back()].total;
+    stack.clear();
+    // {key(x): x for x in kept}: distinct keys already, so plain insertion
+    for (int h : kept) {
+      stack.where.emplace(h, stack.order.size());
+      stack.order.push_back(h);
+    }
+  }
+
+  struct Edge {
+    std::vector<int> hyps;
+    const std::vector<int> *opts;
+  };
+
+  struct Cand {
+    double neg_total;
+    uint64_t counter;
+    int edge, i, j, hyp;
+    bool operator>(const Cand &o) const {
+      if (neg_total != o.neg_total) return neg_total > o.neg_total;
+      return counter > o.counter;
+    }
+  };
+
+  void cube_pruning(std::vector<Stack> &stacks, int pop_limit, int limit, int size, double log_beam) {
+    std::vector<std::vector<Edge>> edges(n_ + 1);
+    uint64_t counter = 0;
+    for (int k = 0; k <= n_; ++k) {
+      if (k > 0) {
+        std::vector<Cand> heap;
+        std::unordered_set<uint64_t> seen;
+        auto id = [](size_t ei, size_t i, size_t j) { return (uint64_t(ei) << 40) ^ (uint64_t(i) << 20) ^ uint64_t(j); };
+        std::vector<Edge> &es = edges[k];
+        for (size_t ei = 0; ei < es.size(); ++ei) {
+          int nh = expand(es[ei].hyps[0], (*es[ei].opts)[0], NEG_INF);
+          heap.push_back(Cand{-hyps_[nh].total, counter++, static_cast<int>(ei), 0, 0, nh});
+          seen.insert(id(ei, 0, 0));
+        }
+        std::priority_queue<Cand, std::vector<Cand>, std::greater<Cand>> pq(std::greater<Cand>(), std::move(heap));
+        int pops = 0;
+        while (!pq.empty() && pops < pop_limit) {
+          Cand c = pq.top();
+          pq.pop();
+          ++pops;
+          stacks[k].add(c.hyp);
+          const Edge &edge = es[c.edge];
+          const int next[2][2] = {{c.i + 1, c.j}, {c.i, c.j + 1}};
+          for (auto &nx : next) {
+            int ni = nx[0], nj = nx[1];
+            if (ni < static_cast<int>(edge.hyps.size()) && nj < static_cast<int>(edge.opts->size()) &&
+                seen.insert(id(c.edge, ni, nj)).second) {
+              int h2 = expand(edge.hyps[ni], (*edge.opts)[nj], NEG_INF);
+              pq.push(Cand{-hyps_[h2].total, counter++, c.edge, ni, nj, h2});
+            }
+          }
+        }
+        edges[k].clear();
+      }
+      if (k == n_) break;
+      std::vector<int> pruned = prune(stacks[k], size, log_beam);
+      std::vector<Coverage> covs;
+      std::unordered_map<Coverage, std::vector<int>, CovHash> by_cov;
+      for (int h : pruned) {
+        auto it = by_cov.find(hyps_[h].cov);
+        if (it == by_cov.end()) {
+          covs.push_back(hyps_[h].cov);
+          by_cov.emplace(hyps_[h].cov, std::vector<int>{h});
+        } else {
+          it->second.push_back(h);
+        }
+      }
+      stacks[k].clear();
+      for (const Coverage &cov : covs) {
+        std::vector<int> &hyps = by_cov[cov];
+        std::stable_sort(hyps.begin(), hyps.end(), [this](int a, int b) { return hyps_[a].score > hyps_[b].score; });
+        std::vector<std::pair<int, int>> spans = spans_of(cov, limit);
+        for (auto [s, e] : spans) {
+          Edge edge;
+          edge.opts = &span_opts_[s * (n_ + 1) + e];
+          if (limit < 0) {
+            edge.hyps = hyps;
+          } else {
+            for (int h : hyps)
+              if (std::abs(hyps_[h].last_end - s) <= limit) edge.hyps.push_back(h);
+            if (edge.hyps.empty()) continue;
+            // Moses's BackwardsEdge order: score plus the distortion cost of the jump
+            std::vector<std::pair<double, int>> keyed;
+            keyed.reserve(edge.hyps.size());
+            for (int h : edge.hyps) {
+              double jump = 0.0;
+              bool first = true;
+              for (const Feature &f : features_)
+                if (f.kind == DISTORTION) {
+                  double j = f.weights[0] * static_cast<double>(std::abs(hyps_[h].last_end - s));
+                  jump = first ? j : jump + j;
+                  first = false;
+                }
+              keyed.emplace_back(jump_key(jump, hyps_[h].score), h);
+            }
+            std::stable_sort(keyed.begin(), keyed.end(),
+                             [](const auto &a, const auto &b) { return a.first < b.first; });
+            for (size_t i = 0; i < keyed.size(); ++i) edge.hyps[i] = keyed[i].second;
+          }
+          edges[k + e - s].push_back(std::move(edge));
+        }
+      }
+    }
+  }
+
+  // Python: jump(x.last_end, s) - x.score with one jump feature; sum(...) - score with several
+  // (sum starts from the integer 0, which adds nothing to a float)
+  static double jump_key(double jump, double score) { return jump - score; }
+
+  struct CovHash {
+    size_t operator()(const Coverage &c) const {
+      size_t v = 1469598103934665603ULL;
+      for (uint64_t w : c) v = (v ^ w) * 1099511628211ULL;
+      return v;
+    }
+  };
+
+  // ------------------------------------------------------------------ output
+  std::vector<int> chain(int h) const {
+    std::vector<int> out;
+    while (hyps_[h].prev >= 0) {
+      out.push_back(h);
+      h = hyps_[h].prev;
+    }
+    std::reverse(out.begin(), out.end());
+    return out;
+  }
+
+  std::vector<int> chain_options(const std::vector<int> &c) const {
+    std::vector<int> out;
+    out.reserve(c.size());
+    for (int h : c) out.push_back(hyps_[h].opt);
+    return out;
+  }
+
+  struct Path {
+    double neg;
+    uint64_t counter;
+    std::vector<int> chain;
+    int dev_limit;
+  };
+  struct PathGreater {
+    bool operator()(const Path &a, const Path &b) const {
+      if (a.neg != b.neg) return a.neg > b.neg;
+      return a.counter > b.counter;
+    }
+  };
+
+  // Decoder._nbest's trellis paths, in the order Python pops them, up to its budget; Python
+  // keeps the first n (distinct ones when asked), so stopping early there changes nothing
+  py::list nbest_chains(const std::vector<int> &finals, int n, bool distinct) {
+    uint64_t counter = 0;
+    std::priority_queue<Path, std::vector<Path>, PathGreater> heap;
+    for (int h : finals) {
+      std::vector<int> c = chain(h);
+      int len = static_cast<int>(c.size());
+      heap.push(Path{-hyps_[h].score, counter++, std::move(c), len});
+    }
+    py::list out;
+    long budget = distinct ? 20L * n : n;
+    long popped = 0;
+    while (!heap.empty() && popped < budget) {
+      Path p = heap.top();
+      heap.pop();
+      ++popped;
+      out.append(py::cast(chain_options(p.chain)));
+      for (int i = p.dev_limit - 1; i >= 0; --i) {
+        const Hyp &node = hyps_[p.chain[i]];
+        for (int arc : node.arcs) {
+          std::vector<int> ac = chain(arc);
+          int dl = static_cast<int>(ac.size()) - 1;
+          ac.insert(ac.end(), p.chain.begin() + i + 1, p.chain.end());
+          heap.push(Path{p.neg + node.score - hyps_[arc].score, counter++, std::move(ac), dl});
+        }
+      }
+    }
+    return out;
+  }
+
+  // ------------------------------------------------------------------ members
+  lm::base::Model *model_ = nullptr;
+  py::object kenlm_;  // keeps the Python model (and so its C++ model) alive
+  size_t state_size_ = 0;
+  int context_words_ = 0;
+  lm::WordIndex end_sentence_ = 0;
+  double ln10_;
+  std::unordered_map<std::string, lm::WordIndex> vocab_;
+
+  int n_ = 0;
+  int max_len_ = 1;
+  Coverage full_{};
+  std::vector<double> fc_;
+  std::vector<Feature> features_;
+  std::vector<Option> opts_;
+  std::vector<std::vector<int>> span_opts_;
+  std::vector<Hyp> hyps_;
+  std::vector<char> pool_;
+  std::unordered_map<Coverage, double, CovHash> fc_cache_;
+  std::unordered_map<Coverage, std::vector<std::pair<int, int>>, CovHash> spans_cache_;
+};
+
+}  // namespace
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "cad's compiled search core (cube pruning and normal stack search with native LM, distortion "
+            "and lexicalized reordering)";
+  m.attr("MAX_WORDS") = MAX_WORDS;
+  py::class_<Core>(m, "Core")
+      .def(py::init<py::object, double>(), py::arg("kenlm_model"), py::arg("ln10"))
+      .def_property_readonly("has_lm", &Core::has_lm)
+      .def("probe", &Core::probe, py::arg("word"))
+      .def("search", &Core::search, py::arg("n"), py::arg("options"), py::arg("spans"), py::arg("fc"),
+           py::arg("features"), py::arg("algorithm"), py::arg("stack"), py::arg("log_beam"), py::arg("limit"),
+           py::arg("pop_limit"), py::arg("nbest"), py::arg("distinct"));
+}

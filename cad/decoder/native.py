@@ -1,0 +1,87 @@
+"""The compiled search core (cad/decoder/_core.cpp) behind `Decoder.translate`.
+
+Python still collects the translation options and scores them with the stateless features (the
+coreference model among them) and builds the future-cost table; the core runs the search with
+the stateful features it knows natively (Distortion, LexicalReordering, KenLMFeature, with the
+LM the `kenlm` module loaded) and returns the option sequences of the best derivation and of
+the n-best paths; Python replays those few sequences through the features for their values.
+The core follows the Python search operation for operation, so the output is the same.
+
+The core is used when it can be: every stateful feature is one of those three classes, the
+sentence has at most `MAX_WORDS` words, no forced decoding, and the core reads the LM exactly
+as the kenlm module does (checked once per model). Otherwise, or with CAD_NATIVE=0 in the
+environment, the Python search runs."""
+
+from __future__ import annotations
+
+import logging
+import os
+
+from cad.decoder.model import LN10
+from cad.decoder.stateful import Distortion, KenLMFeature, LexicalReordering
+
+log = logging.getLogger(__name__)
+_KINDS = {Distortion: 0, LexicalReordering: 1, KenLMFeature: 2}
+_PROBE = ("the", "de", ",", "</s>", "a-word-no-model-has", "il", "elle")
+_CORES: dict[int, tuple] = {}
+MAX_WORDS = 256         # the core's coverage bit set; a longer sentence is searched in Python
+
+
+def available() -> bool:
+    try:
+        from cad.decoder import _core  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def enabled() -> bool:
+    return os.environ.get("CAD_NATIVE", "1") != "0" and available()
+
+
+def core_for(stateful: list) -> object | None:
+    """The core for these stateful features, or None when the Python search must run."""
+    if not enabled() or any(type(f) not in _KINDS for f in stateful):
+        return None
+    lms = [f.lm for f in stateful if isinstance(f, KenLMFeature)]
+    if len(lms) > 1:
+        return None            # one LM state per hypothesis in the core
+    model = lms[0].model if lms else None
+    key = id(model)
+    if key in _CORES:
+        return _CORES[key][0]
+    from cad.decoder import _core
+
+    core = None
+    try:
+        core = _core.Core(model, LN10)
+        if model is not None:
+            import kenlm
+
+            for w in _PROBE:
+                s, out = kenlm.State(), kenlm.State()
+                model.BeginSentenceWrite(s)
+                if core.probe(w) != model.BaseScore(s, w, out):
+                    raise RuntimeError(f"the core scores {w!r} differently from the kenlm module")
+    except (RuntimeError, TypeError) as exc:
+        log.warning("compiled search core not used (%s): the Python search runs", exc)
+        core = None
+    _CORES[key] = (core, model)         # the model is kept so that its id is not reused
+    return core
+
+
+def search(decoder, core, tokens: list[str], options: dict, fc: list[list[float]], nbest: int,
+           distinct: bool) -> tuple[list, list[list]]:
+    """(the best derivation's options, the n-best paths' options in Python's pop order)."""
+    n = len(tokens)
+    flat: list = []
+    spans = []
+    for (s, e), opts in options.items():
+        spans.append((s, e, list(range(len(flat), len(flat) + len(opts)))))
+        flat.extend(opts)
+    feats = [(_KINDS[type(f)], list(f.weights), bool(f.expensive), bound)
+             for f, bound in zip(decoder.stateful, decoder._bounds)]
+    st = decoder.model.settings
+    best, paths = core.search(n, flat, spans, [v for row in fc for v in row], feats, st.search_algorithm, st.stack,
+                              st.log_beam, st.distortion_limit, st.pop_limit, nbest, distinct)
+    return [flat[i] for i in best], [[flat[i] for i in p] for p in paths]

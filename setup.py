@@ -1,0 +1,11 @@
+"""Build of the compiled decoder core (cad/decoder/_core.cpp); everything else is in setup.cfg."""
+
+from pybind11.setup_helpers import Pybind11Extension
+from setuptools import setup
+
+setup(ext_modules=[
+    # -ffp-contract=off: no fused multiply-add, so that every score is the same double as the
+    # Python search computes
+    Pybind11Extension("cad.decoder._core", ["cad/decoder/_core.cpp"], cxx_std=17,
+                      extra_compile_args=["-O2", "-ffp-contract=off"]),
+])

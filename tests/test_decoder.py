@@ -14,6 +14,18 @@ from conftest import write
 from decoder_fixtures import random_model
 
 
+@pytest.fixture(autouse=True, params=["native", "python"])
+def engine(request, monkeypatch):
+    """Every search test runs on both engines: the compiled core and the Python reference."""
+    from cad.decoder import native
+
+    if request.param == "python":
+        monkeypatch.setenv("CAD_NATIVE", "0")
+    elif not native.available():
+        pytest.skip("the compiled core is not built (pip install -e . builds it)")
+    return request.param
+
+
 def allowed(cov: int, s: int, e: int, n: int, limit: int, last_end: int) -> bool:
     """Moses's distortion rules (SearchNormal::ProcessOneHypothesis), written independently of the
     decoder: the jump from the previous phrase's end is within the limit, and a phrase away from
@@ -370,14 +382,12 @@ def _same(a, b):
 
 
 @pytest.mark.parametrize("seed", [41, 42, 43, 44])
-def test_compiled_core_gives_the_python_search_result(tmp_path, seed):
+def test_compiled_core_gives_the_python_search_result(tmp_path, seed, engine):
     """The compiled core (cad/decoder/_core.cpp) against the Python search: the same 1-best,
     totals and feature values to the last bit, and the same n-best lists, with both algorithms,
     small stacks (lazy pruning), several distortion limits and pop limits."""
-    from cad.decoder import native
-
-    if not native.available():
-        pytest.skip("the compiled core is not built (pip install -e . builds it)")
+    if engine == "python":
+        pytest.skip("compares the two engines once")
     for limit in (6, 2, -1):
         ini, sentences = random_model(tmp_path, seed, n_sentences=8, distortion_limit=limit)
         for algorithm, stack, pops in ((0, 200, 1000), (0, 2, 1000), (1, 200, 1000), (1, 3, 5)):
@@ -390,11 +400,9 @@ def test_compiled_core_gives_the_python_search_result(tmp_path, seed):
                 _same(fast.translate(sent, nbest=5, distinct=True), slow.translate(sent, nbest=5, distinct=True))
 
 
-def test_compiled_core_steps_aside_for_what_it_cannot_run(tmp_path, monkeypatch):
-    from cad.decoder import native
-
-    if not native.available():
-        pytest.skip("the compiled core is not built")
+def test_compiled_core_steps_aside_for_what_it_cannot_run(tmp_path, monkeypatch, engine):
+    if engine == "python":
+        pytest.skip("about the native engine")
     ini, sentences = random_model(tmp_path, 7, n_sentences=3)
     model = DecoderModel.load(ini)
     assert Decoder(model)._core() is not None
@@ -407,3 +415,39 @@ def test_compiled_core_steps_aside_for_what_it_cannot_run(tmp_path, monkeypatch)
 
     model.stateful[0].__class__ = Other
     assert Decoder(model)._core() is None
+
+
+def test_decode_cli_engines_agree(tmp_path, capsys, engine):
+    from cad.cli import main
+
+    if engine == "python":
+        pytest.skip("compares the two engines once")
+    ini, sentences = random_model(tmp_path, 5, n_sentences=10)
+    write(tmp_path / "in", "\n".join(sentences) + "\n")
+    outs = []
+    for eng in ("native", "python"):
+        assert main(["decode", "-f", str(ini), "-input-file", str(tmp_path / "in"), "-n-best-list",
+                     str(tmp_path / f"nb.{eng}"), "10", "--engine", eng, "-search-algorithm", "1"]) == 0
+        outs.append((capsys.readouterr().out, (tmp_path / f"nb.{eng}").read_text()))
+    assert outs[0] == outs[1] and outs[0][0].count("\n") == 10
+    assert main(["decode", "-f", str(ini), "--engine", "fast"]) == 1
+    assert "--engine must be one of native, python" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_engines_agree_on_the_dev_talks(shared_data, engine):
+    """The trained baseline model (make train) on 300 dev sentences, cube pruning at Moses's
+    defaults: the compiled core and the Python search give the same 1-best and model score."""
+    from conftest import REPO
+
+    if engine == "python":
+        pytest.skip("compares the two engines once")
+    ini = REPO / "models" / "baseline" / "moses.ini"
+    if not ini.exists():
+        pytest.skip(f"no trained model at {ini} (make train)")
+    sents = [line.strip().lower() for line in open(shared_data / "en-fr" / "dev.en", encoding="utf-8")][:300]
+    model = DecoderModel.load(ini, input_sentences=sents, settings=SearchSettings(search_algorithm=1))
+    fast, slow = Decoder(model), Decoder(model, native=False)
+    for s in sents:
+        a, b = fast.translate(s), slow.translate(s)
+        assert a.text == b.text and a.best.total == pytest.approx(b.best.total, abs=1e-4)

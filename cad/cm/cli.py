@@ -68,7 +68,7 @@ class MosesAdapter:
 
 
 def load_decoder(config: str, sentences: list[str], decoder: str = "cad", moses_bin: str | None = None,
-                 search_algorithm: int = 1):
+                 search_algorithm: int = 1, engine: str = "native"):
     if decoder == "moses":
         from cad.decoder.moses_runner import find_moses
         from cad.errors import CadError
@@ -89,8 +89,11 @@ def load_decoder(config: str, sentences: list[str], decoder: str = "cad", moses_
                         extra.append(f"{tok.lower()}-{g}-{n}")
                         extra.append(f"{tok.lower()}-{g}-{n}-hum")
                         extra.append(f"{tok.lower()}-{g}-{n}-nonhum")
+    from cad.decoder.cli import engine_is_native
+
     return Decoder(DecoderModel.load(config, input_sentences=sentences + [" ".join(extra)],
-                                     settings=SearchSettings(search_algorithm=search_algorithm)))
+                                     settings=SearchSettings(search_algorithm=search_algorithm)),
+                   native=engine_is_native(engine))
 
 
 def _translate(a: argparse.Namespace) -> None:
@@ -127,7 +130,7 @@ def _translate(a: argparse.Namespace) -> None:
     if has_feature and a.decoder == "moses":
         raise CadError(f"{a.config} has a CoreferenceModel feature, which only cad's decoder has: "
                        "use --decoder cad, or --cm-mode rerank with the baseline moses.ini")
-    decoder = load_decoder(a.config, sentences, a.decoder, a.moses_bin, a.search_algorithm)
+    decoder = load_decoder(a.config, sentences, a.decoder, a.moses_bin, a.search_algorithm, a.engine)
     resolver = get_backend(a.backend) if a.system != "baseline" else None
     reranker = None
     if a.system == "cm" and mode == "rerank":
@@ -458,6 +461,9 @@ def add_cm_parsers(sub) -> None:
                    help="cad's decoder, or a real Moses binary (not with a CoreferenceModel feature) "
                         "(default: %(default)s)")
     s.add_argument("--moses-bin", help="the Moses binary (default: $MOSES or moses on PATH)")
+    s.add_argument("--engine", choices=("native", "python"), default="native",
+                   help="cad's search: the compiled core (native, default; needs the built extension) or the "
+                        "Python reference (the same output, several times slower)")
     s.add_argument("--search-algorithm", type=int, choices=[0, 1], default=1,
                    help="0 normal stack search, 1 cube pruning (default: 1, as documents are long)")
     add_out(s, "--out", default="-", help="the translation")

@@ -4,7 +4,7 @@ Options keep Moses's spelling: -f, -input-file, -n-best-list FILE N [distinct],
 -alignment-output-file, -s/-stack, -b/-beam-threshold, -dl/-distortion-limit, -ttable-limit,
 -search-algorithm, -cube-pruning-pop-limit, -max-trans-opt-per-coverage, -translation-option-threshold
 (-tot), -weight-overwrite, -threads,
--include-alignment-in-n-best; cad's own: --decoder cad|moses, --moses-bin PATH.
+-include-alignment-in-n-best; cad's own: --decoder cad|moses, --moses-bin PATH, --engine native|python.
 """
 
 from __future__ import annotations
@@ -20,13 +20,14 @@ USAGE = """usage: cad decode -f moses.ini [-input-file FILE] [-n-best-list FILE 
        [-alignment-output-file FILE] [-s N] [-b X] [-dl N] [-ttable-limit N] [-search-algorithm 0|1]
        [-cube-pruning-pop-limit N] [-max-trans-opt-per-coverage N] [-translation-option-threshold X]
        [-weight-overwrite 'Name= w ...'] [-threads N]
-       [-include-alignment-in-n-best] [--decoder cad|moses] [--moses-bin PATH]
-Reads one tokenized sentence per line (stdin or -input-file), writes translations to stdout in order."""
+       [-include-alignment-in-n-best] [--decoder cad|moses] [--moses-bin PATH] [--engine native|python]
+Reads one tokenized sentence per line (stdin or -input-file), writes translations to stdout in order.
+--engine: cad's search, compiled (native, the default when built; the same output) or in Python."""
 
 ARITY = {"-f": 1, "-config": 1, "-input-file": 1, "-i": 1, "-alignment-output-file": 1, "-s": 1, "-stack": 1,
          "-b": 1, "-beam-threshold": 1, "-dl": 1, "-distortion-limit": 1, "-ttable-limit": 1,
          "-search-algorithm": 1, "-cube-pruning-pop-limit": 1, "-cbp": 1, "-weight-overwrite": 1,
-         "-threads": 1, "-th": 1, "--decoder": 1, "--moses-bin": 1, "-include-alignment-in-n-best": 0,
+         "-threads": 1, "-th": 1, "--decoder": 1, "--moses-bin": 1, "--engine": 1, "-include-alignment-in-n-best": 0,
          "-max-trans-opt-per-coverage": 1, "-translation-option-threshold": 1, "-tot": 1}
 CANONICAL = {"-config": "-f", "-i": "-input-file", "-stack": "-s", "-beam-threshold": "-b",
              "-distortion-limit": "-dl", "-cbp": "-cube-pruning-pop-limit", "-th": "-threads",
@@ -47,6 +48,7 @@ class DecodeArgs:
     threads: int = 1
     decoder: str = "cad"
     moses_bin: str | None = None
+    engine: str = "native"
 
 
 def parse_args(argv: list[str]) -> DecodeArgs:
@@ -92,6 +94,10 @@ def parse_args(argv: list[str]) -> DecodeArgs:
             a.decoder = value
         elif opt == "--moses-bin":
             a.moses_bin = value
+        elif opt == "--engine":
+            if value not in ENGINES:
+                raise CadError(f"--engine must be one of {', '.join(ENGINES)}")
+            a.engine = value
         else:
             a.overrides[opt] = value
         i += 1 + n
@@ -155,6 +161,18 @@ def search_settings(a: DecodeArgs, other: dict[str, list[str]]):
 
 _DECODER = None
 _NBEST = (0, False)
+ENGINES = ("native", "python")
+
+
+def engine_is_native(engine: str) -> bool:
+    """--engine native asks for the compiled core, which a checkout without the built extension
+    lacks: say so instead of silently running the slower Python search."""
+    from cad.decoder import native
+
+    if engine == "native" and not native.available():
+        raise CadError("--engine native: the compiled core (cad.decoder._core) is not built; run pip install -e . "
+                       "(needs a C++ compiler) or use --engine python")
+    return engine == "native"
 
 
 def _translate(item: tuple[int, str]):
@@ -195,7 +213,7 @@ def decode_main(argv: list[str]) -> int:
     else:
         model = DecoderModel.load(a.config, a.weight_overwrite, input_sentences=sentences, settings=settings)
         model.settings.distortion_limit = settings.distortion_limit
-        _DECODER = Decoder(model)
+        _DECODER = Decoder(model, native=engine_is_native(a.engine))
         _NBEST = (a.nbest_size, a.distinct)
         if a.threads > 1 and len(sentences) > 1:
             # fork: workers share the loaded model; imap keeps the input order

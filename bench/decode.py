@@ -4,15 +4,19 @@
 
 The model's tables are first filtered to the input (cad filter). Then cad decode runs with stack
 200, cube-pruning pop limit 1000 and the model's [distortion-limit], for normal search (0) and cube
-pruning (1), with 1 and 2 threads. Prints sentences/s, ms/word, peak RSS and BLEU (lowercased
-dev.fr, tokenized) per run, and how often cube pruning's model score is at least that of normal
-search on the same sentence. --pop-limits 1000,1500,2000 adds the trade-off of larger pop limits.
+pruning (1), with 1 and 2 threads, on the compiled engine (native); the Python engine runs cube
+pruning with 1 thread beside it (--engines). Prints sentences/s with and without the model's load
+time (an empty input measures it), ms/word, peak RSS and BLEU (lowercased dev.fr, tokenized) per
+run, how often the two engines give the same 1-best and model score, and how often cube pruning's
+model score is at least that of normal search on the same sentence. --pop-limits 1000,1500,2000
+adds the trade-off of larger pop limits.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -24,14 +28,21 @@ from cad.eval.bleu import bleu_chrf
 REPO = Path(__file__).resolve().parents[1]
 
 
-def run(args: list[str], stdout: Path | None = None) -> tuple[float, float]:
+LOADED = re.compile(r"model loaded in ([0-9.]+) s")
+
+
+def run(args: list[str], stdout: Path | None = None) -> tuple[float, float, float]:
+    """(wall seconds, peak RSS in MiB, seconds the model took to load, as cad decode logs it)."""
     t = time.time()
-    with open(stdout or os.devnull, "w", encoding="utf-8") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "cad", "-q", *args], cwd=REPO, stdout=out)
+    with open(stdout or os.devnull, "w", encoding="utf-8") as out, tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "cad", *args], cwd=REPO, stdout=out, stderr=err)
         _, status, usage = os.wait4(proc.pid, 0)
+        err.seek(0)
+        log = err.read()
     if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"cad {' '.join(args)} failed")
-    return time.time() - t, usage.ru_maxrss / 1024
+        raise SystemExit(f"cad {' '.join(args)} failed:\n{log}")
+    m = LOADED.search(log)
+    return time.time() - t, usage.ru_maxrss / 1024, float(m.group(1)) if m else 0.0
 
 
 def best_scores(nbest: Path) -> dict[int, float]:
@@ -54,6 +65,8 @@ def main() -> None:
     ap.add_argument("--pop-limits", default=[1000], type=pop_limits,
                     help="cube-pruning pop limits to run (Moses's default 1000 first; normal search uses the first)")
     ap.add_argument("--work", help="keep the filtered model and n-best lists in this folder")
+    ap.add_argument("--engines", default="native,python",
+                    help="decoder engines (default: %(default)s; python runs cube pruning with 1 thread only)")
     a = ap.parse_args()
     dev = Path(a.data) / "en-fr" / "dev.en"
     if not dev.exists() or not Path(a.model).exists():
@@ -66,7 +79,8 @@ def main() -> None:
             lines = lines[:a.limit]
         (work / "in.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
         words = sum(len(l.split()) for l in lines)
-        secs, rss = run(["filter", "--config", a.model, "--input", str(work / "in.txt"), "--out-dir", str(work / "f")])
+        secs, rss, _ = run(["filter", "--config", a.model, "--input", str(work / "in.txt"), "--out-dir",
+                            str(work / "f")])
         print(f"input: {len(lines)} sentences, {words} words; filtering: {secs:.1f} s")
         ref_path = dev.with_suffix(".fr")
         ref = None
@@ -77,26 +91,43 @@ def main() -> None:
         pops = a.pop_limits
         normal: dict[int, float] | None = None
         cube: dict[int, dict[int, float]] = {}
-        for algo in a.algorithms.split(","):
-            counts = a.normal_threads if algo == "0" and a.normal_threads else a.threads
-            for pop in pops if algo == "1" else [pops[0]]:
-                for threads in counts.split(","):
-                    nb = work / f"nb.{algo}.{pop}.{threads}"
-                    out = work / f"out.{algo}.{pop}.{threads}"
-                    secs, rss = run(["decode", "-f", str(work / "f" / "moses.ini"), "-input-file", str(work / "in.txt"),
-                                     "-search-algorithm", algo, "-s", "200", "-cube-pruning-pop-limit", str(pop),
-                                     "-threads", threads, "-n-best-list", str(nb), "1"], stdout=out)
-                    best = best_scores(nb)
-                    if algo == "1":
-                        cube[pop] = best
-                        name = f"cube pruning (pop limit {pop})"
-                    else:
-                        normal = best
-                        name = "normal search"
-                    # the output is lowercased and tokenized like the model: score it that way
-                    bleu = f", BLEU {bleu_chrf(out, ref, tokenize='none', lowercase=True)['bleu']:.2f}" if ref else ""
-                    print(f"{name}, {threads} thread(s): {len(lines) / secs:.2f} sentences/s, "
-                          f"{1000 * secs / words:.1f} ms/word, peak RSS {rss:.0f} MiB (incl. loading){bleu}")
+        first: dict[str, tuple[Path, dict[int, float]]] = {}      # engine -> cube pruning, 1 thread
+        for engine in a.engines.split(","):
+            for algo in a.algorithms.split(","):
+                if engine == "python" and algo != "1":
+                    continue
+                counts = a.normal_threads if algo == "0" and a.normal_threads else a.threads
+                for pop in pops if algo == "1" else [pops[0]]:
+                    for threads in counts.split(",") if engine == "native" else ["1"]:
+                        nb = work / f"nb.{engine}.{algo}.{pop}.{threads}"
+                        out = work / f"out.{engine}.{algo}.{pop}.{threads}"
+                        secs, rss, load = run(["decode", "-f", str(work / "f" / "moses.ini"), "-input-file",
+                                         str(work / "in.txt"), "-search-algorithm", algo, "-s", "200",
+                                         "-cube-pruning-pop-limit", str(pop), "-threads", threads, "-n-best-list",
+                                         str(nb), "1", "--engine", engine], stdout=out)
+                        best = best_scores(nb)
+                        if algo == "1":
+                            if engine == "native":
+                                cube[pop] = best
+                            if pop == pops[0] and threads == "1":
+                                first[engine] = (out, best)
+                            name = f"cube pruning (pop limit {pop})"
+                        else:
+                            normal = best
+                            name = "normal search"
+                        # the output is lowercased and tokenized like the model: score it that way
+                        bleu = f", BLEU {bleu_chrf(out, ref, tokenize='none', lowercase=True)['bleu']:.2f}" if ref else ""
+                        print(f"{engine}: {name}, {threads} thread(s): {len(lines) / secs:.2f} sentences/s "
+                              f"({len(lines) / max(secs - load, 1e-9):.2f} without the {load:.1f} s of loading), "
+                              f"whole run {secs:.1f} s, "
+                              f"{1000 * secs / words:.1f} ms/word, peak RSS {rss:.0f} MiB{bleu}")
+        if "native" in first and "python" in first:
+            (o1, b1), (o2, b2) = first["native"], first["python"]
+            same = sum(1 for x, y in zip(o1.read_text(encoding="utf-8").splitlines(),
+                                         o2.read_text(encoding="utf-8").splitlines()) if x == y)
+            close = sum(1 for k, v in b1.items() if abs(b2.get(k, 1e30) - v) <= 1e-4)
+            print(f"native against python (cube pruning, 1 thread): same 1-best on {same}/{len(lines)} sentences, "
+                  f"model score within 1e-4 on {close}/{len(lines)}")
         if normal is not None:
             for pop, best in cube.items():
                 ok = sum(1 for k, v in normal.items() if best.get(k, -1e30) >= v - 1e-6)

@@ -9,12 +9,16 @@ Options keep Moses's spelling: -f, -input-file, -n-best-list FILE N [distinct],
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import sys
+import time
 from dataclasses import dataclass, field
 
 from cad.errors import CadError
 from cad.textio import is_uint
+
+log = logging.getLogger(__name__)
 
 USAGE = """usage: cad decode -f moses.ini [-input-file FILE] [-n-best-list FILE N [distinct]]
        [-alignment-output-file FILE] [-s N] [-b X] [-dl N] [-ttable-limit N] [-search-algorithm 0|1]
@@ -211,8 +215,10 @@ def decode_main(argv: list[str]) -> int:
         extra += ["-threads", str(a.threads)]
         results = run_moses(binary, a.config, sentences, a.nbest_size, a.distinct, extra)
     else:
+        t0 = time.time()
         model = DecoderModel.load(a.config, a.weight_overwrite, input_sentences=sentences, settings=settings)
         model.settings.distortion_limit = settings.distortion_limit
+        log.info("model loaded in %.2f s", time.time() - t0)
         _DECODER = Decoder(model, native=engine_is_native(a.engine))
         _NBEST = (a.nbest_size, a.distinct)
         if a.threads > 1 and len(sentences) > 1:

@@ -102,16 +102,16 @@ moses_configs/$(CM_NAME).classifier.ini: tables/$(CM_NAME)/classifier.json $(OUT
 
 # The Pronoun Language Model (seed 001) over the target side of the training corpus, for
 # `cad plm predict --model $(OUT)/plm`; it needs spaCy's French model, so French targets only
-# and the pronoun classifier (`cad plm predict --system classifier --classifier $(OUT)/pronoun-classifier
-# --lm $(OUT)/lm.arpa`), about 3 min
+# and the pronoun classifier with antecedent features (`cad plm predict --system classifier --classifier
+# $(OUT)/pronoun-classifier --lm $(OUT)/lm.arpa --coref RECORDS --docs DOCS`), about 3 min
 plm: $(if $(filter fr,$(TGT)),$(OUT)/plm/plm.arpa $(OUT)/pronoun-classifier/pronoun_classifier.json)
 
 $(OUT)/plm/plm.arpa: $(OUT)/moses.ini
 	$(CAD) -q plm train --text $(OUT)/corpus.$(TGT) --docs $(OUT)/corpus.docs --out $(OUT)/plm
 
-$(OUT)/pronoun-classifier/pronoun_classifier.json: $(OUT)/moses.ini
+$(OUT)/pronoun-classifier/pronoun_classifier.json: $(OUT)/corpus.coref.jsonl
 	$(CAD) -q plm train-classifier --corpus $(OUT)/corpus --src $(SRC) --tgt $(TGT) \
-		--align $(OUT)/aligned.grow-diag-final-and --out $(OUT)/pronoun-classifier
+		--align $(OUT)/aligned.grow-diag-final-and --coref $< --select-groups --out $(OUT)/pronoun-classifier
 
 # Coreference as the experiment sees it: each talk resolved by a ranker trained without it
 # (the shipped ranker trained on these talks)

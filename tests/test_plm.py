@@ -290,8 +290,10 @@ def test_classifier_antecedent_features_decide_what_the_lm_cannot(tmp_path):
         (tmp_path / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
     write_jsonl(recs, tmp_path / "c.coref.jsonl")
     info = train(tmp_path / "c.en", tmp_path / "c.fr", tmp_path / "c.al", tmp_path / "c.docs", tmp_path / "m",
-                 order=3, grid=(1.0,), coref=tmp_path / "c.coref.jsonl")
+                 order=3, grid=(1.0,), coref=tmp_path / "c.coref.jsonl", select_groups=True)
     assert info["antecedents"] and info["instances"] == 40
+    # the groups chosen on the halves keep the antecedent, the only group that tells elle from il
+    assert info["selection"][0]["without"] == [] and "antecedent" not in info["without"]
     from cad.lm.arpa import write_arpa
     from cad.lm.kneser_ney import estimate
 

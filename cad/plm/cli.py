@@ -151,7 +151,7 @@ def _train_classifier(a: argparse.Namespace) -> None:
 
     docs = a.docs or f"{a.corpus}.docs"
     info = train(f"{a.corpus}.{a.src}", f"{a.corpus}.{a.tgt}", a.align, docs, a.out, without=_groups(a.without),
-                 coref=a.coref)
+                 coref=a.coref, select_groups=a.select_groups)
     print(json.dumps(info), file=sys.stderr)
 
 
@@ -235,6 +235,9 @@ def add_plm_parsers(sub) -> None:
     s.add_argument("--docs", help="document boundaries of the corpus (default: PREFIX.docs)")
     s.add_argument("--without", help="feature groups to leave out (comma-separated: source, pleonastic, target, lm, "
                                      "antecedent)")
+    s.add_argument("--select-groups", action="store_true",
+                   help="drop feature groups by backward elimination on the two halves of the corpus that also "
+                        "choose C (macro-averaged recall; a few minutes more)")
     add_in(s, "--coref", help="coreference records of the corpus (cad coref, documents by index): adds the antecedent "
                               "features (role, every candidate's projected gender and number by its probability)")
     s.add_argument("--out", required=True, help="output directory (pronoun_classifier.json, weights as data)")

@@ -317,3 +317,19 @@ def test_classifier_antecedent_features_decide_what_the_lm_cannot(tmp_path):
     assert antecedent_features_of(items[:2], [PronounResolution("0", 1, 0, "it", True,
                                                                 [Candidate(0, 2, 3, 2, "runs", 1.0)], 1.0)]
                                   )[(1, 0)]["ant=it_unknown"] == 1.0
+
+
+def test_classifier_syntax_features_of_a_hand_made_instance():
+    pytest.importorskip("spacy")
+    from cad.plm.pronoun_classifier import drop_groups, syntax_features_of
+    from cad.plm.tsv import Item
+
+    it = Item(1, ["elle"], "elle", "the mouse ran and it sleeps now .".split(),
+              "la souris a couru et REPLACE_4 dort maintenant .".split(),
+              [(0, 0), (1, 1), (2, 2), (2, 3), (3, 4), (4, 5), (5, 6), (6, 7), (7, 8)], [(5, 4)])
+    f = syntax_features_of([it, Item(2, [], "", ["yes"], ["oui"], [(0, 0)], [])])
+    assert f[1] == {}
+    g = f[0][4]
+    assert g["dep=nsubj"] == 1.0 and g["head=sleeps"] == 1.0 and g["spos-1=CC"] == 1.0 and g["spos+1=VBZ"] == 1.0
+    assert g["tpos+1=VERB"] == 1.0 and any(k.startswith("tgn+1=") for k in g)
+    assert drop_groups(g, ("syntax",)) == {}

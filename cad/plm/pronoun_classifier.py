@@ -77,7 +77,43 @@ def features(item: Item, j: int, n: int, scores: dict[str, float]) -> dict[str, 
 
 FEATURE_GROUPS = {"source": ("pron=", "cap=", "s-1=", "s+1=", "s+12=", "s+2=", "s+3="), "pleonastic": ("pleo_",),
                   "target": ("t-1=", "t+1=", "t+2=", "t+12=", "t-1+1="), "lm": ("lm_",),
-                  "antecedent": ("role=", "ant=", "gen=", "num=", "gn=", "hum=")}
+                  "antecedent": ("role=", "ant=", "gen=", "num=", "gn=", "hum="),
+                  "syntax": ("spos-1=", "spos+1=", "dep=", "head=", "tgn+1=", "tpos+1=")}
+
+
+def syntax_features_of(items: list[Item]) -> list[dict[int, dict[str, float]]]:
+    """Per item, {source index: features} from spaCy: the English pronoun's dependency and the
+    word it depends on (the governing verb, as written: the parser runs without lemmatizer), the POS tags around it, and on the
+    French side the POS, gender and number of the word after the slot (*REPLACE est morte* wants
+    *elle*; *REPLACE sont* a plural)."""
+    from cad.cm.french import tag
+    from cad.cm.roles import _parser
+    from coref.tokens import moses_doc
+
+    out: list[dict] = [{} for _ in items]
+    todo = [k for k, it in enumerate(items) if it.slots]
+    if not todo:
+        return out
+    nlp = _parser()
+    docs = nlp.pipe(moses_doc(nlp.vocab, items[k].source) for k in todo)
+    # the tagger reads a placeholder as a name and mistags what follows; *on* is a subject pronoun
+    # of neither gender and singular, which leaves the next word's own gender and number to it
+    morphs = tag([["on" if PLACEHOLDER.match(w) else w for w in items[k].target] for k in todo])
+    for k, doc, morph in zip(todo, docs, morphs):
+        it = items[k]
+        for j, n in it.slots:
+            tok = doc[n]
+            f = {f"dep={tok.dep_}": 1.0, f"head={tok.head.lower_ if tok.head.i != n else '<root>'}": 1.0,
+                 f"spos-1={doc[n - 1].tag_ if n > 0 else '<s>'}": 1.0,
+                 f"spos+1={doc[n + 1].tag_ if n + 1 < len(doc) else '</s>'}": 1.0}
+            if j + 1 < len(morph):
+                m = morph[j + 1]
+                f[f"tpos+1={m.pos}"] = 1.0
+                f[f"tgn+1={m.gender or '-'}-{m.number or '-'}"] = 1.0
+            else:
+                f["tpos+1=</s>"] = 1.0
+            out[k][n] = f
+    return out
 
 
 def antecedent_features_of(items: list[Item], records: list) -> dict[tuple[int, int], dict[str, float]]:
@@ -204,11 +240,13 @@ def train(src: str | os.PathLike, tgt: str | os.PathLike, align: str | os.PathLi
                 lengths = [starts[k + 1] - starts[k] for k in half_docs[h]]
                 local = [sum(lengths[:i]) for i in range(len(lengths))]
                 ants = document_antecedents(items, local, [by_doc.get(str(k), []) for k in half_docs[h]])
-            for it, ant in progress(zip(items, ants), total=len(items), desc=f"half {h + 1}", unit="line"):
+            syn = syntax_features_of(items) if "syntax" not in without else [{} for _ in items]
+            for it, ant, sy in progress(zip(items, ants, syn), total=len(items), desc=f"half {h + 1}", unit="line"):
                 best = lm.fill(it)[0] if it.slots else ()
                 for (j, pos), cls in zip(it.slots, it.classes):
                     f = features(it, j, pos, _slot_scores(lm, it, j, best))
                     f.update(ant.get(pos, {}))
+                    f.update(sy.get(pos, {}))
                     X[h].append(drop_groups(f, without))
                     y[h].append(cls)
     if any(len(set(y[h])) < 2 for h in (0, 1)):
@@ -278,6 +316,8 @@ class PronounClassifier:
         if antecedents is None and self.reads_antecedents and "antecedent" not in self.without:
             raise CadError("this classifier was trained with antecedent features: give the coreference records "
                            "(--coref) and the documents (--docs)")
+        reads_syntax = any(f.startswith(FEATURE_GROUPS["syntax"]) for f in self.vec.feature_names_)
+        syn = syntax_features_of(items) if reads_syntax else None
         out = []
         for k, it in enumerate(items):
             best = self.lm.fill(it)[0] if it.slots else ()
@@ -286,6 +326,8 @@ class PronounClassifier:
                 f = features(it, j, n, _slot_scores(self.lm, it, j, best))
                 if antecedents is not None:
                     f.update(antecedents[k].get(n, {}))
+                if syn is not None:
+                    f.update(syn[k].get(n, {}))
                 feats.append(drop_groups(f, self.without))
             out.append([str(c) for c in self.clf.predict(self.vec.transform(feats))] if feats else [])
         return out

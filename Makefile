@@ -154,7 +154,8 @@ test-all: install
 
 bench: install
 	$(BIN)/python bench/train_bench.py
-	$(BIN)/python bench/decode.py --model $(OUT)/moses.ini --normal-threads 2
+	$(BIN)/python bench/decode.py --model $(OUT)/moses.ini --normal-threads 2 \
+		$(if $(wildcard moses_configs/$(CM_NAME).feature.ini),--cm-config moses_configs/$(CM_NAME).feature.ini)
 	$(BIN)/python bench/coref_bench.py --model $(OUT)
 
 clean:

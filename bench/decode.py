@@ -65,6 +65,9 @@ def main() -> None:
     ap.add_argument("--pop-limits", default=[1000], type=pop_limits,
                     help="cube-pruning pop limits to run (Moses's default 1000 first; normal search uses the first)")
     ap.add_argument("--work", help="keep the filtered model and n-best lists in this folder")
+    ap.add_argument("--cm-config", help="also time cad translate on the dev talks (with their documents): plain "
+                                        "(--system baseline on --model) against --system cm with this moses.ini "
+                                        "(e.g. moses_configs/baseline.feature.ini), coreference included")
     ap.add_argument("--engines", default="native,python",
                     help="decoder engines (default: %(default)s; python runs cube pruning with 1 thread only)")
     a = ap.parse_args()
@@ -121,6 +124,21 @@ def main() -> None:
                               f"({len(lines) / max(secs - load, 1e-9):.2f} without the {load:.1f} s of loading), "
                               f"whole run {secs:.1f} s, "
                               f"{1000 * secs / words:.1f} ms/word, peak RSS {rss:.0f} MiB{bleu}")
+        if a.cm_config:
+            docs = dev.with_suffix(".docs")
+            times = {}
+            for name, cfg, system in (("plain", a.model, "baseline"), ("cm", a.cm_config, "cm")):
+                args = ["translate", "--config", cfg, "--input", str(dev), "--system", system, "--out",
+                        str(work / f"translate.{name}")]
+                if not a.limit and docs.exists():
+                    args += ["--docs", str(docs)]
+                elif a.limit:
+                    (work / "in.raw").write_text("\n".join(dev.read_text(encoding="utf-8").splitlines()[:len(lines)])
+                                                 + "\n", encoding="utf-8")
+                    args[4] = str(work / "in.raw")
+                times[name], rss, _ = run(args)
+                print(f"cad translate --system {system} ({Path(cfg).name}): {times[name]:.1f} s, peak RSS {rss:.0f} MiB")
+            print(f"coreference-aware translation against plain: {times['cm'] / times['plain']:.2f}x")
         if "native" in first and "python" in first:
             (o1, b1), (o2, b2) = first["native"], first["python"]
             same = sum(1 for x, y in zip(o1.read_text(encoding="utf-8").splitlines(),

@@ -257,7 +257,7 @@ def test_classifier_trains_on_an_aligned_corpus_and_round_trips(tmp_path):
     for name, lines in (("c.en", src), ("c.fr", tgt), ("c.al", al), ("c.docs", docs)):
         (tmp_path / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
     info = train(tmp_path / "c.en", tmp_path / "c.fr", tmp_path / "c.al", tmp_path / "c.docs", tmp_path / "m",
-                 order=3, grid=(1.0,))
+                 order=3, grid=(1.0,), plm=False)
     assert info["instances"] == 40 and info["C"] == 1.0
     # the LM of the whole corpus scores the slot: "REPLACE dort" after "la souris" or "le chat"
     from cad.lm.arpa import write_arpa
@@ -308,11 +308,17 @@ def test_classifier_antecedent_features_decide_what_the_lm_cannot(tmp_path):
     ants = document_antecedents(items, [0, 2], test_recs)
     assert ants[1][0]["gen=it_fem"] == 1.0 and ants[3][0]["gen=it_masc"] == 1.0 and ants[0] == {} == ants[2]
     assert ants[1][0]["role=it_subj"] == 1.0
-    clf = PronounClassifier(tmp_path / "m", tmp_path / "lm.arpa")
+    from cad.plm.model import train_plm
+
+    train_plm([[t.split() for t in tgt[2 * k:2 * k + 2]] for k in range(40)], tmp_path / "plm")
+    clf = PronounClassifier(tmp_path / "m", tmp_path / "lm.arpa", plm_dir=tmp_path / "plm")
     assert clf.reads_antecedents
-    assert clf.predict(items, ants) == [[], ["elle"], [], ["il"]]
+    assert any(f.startswith(("plm_", "rule_")) for f in clf.vec.feature_names_)
+    assert clf.predict(items, ants, [0, 2]) == [[], ["elle"], [], ["il"]]
     with pytest.raises(CadError, match="antecedent features"):
         clf.predict(items)
+    with pytest.raises(CadError, match="PLM features"):
+        PronounClassifier(tmp_path / "m", tmp_path / "lm.arpa").predict(items, ants)
     # a candidate whose translation has no gendered noun projects nothing
     assert antecedent_features_of(items[:2], [PronounResolution("0", 1, 0, "it", True,
                                                                 [Candidate(0, 2, 3, 2, "runs", 1.0)], 1.0)]
@@ -333,3 +339,22 @@ def test_classifier_syntax_features_of_a_hand_made_instance():
     assert g["dep=nsubj"] == 1.0 and g["head=sleeps"] == 1.0 and g["spos-1=CC"] == 1.0 and g["spos+1=VBZ"] == 1.0
     assert g["tpos+1=VERB"] == 1.0 and any(k.startswith("tgn+1=") for k in g)
     assert drop_groups(g, ("syntax",)) == {}
+
+
+def test_classifier_plm_features_read_the_pronoun_lm_by_document(tmp_path):
+    pytest.importorskip("spacy")
+    from cad.plm.model import PLM, train_plm
+    from cad.plm.pronoun_classifier import plm_features_of
+
+    docs = [[["la", "souris", "court", "."], ["elle", "dort", "."]]] * 20 + [[["le", "chat", "court", "."],
+                                                                             ["il", "dort", "."]]] * 20
+    train_plm(docs, tmp_path / "plm", order=3, history=2)
+    items = read_tsv(write(tmp_path / "x.tsv", "\t\tthe mouse runs .\tla souris court .\t0-0 1-1 2-2 3-3\n"
+                                               "\t\tit sleeps .\tREPLACE_0 dort .\t0-0 1-1 2-2\n"))
+    f = plm_features_of(PLM(tmp_path / "plm"), items, [0])
+    assert f[0] == {} and set(f[1][0]) >= {"plm_elle", "plm_il", "rule_on", "rule_other"}
+    # the history holds the feminine noun: the PLM prefers elle, the best class scores 0; its
+    # choice is the rules' where one fires (seed 001's OTHER rule does here)
+    g = f[1][0]
+    assert g["plm_elle"] == 0.0 and g["plm_il"] < 0
+    assert g["plm_best=OTHER" if g["rule_other"] else "plm_best=elle"] == 1.0

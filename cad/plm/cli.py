@@ -79,8 +79,13 @@ def _predict(a: argparse.Namespace) -> None:
             bounds = starts + [len(items)]
             docs_list = [(str(d), [it.source for it in items[bounds[d]:bounds[d + 1]]]) for d in range(len(starts))]
             antecedents = document_antecedents(items, starts, records_by_doc(a.coref, docs_list))
-        clf = PronounClassifier(a.classifier, a.lm, without=_groups(a.without))
-        write_predictions(items, clf.predict(items, antecedents), a.out)
+        doc_starts = None
+        if a.docs:
+            from cad.docs import read_docs
+
+            doc_starts = [d.first_line for d in read_docs(a.docs, len(items))]
+        clf = PronounClassifier(a.classifier, a.lm, without=_groups(a.without), plm_dir=a.model)
+        write_predictions(items, clf.predict(items, antecedents, doc_starts), a.out)
         return
     if not a.model:
         raise CadError("--system plm needs --model (cad plm train --out)")
@@ -151,7 +156,7 @@ def _train_classifier(a: argparse.Namespace) -> None:
 
     docs = a.docs or f"{a.corpus}.docs"
     info = train(f"{a.corpus}.{a.src}", f"{a.corpus}.{a.tgt}", a.align, docs, a.out, without=_groups(a.without),
-                 coref=a.coref, select_groups=a.select_groups)
+                 coref=a.coref, select_groups=a.select_groups, plm=not a.no_plm)
     print(json.dumps(info), file=sys.stderr)
 
 
@@ -197,8 +202,9 @@ def add_plm_parsers(sub) -> None:
                               "--docs), for a classifier trained with antecedent features; a document without "
                               "records is resolved by the shipped ranker")
     s.add_argument("--without", help="--system classifier: feature groups left out, as the model was trained "
-                                     "(comma-separated: source, pleonastic, target, lm, antecedent)")
-    s.add_argument("--model", help="the PLM directory (cad plm train --out); needed by --system plm")
+                                     "(comma-separated: source, pleonastic, target, lm, antecedent, syntax, plm)")
+    s.add_argument("--model", help="the PLM directory (cad plm train --out); needed by --system plm, and by "
+                                   "--system classifier for a classifier trained with PLM features")
     s.add_argument("--lm", help="--system lm-baseline: the target-side n-gram LM (ARPA or kenlm binary)")
     s.add_argument("--none-penalty", type=float, default=0.0,
                    help="--system lm-baseline: log10 score added per empty placeholder; negative makes NONE "
@@ -234,7 +240,9 @@ def add_plm_parsers(sub) -> None:
     s.add_argument("--align", required=True, help="source-target word alignment of the corpus (Moses i-j)")
     s.add_argument("--docs", help="document boundaries of the corpus (default: PREFIX.docs)")
     s.add_argument("--without", help="feature groups to leave out (comma-separated: source, pleonastic, target, lm, "
-                                     "antecedent)")
+                                     "antecedent, syntax, plm)")
+    s.add_argument("--no-plm", action="store_true",
+                   help="leave out the PLM feature group (half-corpus Pronoun LMs; a few minutes of French tagging)")
     s.add_argument("--select-groups", action="store_true",
                    help="drop feature groups by backward elimination on the two halves of the corpus that also "
                         "choose C (macro-averaged recall; a few minutes more)")

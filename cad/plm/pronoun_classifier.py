@@ -78,7 +78,31 @@ def features(item: Item, j: int, n: int, scores: dict[str, float]) -> dict[str, 
 FEATURE_GROUPS = {"source": ("pron=", "cap=", "s-1=", "s+1=", "s+12=", "s+2=", "s+3="), "pleonastic": ("pleo_",),
                   "target": ("t-1=", "t+1=", "t+2=", "t+12=", "t-1+1="), "lm": ("lm_",),
                   "antecedent": ("role=", "ant=", "gen=", "num=", "gn=", "hum="),
-                  "syntax": ("spos-1=", "spos+1=", "dep=", "head=", "tgn+1=", "tpos+1=")}
+                  "syntax": ("spos-1=", "spos+1=", "dep=", "head=", "tgn+1=", "tpos+1="),
+                  "plm": ("plm_", "rule_")}
+
+
+def plm_features_of(plm, items: list[Item], doc_starts: list[int]) -> list[dict[int, dict[str, float]]]:
+    """Per item, {source index: features} from the Pronoun LM (seed 001) read document by
+    document: each class's PLM score against the best, the PLM's own choice, and its two rules
+    (*on*, OTHER)."""
+    from cad.plm.predict import predict_document
+    from cad.plm.tsv import CLASSES_2015
+
+    out: list[dict] = [{} for _ in items]
+    bounds = list(doc_starts) + [len(items)]
+    for d in range(len(doc_starts)):
+        a, b = bounds[d], bounds[d + 1]
+        preds, infos = predict_document(plm, items[a:b], CLASSES_2015)
+        for k, (row, info_row) in enumerate(zip(preds, infos)):
+            for (j, n), best, info in zip(items[a + k].slots, row, info_row):
+                top = max(info["scores"].values())
+                f = {f"plm_{c}": v - top for c, v in info["scores"].items()}
+                f[f"plm_best={best}"] = 1.0
+                f["rule_on"] = float(info["on"])
+                f["rule_other"] = float(info["other"])
+                out[a + k][n] = f
+    return out
 
 
 def syntax_features_of(items: list[Item]) -> list[dict[int, dict[str, float]]]:
@@ -185,12 +209,14 @@ def _macro_recall(gold: list[str], pred: list[str]) -> float:
 
 def train(src: str | os.PathLike, tgt: str | os.PathLike, align: str | os.PathLike, docs: str | os.PathLike,
           out: str | os.PathLike, order: int = 5, grid: tuple[float, ...] = (0.03, 0.1, 0.3, 1.0),
-          without: tuple[str, ...] = (), coref: str | os.PathLike | None = None, select_groups: bool = False) -> dict:
+          without: tuple[str, ...] = (), coref: str | os.PathLike | None = None, select_groups: bool = False,
+          plm: bool = True) -> dict:
     """Train on an aligned corpus (`docs`: its document boundaries, for the halves); `without`:
     feature groups left out (the ablation); `coref`: the corpus's coreference records (cad coref,
     documents by index), which add the antecedent features; `select_groups`: backward elimination
-    of feature groups on the same two halves that choose C (never on test data). Returns what was
-    chosen and measured."""
+    of feature groups on the same two halves that choose C (never on test data); `plm`: the PLM
+    feature group, each half scored by a PLM trained on the other half (as the LM). Returns what
+    was chosen and measured."""
     import tempfile
 
     from sklearn.feature_extraction import DictVectorizer
@@ -226,8 +252,15 @@ def train(src: str | os.PathLike, tgt: str | os.PathLike, align: str | os.PathLi
             sents[h].append(tt)
         for k in range(len(starts) - 1):
             half_docs[k % 2].append(k)
+        lengths = [[starts[k + 1] - starts[k] for k in half_docs[h]] for h in (0, 1)]
+        local = [[sum(lengths[h][:i]) for i in range(len(lengths[h]))] for h in (0, 1)]
+        use_plm = plm and "plm" not in without
         for h in (0, 1):
             write_arpa(estimate(sents[h], order), Path(tmp) / f"lm{h}.arpa")
+            if use_plm:
+                from cad.plm.model import train_plm
+
+                train_plm([sents[h][a:a + n] for a, n in zip(local[h], lengths[h])], Path(tmp) / f"plm{h}")
             with atomic_output(Path(tmp) / f"half{h}.tsv") as fh:
                 fh.writelines(x + "\n" for x in halves[h])
         X: list[list[dict]] = [[], []]
@@ -237,16 +270,22 @@ def train(src: str | os.PathLike, tgt: str | os.PathLike, align: str | os.PathLi
             items = read_tsv(Path(tmp) / f"half{h}.tsv", gold=True)
             ants: list[dict] = [{} for _ in items]
             if by_doc is not None:
-                lengths = [starts[k + 1] - starts[k] for k in half_docs[h]]
-                local = [sum(lengths[:i]) for i in range(len(lengths))]
-                ants = document_antecedents(items, local, [by_doc.get(str(k), []) for k in half_docs[h]])
+                ants = document_antecedents(items, local[h], [by_doc.get(str(k), []) for k in half_docs[h]])
             syn = syntax_features_of(items) if "syntax" not in without else [{} for _ in items]
-            for it, ant, sy in progress(zip(items, ants, syn), total=len(items), desc=f"half {h + 1}", unit="line"):
+            if use_plm:
+                from cad.plm.model import PLM
+
+                pl = plm_features_of(PLM(Path(tmp) / f"plm{1 - h}"), items, local[h])   # the other half's PLM
+            else:
+                pl = [{} for _ in items]
+            for it, ant, sy, pf in progress(zip(items, ants, syn, pl), total=len(items), desc=f"half {h + 1}",
+                                            unit="line"):
                 best = lm.fill(it)[0] if it.slots else ()
                 for (j, pos), cls in zip(it.slots, it.classes):
                     f = features(it, j, pos, _slot_scores(lm, it, j, best))
                     f.update(ant.get(pos, {}))
                     f.update(sy.get(pos, {}))
+                    f.update(pf.get(pos, {}))
                     X[h].append(drop_groups(f, without))
                     y[h].append(cls)
     if any(len(set(y[h])) < 2 for h in (0, 1)):
@@ -276,7 +315,7 @@ def train(src: str | os.PathLike, tgt: str | os.PathLike, align: str | os.PathLi
     while select_groups:
         # backward elimination on the halves: drop the group whose removal helps most, while one does
         trials = [(halves(dropped + (g,)), g) for g in FEATURE_GROUPS if g not in dropped
-                  and (g != "antecedent" or by_doc is not None)]
+                  and (g != "antecedent" or by_doc is not None) and (g != "plm" or use_plm)]
         if not trials:
             break
         (s2, b2, t2), g = max(trials, key=lambda x: (round(x[0][0], 9), x[1]))
@@ -296,7 +335,7 @@ class PronounClassifier:
     whole training corpus (models/<name>/lm.arpa)."""
 
     def __init__(self, directory: str | os.PathLike, lm_path: str | os.PathLike, none_penalty: float = 0.0,
-                 without: tuple[str, ...] = ()):
+                 without: tuple[str, ...] = (), plm_dir: str | os.PathLike | None = None):
         from cad.plm.classifier import load_model
 
         p = Path(directory) / MODEL_FILE
@@ -305,19 +344,29 @@ class PronounClassifier:
         self.vec, self.clf = load_model(p)
         self.lm = LMBaseline(lm_path, none_penalty)
         self.without = without
+        self.plm_dir = plm_dir
 
     @property
     def reads_antecedents(self) -> bool:
         return any(f.startswith(FEATURE_GROUPS["antecedent"]) for f in self.vec.feature_names_)
 
-    def predict(self, items: list[Item], antecedents: list[dict] | None = None) -> list[list[str]]:
+    def predict(self, items: list[Item], antecedents: list[dict] | None = None,
+                doc_starts: list[int] | None = None) -> list[list[str]]:
         """`antecedents`: per item, {source index: antecedent features} (document_antecedents);
-        required by a model trained with them."""
+        required by a model trained with them. `doc_starts`: the items' document boundaries (the
+        PLM's history restarts at each; default: one document)."""
         if antecedents is None and self.reads_antecedents and "antecedent" not in self.without:
             raise CadError("this classifier was trained with antecedent features: give the coreference records "
                            "(--coref) and the documents (--docs)")
         reads_syntax = any(f.startswith(FEATURE_GROUPS["syntax"]) for f in self.vec.feature_names_)
         syn = syntax_features_of(items) if reads_syntax else None
+        pl = None
+        if any(f.startswith(FEATURE_GROUPS["plm"]) for f in self.vec.feature_names_) and "plm" not in self.without:
+            if self.plm_dir is None:
+                raise CadError("this classifier was trained with PLM features: give the PLM (--plm, cad plm train)")
+            from cad.plm.model import PLM
+
+            pl = plm_features_of(PLM(self.plm_dir), items, doc_starts or [0])
         out = []
         for k, it in enumerate(items):
             best = self.lm.fill(it)[0] if it.slots else ()
@@ -328,6 +377,8 @@ class PronounClassifier:
                     f.update(antecedents[k].get(n, {}))
                 if syn is not None:
                     f.update(syn[k].get(n, {}))
+                if pl is not None:
+                    f.update(pl[k].get(n, {}))
                 feats.append(drop_groups(f, self.without))
             out.append([str(c) for c in self.clf.predict(self.vec.transform(feats))] if feats else [])
         return out

@@ -358,3 +358,41 @@ def test_classifier_plm_features_read_the_pronoun_lm_by_document(tmp_path):
     g = f[1][0]
     assert g["plm_elle"] == 0.0 and g["plm_il"] < 0
     assert g["plm_best=OTHER" if g["rule_other"] else "plm_best=elle"] == 1.0
+
+
+def test_ablation_rows_on_a_hand_made_corpus(tmp_path):
+    pytest.importorskip("spacy")
+    from cad.plm.ablation import run_ablation, to_markdown
+    from coref.records import Candidate, PronounResolution, write_jsonl
+    from cad.plm.pronoun_classifier import document_antecedents
+
+    src, tgt, al, docs, recs = [], [], [], [], []
+    for k in range(40):
+        noun, fr, pron = (("mouse", "la souris", "elle"), ("cat", "le chat", "il"))[k // 2 % 2]
+        docs.append(f"{2 * k}\td{k}")
+        src += [f"the {noun} runs .", "it sleeps ."]
+        tgt += [f"{fr} court .", f"{pron} dort ."]
+        al += ["0-0 1-1 2-2 3-3", "0-0 1-1 2-2"]
+        recs.append(PronounResolution(str(k), 1, 0, "it", True, [Candidate(0, 0, 2, 1, f"the {noun}", 1.0)], 1.0))
+    for name, lines in (("c.en", src), ("c.fr", tgt), ("c.al", al), ("c.docs", docs)):
+        (tmp_path / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_jsonl(recs, tmp_path / "c.coref.jsonl")
+    from cad.lm.arpa import write_arpa
+    from cad.lm.kneser_ney import estimate
+
+    write_arpa(estimate([t.split() for t in tgt], 3), tmp_path / "lm.arpa")
+    items = read_tsv(write(tmp_path / "x.tsv", "\t\tthe mouse runs .\tla souris court .\t0-0 1-1 2-2 3-3\n"
+                                               "elle\telle\tit sleeps .\tREPLACE_0 dort .\t0-0 1-1 2-2\n"
+                                               "\t\tthe cat runs .\tle chat court .\t0-0 1-1 2-2 3-3\n"
+                                               "il\til\tit sleeps .\tREPLACE_0 dort .\t0-0 1-1 2-2\n"), gold=True)
+    test_recs = [[PronounResolution("0", 1, 0, "it", True, [Candidate(0, 0, 2, 1, "the mouse", 1.0)], 1.0)],
+                 [PronounResolution("1", 1, 0, "it", True, [Candidate(0, 0, 2, 1, "the cat", 1.0)], 1.0)]]
+    rows = run_ablation(tmp_path / "c.en", tmp_path / "c.fr", tmp_path / "c.al", tmp_path / "c.docs",
+                        tmp_path / "c.coref.jsonl", items, document_antecedents(items, [0, 2], test_recs), [0, 2],
+                        tmp_path / "lm.arpa", None, grid=(1.0,))
+    by = {r["system"]: r for r in rows}
+    assert rows[0]["system"] == "all groups" and rows[0]["without"] == [] and "plm" not in str(rows[0]["without"])
+    assert by["chosen on the halves"]["acc_2016"] == 100.0
+    if "antecedent" not in by["chosen on the halves"]["without"]:
+        assert by["chosen, without antecedent"]["acc_2016"] < 100.0
+    assert "| all groups |" in to_markdown(rows)

@@ -160,6 +160,31 @@ def _train_classifier(a: argparse.Namespace) -> None:
     print(json.dumps(info), file=sys.stderr)
 
 
+def _ablation(a: argparse.Namespace) -> None:
+    import json
+
+    from cad.cm.experiment import records_by_doc
+    from cad.docs import read_docs
+    from cad.plm.ablation import run_ablation, to_markdown
+    from cad.plm.pronoun_classifier import document_antecedents
+    from cad.plm.tsv import read_tsv
+    from cad.textio import atomic_output
+
+    items = read_tsv(a.input, gold=True)
+    starts = [d.first_line for d in read_docs(a.docs, len(items))]
+    antecedents = None
+    if a.test_coref:
+        bounds = starts + [len(items)]
+        docs_list = [(str(d), [it.source for it in items[bounds[d]:bounds[d + 1]]]) for d in range(len(starts))]
+        antecedents = document_antecedents(items, starts, records_by_doc(a.test_coref, docs_list))
+    rows = run_ablation(f"{a.corpus}.{a.src}", f"{a.corpus}.{a.tgt}", a.align, a.corpus_docs or f"{a.corpus}.docs",
+                        a.coref, items, antecedents, starts, a.lm, a.model)
+    sys.stdout.write(to_markdown(rows))
+    if a.json:
+        with atomic_output(a.json) as fh:
+            json.dump(rows, fh, indent=1, ensure_ascii=False)
+
+
 def _make_data(a: argparse.Namespace) -> None:
     from cad.plm.make_data import make_data
 
@@ -250,6 +275,21 @@ def add_plm_parsers(sub) -> None:
                               "features (role, every candidate's projected gender and number by its probability)")
     s.add_argument("--out", required=True, help="output directory (pronoun_classifier.json, weights as data)")
     s.set_defaults(func=_train_classifier)
+    s = ps.add_parser("ablation", help="the pronoun classifier with the feature groups chosen on the training halves "
+                                       "and without each group, scored on a test TSV (features computed once)")
+    s.add_argument("--corpus", required=True, help="prefix of the prepared training corpus (PREFIX.en, PREFIX.fr)")
+    s.add_argument("--src", default="en", help="source suffix (default: %(default)s)")
+    s.add_argument("--tgt", default="fr", help="target suffix (default: %(default)s)")
+    add_in(s, "--align", required=True, help="source-target word alignment of the corpus (Moses i-j)")
+    add_in(s, "--corpus-docs", help="document boundaries of the corpus (default: PREFIX.docs)")
+    add_in(s, "--coref", help="coreference records of the corpus (adds the antecedent group)")
+    add_in(s, "--input", required=True, help="the test TSV with gold classes (e.g. dev.pronoun-prediction.tsv)")
+    add_in(s, "--docs", required=True, help="document boundaries of --input's lines")
+    add_in(s, "--test-coref", help="coreference records of --input's documents (by index)")
+    s.add_argument("--lm", required=True, help="the target LM of the whole corpus (models/<name>/lm.arpa)")
+    s.add_argument("--model", help="the PLM of the whole corpus (cad plm train --out; adds the plm group)")
+    add_out(s, "--json", help="the rows as JSON, with per-class recall")
+    s.set_defaults(func=_ablation)
     s = ps.add_parser("make-data", help="pronoun-prediction instances (DiscoMT 2015 / WMT 2016 TSV) from an "
                                         "aligned parallel corpus")
     add_in(s, "--src", required=True, help="tokenized English text, one sentence per line")

@@ -207,25 +207,42 @@ def _macro_recall(gold: list[str], pred: list[str]) -> float:
     return sum(sum(p == c for g, p in zip(gold, pred) if g == c) / gold.count(c) for c in classes) / len(classes)
 
 
-def train(src: str | os.PathLike, tgt: str | os.PathLike, align: str | os.PathLike, docs: str | os.PathLike,
-          out: str | os.PathLike, order: int = 5, grid: tuple[float, ...] = (0.03, 0.1, 0.3, 1.0),
-          without: tuple[str, ...] = (), coref: str | os.PathLike | None = None, select_groups: bool = False,
-          plm: bool = True) -> dict:
-    """Train on an aligned corpus (`docs`: its document boundaries, for the halves); `without`:
-    feature groups left out (the ablation); `coref`: the corpus's coreference records (cad coref,
-    documents by index), which add the antecedent features; `select_groups`: backward elimination
-    of feature groups on the same two halves that choose C (never on test data); `plm`: the PLM
-    feature group, each half scored by a PLM trained on the other half (as the LM). Returns what
-    was chosen and measured."""
-    import tempfile
-
+def _fit(xs: list[dict], ys: list[str], c: float):
     from sklearn.feature_extraction import DictVectorizer
     from sklearn.linear_model import LogisticRegression
+
+    vec = DictVectorizer()
+    clf = LogisticRegression(max_iter=5000, class_weight="balanced", C=c, random_state=1)
+    return vec, clf.fit(vec.fit_transform(xs), ys)
+
+
+def halves_macro_r(X: list[list[dict]], y: list[list[str]], dropped: tuple[str, ...],
+                   grid: tuple[float, ...]) -> tuple[float, float, dict]:
+    """(best macro-R, its C, macro-R per C): trained on one half, measured on the other, both ways."""
+    xs = [[drop_groups(x, dropped) for x in X[h]] for h in (0, 1)]
+    tried = {}
+    for c in grid:
+        r = []
+        for h in (0, 1):
+            vec, clf = _fit(xs[h], y[h], c)
+            r.append(_macro_recall(y[1 - h], list(clf.predict(vec.transform(xs[1 - h])))))
+        tried[c] = sum(r) / 2
+    best = max(grid, key=lambda c: (round(tried[c], 9), -c))
+    return tried[best], best, tried
+
+
+def training_instances(src: str | os.PathLike, tgt: str | os.PathLike, align: str | os.PathLike,
+                       docs: str | os.PathLike, order: int = 5, without: tuple[str, ...] = (),
+                       coref: str | os.PathLike | None = None,
+                       plm: bool = True) -> tuple[list[list[dict]], list[list[str]], tuple[str, ...]]:
+    """The features and classes of each half of the corpus (alternate documents), every
+    model-based feature of a half from models of the other half; and the groups that cannot
+    be had (antecedent without `coref`, plm when off)."""
+    import tempfile
 
     from cad.docs import read_docs
     from cad.lm.arpa import write_arpa
     from cad.lm.kneser_ney import estimate
-    from cad.plm.classifier import save_model
     from cad.plm.make_data import make_line
     from cad.align.alignment import parse_alignment
     from cad.plm.tsv import read_tsv
@@ -290,32 +307,30 @@ def train(src: str | os.PathLike, tgt: str | os.PathLike, align: str | os.PathLi
                     y[h].append(cls)
     if any(len(set(y[h])) < 2 for h in (0, 1)):
         raise CadError("each half of the corpus (alternate documents) needs instances of two classes or more", src)
+    missing = tuple(g for g, ok in (("antecedent", by_doc is not None), ("plm", use_plm)) if not ok)
+    return X, y, missing
 
-    def fit(xs, ys, c):
-        vec = DictVectorizer()
-        clf = LogisticRegression(max_iter=5000, class_weight="balanced", C=c, random_state=1)
-        return vec, clf.fit(vec.fit_transform(xs), ys)
 
-    def halves(dropped: tuple[str, ...]) -> tuple[float, float, dict]:
-        """Macro-R trained on one half, measured on the other, both ways, for each C."""
-        xs = [[drop_groups(x, dropped) for x in X[h]] for h in (0, 1)]
-        tried = {}
-        for c in grid:
-            r = []
-            for h in (0, 1):
-                vec, clf = fit(xs[h], y[h], c)
-                r.append(_macro_recall(y[1 - h], list(clf.predict(vec.transform(xs[1 - h])))))
-            tried[c] = sum(r) / 2
-        best = max(grid, key=lambda c: (round(tried[c], 9), -c))
-        return tried[best], best, tried
+def train(src: str | os.PathLike, tgt: str | os.PathLike, align: str | os.PathLike, docs: str | os.PathLike,
+          out: str | os.PathLike, order: int = 5, grid: tuple[float, ...] = (0.03, 0.1, 0.3, 1.0),
+          without: tuple[str, ...] = (), coref: str | os.PathLike | None = None, select_groups: bool = False,
+          plm: bool = True) -> dict:
+    """Train on an aligned corpus (`docs`: its document boundaries, for the halves); `without`:
+    feature groups left out (the ablation); `coref`: the corpus's coreference records (cad coref,
+    documents by index), which add the antecedent features; `select_groups`: backward elimination
+    of feature groups on the same two halves that choose C (never on test data); `plm`: the PLM
+    feature group, each half scored by a PLM trained on the other half (as the LM). Returns what
+    was chosen and measured."""
+    from cad.plm.classifier import save_model
 
+    X, y, missing = training_instances(src, tgt, align, docs, order, without, coref, plm)
     dropped = tuple(without)
-    score, best, tried = halves(dropped)
+    score, best, tried = halves_macro_r(X, y, dropped, grid)
     path = [{"without": list(dropped), "halves_macro_r": round(score, 4)}]
     while select_groups:
         # backward elimination on the halves: drop the group whose removal helps most, while one does
-        trials = [(halves(dropped + (g,)), g) for g in FEATURE_GROUPS if g not in dropped
-                  and (g != "antecedent" or by_doc is not None) and (g != "plm" or use_plm)]
+        trials = [(halves_macro_r(X, y, dropped + (g,), grid), g) for g in FEATURE_GROUPS
+                  if g not in dropped and g not in missing]
         if not trials:
             break
         (s2, b2, t2), g = max(trials, key=lambda x: (round(x[0][0], 9), x[1]))
@@ -323,7 +338,7 @@ def train(src: str | os.PathLike, tgt: str | os.PathLike, align: str | os.PathLi
             break
         dropped, score, best, tried = dropped + (g,), s2, b2, t2
         path.append({"without": list(dropped), "halves_macro_r": round(score, 4)})
-    vec, clf = fit([drop_groups(x, dropped) for x in X[0] + X[1]], y[0] + y[1], best)
+    vec, clf = _fit([drop_groups(x, dropped) for x in X[0] + X[1]], y[0] + y[1], best)
     Path(out).mkdir(parents=True, exist_ok=True)
     save_model(vec, clf, len(y[0]) + len(y[1]), Path(out) / MODEL_FILE)
     return {"instances": len(y[0]) + len(y[1]), "C": best, "halves_macro_r": tried, "without": list(dropped),
@@ -358,27 +373,43 @@ class PronounClassifier:
         if antecedents is None and self.reads_antecedents and "antecedent" not in self.without:
             raise CadError("this classifier was trained with antecedent features: give the coreference records "
                            "(--coref) and the documents (--docs)")
-        reads_syntax = any(f.startswith(FEATURE_GROUPS["syntax"]) for f in self.vec.feature_names_)
-        syn = syntax_features_of(items) if reads_syntax else None
-        pl = None
-        if any(f.startswith(FEATURE_GROUPS["plm"]) for f in self.vec.feature_names_) and "plm" not in self.without:
-            if self.plm_dir is None:
-                raise CadError("this classifier was trained with PLM features: give the PLM (--plm, cad plm train)")
-            from cad.plm.model import PLM
+        def reads(g: str) -> bool:
+            return g not in self.without and any(f.startswith(FEATURE_GROUPS[g]) for f in self.vec.feature_names_)
 
-            pl = plm_features_of(PLM(self.plm_dir), items, doc_starts or [0])
+        if reads("plm") and self.plm_dir is None:
+            raise CadError("this classifier was trained with PLM features: give the PLM (--model, cad plm train)")
         out = []
-        for k, it in enumerate(items):
-            best = self.lm.fill(it)[0] if it.slots else ()
-            feats = []
-            for j, n in it.slots:
-                f = features(it, j, n, _slot_scores(self.lm, it, j, best))
-                if antecedents is not None:
-                    f.update(antecedents[k].get(n, {}))
-                if syn is not None:
-                    f.update(syn[k].get(n, {}))
-                if pl is not None:
-                    f.update(pl[k].get(n, {}))
-                feats.append(drop_groups(f, self.without))
+        for feats in instance_features(self.lm, items, antecedents, doc_starts, reads("syntax"),
+                                       self.plm_dir if reads("plm") else None):
+            feats = [drop_groups(f, self.without) for f in feats]
             out.append([str(c) for c in self.clf.predict(self.vec.transform(feats))] if feats else [])
         return out
+
+
+def instance_features(lm: LMBaseline, items: list[Item], antecedents: list[dict] | None = None,
+                      doc_starts: list[int] | None = None, syntax: bool = True,
+                      plm_dir: str | os.PathLike | None = None) -> list[list[dict[str, float]]]:
+    """Per item, the feature dicts of its slots: the LM's from `lm` (the whole corpus's at test
+    time), the antecedents' when given, the syntax group's when `syntax`, the PLM's from
+    `plm_dir` when given (read document by document, `doc_starts`)."""
+    syn = syntax_features_of(items) if syntax else None
+    pl = None
+    if plm_dir is not None:
+        from cad.plm.model import PLM
+
+        pl = plm_features_of(PLM(plm_dir), items, doc_starts or [0])
+    out = []
+    for k, it in enumerate(items):
+        best = lm.fill(it)[0] if it.slots else ()
+        feats = []
+        for j, n in it.slots:
+            f = features(it, j, n, _slot_scores(lm, it, j, best))
+            if antecedents is not None:
+                f.update(antecedents[k].get(n, {}))
+            if syn is not None:
+                f.update(syn[k].get(n, {}))
+            if pl is not None:
+                f.update(pl[k].get(n, {}))
+            feats.append(f)
+        out.append(feats)
+    return out

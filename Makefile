@@ -32,7 +32,7 @@ all: install train cm plm demo
 	@echo "CM configurations:   moses_configs/$(CM_NAME).ini (back-off), .feature.ini (feature), .classifier.ini (feature, classifier CM)"
 	@echo "coreference:         $(OUT)/corpus.coref.jsonl (training corpus); ranker model coref/data/ranker-en.json.gz"
 	@$(if $(filter fr,$(TGT)),echo "pronoun LM:          $(OUT)/plm/plm.arpa (cad plm predict --model $(OUT)/plm)")
-	@$(if $(filter fr,$(TGT)),echo "pronoun classifier:  $(OUT)/pronoun-classifier/ (cad plm predict --system classifier)")
+	@$(if $(filter fr,$(TGT)),echo "pronoun classifier:  $(OUT)/pronoun-classifier/ (cad plm predict --system classifier --lm $(OUT)/lm.arpa --model $(OUT)/plm --coref RECORDS --docs DOCS)")
 	@echo "demo traces:         $(OUT)/demo.feature.trace.jsonl, $(OUT)/demo.trace.jsonl"
 
 install: $(VENV)/.installed
@@ -102,8 +102,8 @@ moses_configs/$(CM_NAME).classifier.ini: tables/$(CM_NAME)/classifier.json $(OUT
 
 # The Pronoun Language Model (seed 001) over the target side of the training corpus, for
 # `cad plm predict --model $(OUT)/plm`; it needs spaCy's French model, so French targets only
-# and the pronoun classifier with antecedent features (`cad plm predict --system classifier --classifier
-# $(OUT)/pronoun-classifier --lm $(OUT)/lm.arpa --coref RECORDS --docs DOCS`), about 3 min
+# and the pronoun classifier with every feature group (`cad plm predict --system classifier --classifier
+# $(OUT)/pronoun-classifier --lm $(OUT)/lm.arpa --model $(OUT)/plm --coref RECORDS --docs DOCS`)
 plm: $(if $(filter fr,$(TGT)),$(OUT)/plm/plm.arpa $(OUT)/pronoun-classifier/pronoun_classifier.json)
 
 $(OUT)/plm/plm.arpa: $(OUT)/moses.ini
@@ -111,7 +111,7 @@ $(OUT)/plm/plm.arpa: $(OUT)/moses.ini
 
 $(OUT)/pronoun-classifier/pronoun_classifier.json: $(OUT)/corpus.coref.jsonl
 	$(CAD) -q plm train-classifier --corpus $(OUT)/corpus --src $(SRC) --tgt $(TGT) \
-		--align $(OUT)/aligned.grow-diag-final-and --coref $< --select-groups --out $(OUT)/pronoun-classifier
+		--align $(OUT)/aligned.grow-diag-final-and --coref $< --out $(OUT)/pronoun-classifier
 
 # Coreference as the experiment sees it: each talk resolved by a ranker trained without it
 # (the shipped ranker trained on these talks)

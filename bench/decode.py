@@ -107,7 +107,7 @@ def main() -> None:
                         secs, rss, load = run(["decode", "-f", str(work / "f" / "moses.ini"), "-input-file",
                                          str(work / "in.txt"), "-search-algorithm", algo, "-s", "200",
                                          "-cube-pruning-pop-limit", str(pop), "-threads", threads, "-n-best-list",
-                                         str(nb), "1", "--engine", engine], stdout=out)
+                                         str(nb), "1", "--engine", engine, "-v", "1"], stdout=out)
                         best = best_scores(nb)
                         if algo == "1":
                             if engine == "native":

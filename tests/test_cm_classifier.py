@@ -120,7 +120,7 @@ def test_score_class_equals_the_tables_own_score():
 
 
 def test_decoder_feature_reads_the_classifier(tmp_path):
-    from tests.test_cm_feature import tiny_model
+    from test_cm_feature import tiny_model
 
     tiny_model(tmp_path, 2.0)          # writes base.ini, the phrase table and the LM
     data = [({"it-subj-fem-sing": 1.0}, "elle", 1.0, ["it", "sleeps"], 0),
@@ -171,7 +171,7 @@ def test_reranker_reads_the_classifier():
 def test_cli_config_and_translate_with_the_classifier(tmp_path, capsys):
     pytest.importorskip("spacy")
     from cad.cli import main
-    from tests.test_cm_feature import tiny_model
+    from test_cm_feature import tiny_model
 
     tiny_model(tmp_path, 2.0)
     data = [({"it-subj-fem-sing": 1.0}, "elle", 1.0, ["it", "sleeps"], 0),

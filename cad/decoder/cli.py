@@ -24,16 +24,17 @@ USAGE = """usage: cad decode -f moses.ini [-input-file FILE] [-n-best-list FILE 
        [-alignment-output-file FILE] [-s N] [-b X] [-dl N] [-ttable-limit N] [-search-algorithm 0|1]
        [-cube-pruning-pop-limit N] [-max-trans-opt-per-coverage N] [-translation-option-threshold X]
        [-weight-overwrite 'Name= w ...'] [-threads N]
-       [-include-alignment-in-n-best] [--decoder cad|moses] [--moses-bin PATH] [--engine native|python]
+       [-include-alignment-in-n-best] [-v N] [--decoder cad|moses] [--moses-bin PATH] [--engine native|python]
 Reads one tokenized sentence per line (stdin or -input-file), writes translations to stdout in order.
---engine: cad's search, compiled (native, the default when built; the same output) or in Python."""
+--engine: cad's search, compiled (native, the default when built; the same output) or in Python.
+-v/-verbose N: 1 logs the model's load time on stderr (default 0: nothing)."""
 
 ARITY = {"-f": 1, "-config": 1, "-input-file": 1, "-i": 1, "-alignment-output-file": 1, "-s": 1, "-stack": 1,
          "-b": 1, "-beam-threshold": 1, "-dl": 1, "-distortion-limit": 1, "-ttable-limit": 1,
          "-search-algorithm": 1, "-cube-pruning-pop-limit": 1, "-cbp": 1, "-weight-overwrite": 1,
-         "-threads": 1, "-th": 1, "--decoder": 1, "--moses-bin": 1, "--engine": 1, "-include-alignment-in-n-best": 0,
+         "-threads": 1, "-th": 1, "--decoder": 1, "--moses-bin": 1, "--engine": 1, "-v": 1, "-verbose": 1, "-include-alignment-in-n-best": 0,
          "-max-trans-opt-per-coverage": 1, "-translation-option-threshold": 1, "-tot": 1}
-CANONICAL = {"-config": "-f", "-i": "-input-file", "-stack": "-s", "-beam-threshold": "-b",
+CANONICAL = {"-verbose": "-v", "-config": "-f", "-i": "-input-file", "-stack": "-s", "-beam-threshold": "-b",
              "-distortion-limit": "-dl", "-cbp": "-cube-pruning-pop-limit", "-th": "-threads",
              "-tot": "-translation-option-threshold"}
 
@@ -53,6 +54,7 @@ class DecodeArgs:
     decoder: str = "cad"
     moses_bin: str | None = None
     engine: str = "native"
+    verbose: int = 0
 
 
 def parse_args(argv: list[str]) -> DecodeArgs:
@@ -98,6 +100,8 @@ def parse_args(argv: list[str]) -> DecodeArgs:
             a.decoder = value
         elif opt == "--moses-bin":
             a.moses_bin = value
+        elif opt == "-v":
+            a.verbose = _int(opt, value, 0)
         elif opt == "--engine":
             if value not in ENGINES:
                 raise CadError(f"--engine must be one of {', '.join(ENGINES)}")
@@ -218,7 +222,7 @@ def decode_main(argv: list[str]) -> int:
         t0 = time.time()
         model = DecoderModel.load(a.config, a.weight_overwrite, input_sentences=sentences, settings=settings)
         model.settings.distortion_limit = settings.distortion_limit
-        log.info("model loaded in %.2f s", time.time() - t0)
+        log.log(logging.INFO if a.verbose >= 1 else logging.DEBUG, "model loaded in %.2f s", time.time() - t0)
         _DECODER = Decoder(model, native=engine_is_native(a.engine))
         _NBEST = (a.nbest_size, a.distinct)
         if a.threads > 1 and len(sentences) > 1:

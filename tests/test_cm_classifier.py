@@ -197,3 +197,29 @@ def test_cli_config_and_translate_with_the_classifier(tmp_path, capsys):
                  "--cm", str(tmp_path / "classifier.json"), "--out", str(tmp_path / "x.ini")]) == 1
     assert "needs --mode feature" in capsys.readouterr().err
     assert not (tmp_path / "x.ini").exists()
+
+
+def test_contrastive_fallback_reads_the_classifier(tmp_path):
+    """An unreachable candidate sends the item to the documented fallback, whose CM term now comes
+    from whichever pronoun model the feature reads."""
+    pytest.importorskip("spacy")
+    import json as _json
+
+    from cad.cm.score import ContextScorer, read_suite, score_suite
+    from coref.backends import get_backend
+    from test_cm_feature import tiny_model
+
+    tiny_model(tmp_path, 2.0)
+    data = [({"it-subj-fem-sing": 1.0}, "elle", 1.0, ["it", "sleeps"], 0),
+            ({"it-subj-masc-sing": 1.0}, "il", 1.0, ["it", "sleeps"], 0)] * 20
+    ClassifierCM.fit([features(t, i, m) for m, _, _, t, i in data], [d[1] for d in data], [1.0] * len(data),
+                     C=10.0).save(tmp_path / "classifier.json")
+    write_config(feature_config(tmp_path / "base.ini", tmp_path / "classifier.json", 2.0, "likelihood",
+                                "classifier"), tmp_path / "clf.ini")
+    lines = [_json.dumps({"id": f"t{k}", "context": [{"source": src, "target": tgt}], "source": "it sleeps",
+                          "targets": ["elle dort bien", "il dort bien"], "correct": k})
+             for k, (src, tgt) in enumerate((("the mouse runs", "la souris court"), ("the cat runs", "le chat court")))]
+    (tmp_path / "suite.jsonl").write_text("\n".join(lines) + "\n")
+    results, summary = score_suite(ContextScorer(Decoder(DecoderModel.load(tmp_path / "clf.ini")),
+                                                 get_backend("ranker")), read_suite(tmp_path / "suite.jsonl"))
+    assert summary["fallback"] == 2 and summary["accuracy"] == 1.0

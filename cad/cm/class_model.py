@@ -175,11 +175,7 @@ class ClassTable:
 
     def score(self, mixture: dict[str, float], cls: str, objective: str = "likelihood") -> float:
         """The feature's value: ln P(cls) ("likelihood") or ln of the expected credit ("credit")."""
-        if objective == "likelihood":
-            return self.log_prob(mixture, cls)
-        if objective == "credit":
-            return math.log(max(self.expected_credit(mixture, cls), CREDIT_FLOOR))
-        raise CadError(f"unknown CM objective {objective!r} (choose from {', '.join(OBJECTIVES)})")
+        return score_class(self.class_distribution(mixture), cls, objective)
 
     def class_distribution(self, mixture: dict[str, float], tokens: list[str] | None = None,
                            index: int | None = None) -> dict[str, float]:

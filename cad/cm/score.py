@@ -171,6 +171,7 @@ class ContextScorer:
         return ItemScore(item.id, scores, method, best, item.correct, classes)
 
     def _fallback(self, source: str, target: str, mixtures) -> tuple[float, str]:
+        from cad.cm.class_model import score_class
         from cad.cm.classes import aligned_words, pronoun_class
         from cad.decoder.search import Derivation, Translation
 
@@ -188,7 +189,8 @@ class ContextScorer:
         for i, m in sorted(mix.items()):
             cls = pronoun_class(aligned_words(src, tgt, links, i))
             classes.append(cls)
-            total += self.cm.slot.weights[0] * self.cm.table.log_prob(m, cls)
+            # ln P(class) of the feature's pronoun model (the class table or the classifier CM)
+            total += self.cm.slot.weights[0] * score_class(self.cm.table.class_distribution(m, src, i), cls)
         total += self.lexicon.weight * sum(self.lexicon.logp(src[i], tgt[j]) for i, j in links)
         return total, ",".join(classes)
 

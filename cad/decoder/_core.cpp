@@ -448,20 +448,23 @@ class Core {
 
   // KenLMFeature._score: ln-probability of the option's words (and </s> when complete)
   double lm_score(int in, const Option &o, bool complete, int out) {
-    std::vector<char> a(pool_.begin() + in, pool_.begin() + in + state_size_), b(state_size_);
+    // two state buffers on the stack (the constructor caps StateSize at 256): no allocation per expansion
+    alignas(8) char buf[2][256];
+    char *a = buf[0], *b = buf[1];
+    std::memcpy(a, &pool_[in], state_size_);
     double total = 0.0;
     for (lm::WordIndex w : o.lm_words) {
-      total += static_cast<double>(model_->BaseScore(a.data(), w, b.data()));
+      total += static_cast<double>(model_->BaseScore(a, w, b));
       std::swap(a, b);
     }
     double lm = total * ln10_;
     if (complete) {
       double end_total = 0.0;
-      end_total += static_cast<double>(model_->BaseScore(a.data(), end_sentence_, b.data()));
+      end_total += static_cast<double>(model_->BaseScore(a, end_sentence_, b));
       std::swap(a, b);
       lm += end_total * ln10_;
     }
-    std::memcpy(&pool_[out], a.data(), state_size_);
+    std::memcpy(&pool_[out], a, state_size_);
     return lm;
   }
 

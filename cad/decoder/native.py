@@ -23,7 +23,6 @@ from cad.decoder.stateful import Distortion, KenLMFeature, LexicalReordering
 log = logging.getLogger(__name__)
 _KINDS = {Distortion: 0, LexicalReordering: 1, KenLMFeature: 2}
 _PROBE = ("the", "de", ",", "</s>", "a-word-no-model-has", "il", "elle")
-_CORES: dict[int, tuple] = {}
 MAX_WORDS = 256         # the core's coverage bit set; a longer sentence is searched in Python
 
 
@@ -46,12 +45,14 @@ def core_for(stateful: list) -> object | None:
     lms = [f.lm for f in stateful if isinstance(f, KenLMFeature)]
     if len(lms) > 1:
         return None            # one LM state per hypothesis in the core
-    model = lms[0].model if lms else None
-    key = id(model)
-    if key in _CORES:
-        return _CORES[key][0]
+    lm = lms[0] if lms else None
+    # the core lives on the LM that it reads (checked once per loaded model), not in a global
+    # registry that would keep every model ever loaded alive
+    if lm is not None and hasattr(lm, "_native_core"):
+        return lm._native_core
     from cad.decoder import _core
 
+    model = lm.model if lm is not None else None
     core = None
     try:
         core = _core.Core(model, LN10)
@@ -66,7 +67,8 @@ def core_for(stateful: list) -> object | None:
     except (RuntimeError, TypeError) as exc:
         log.warning("compiled search core not used (%s): the Python search runs", exc)
         core = None
-    _CORES[key] = (core, model)         # the model is kept so that its id is not reused
+    if lm is not None:
+        lm._native_core = core
     return core
 
 

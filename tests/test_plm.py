@@ -243,19 +243,31 @@ def test_classifier_features_of_a_hand_made_instance():
     assert drop_groups(f, ()) == f
 
 
-def test_classifier_trains_on_an_aligned_corpus_and_round_trips(tmp_path):
-    from cad.plm.pronoun_classifier import PronounClassifier, train
-    from cad.plm.tsv import read_tsv
+def gender_corpus(tmp_path, with_coref: bool = False) -> list[str]:
+    """40 two-sentence documents, *the mouse/cat runs . it sleeps .* → *elle/il dort .*, written
+    as c.en, c.fr, c.al, c.docs (and c.coref.jsonl, *it* → the noun); returns the French lines."""
+    from coref.records import Candidate, PronounResolution, write_jsonl
 
-    src, tgt, al, docs = [], [], [], []
+    src, tgt, al, docs, recs = [], [], [], [], []
     for k in range(40):
         noun, fr, pron = (("mouse", "la souris", "elle"), ("cat", "le chat", "il"))[k // 2 % 2]
         docs.append(f"{2 * k}\td{k}")
         src += [f"the {noun} runs .", "it sleeps ."]
         tgt += [f"{fr} court .", f"{pron} dort ."]
         al += ["0-0 1-1 2-2 3-3", "0-0 1-1 2-2"]
+        recs.append(PronounResolution(str(k), 1, 0, "it", True, [Candidate(0, 0, 2, 1, f"the {noun}", 1.0)], 1.0))
     for name, lines in (("c.en", src), ("c.fr", tgt), ("c.al", al), ("c.docs", docs)):
         (tmp_path / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    if with_coref:
+        write_jsonl(recs, tmp_path / "c.coref.jsonl")
+    return tgt
+
+
+def test_classifier_trains_on_an_aligned_corpus_and_round_trips(tmp_path):
+    from cad.plm.pronoun_classifier import PronounClassifier, train
+    from cad.plm.tsv import read_tsv
+
+    tgt = gender_corpus(tmp_path)
     info = train(tmp_path / "c.en", tmp_path / "c.fr", tmp_path / "c.al", tmp_path / "c.docs", tmp_path / "m",
                  order=3, grid=(1.0,), plm=False)
     assert info["instances"] == 40 and info["C"] == 1.0
@@ -276,19 +288,9 @@ def test_classifier_antecedent_features_decide_what_the_lm_cannot(tmp_path):
     pytest.importorskip("spacy")
     from cad.plm.pronoun_classifier import PronounClassifier, antecedent_features_of, document_antecedents, train
     from cad.plm.tsv import read_tsv
-    from coref.records import Candidate, PronounResolution, write_jsonl
+    from coref.records import Candidate, PronounResolution
 
-    src, tgt, al, docs, recs = [], [], [], [], []
-    for k in range(40):
-        noun, fr, pron = (("mouse", "la souris", "elle"), ("cat", "le chat", "il"))[k // 2 % 2]
-        docs.append(f"{2 * k}\td{k}")
-        src += [f"the {noun} runs .", "it sleeps ."]
-        tgt += [f"{fr} court .", f"{pron} dort ."]
-        al += ["0-0 1-1 2-2 3-3", "0-0 1-1 2-2"]
-        recs.append(PronounResolution(str(k), 1, 0, "it", True, [Candidate(0, 0, 2, 1, f"the {noun}", 1.0)], 1.0))
-    for name, lines in (("c.en", src), ("c.fr", tgt), ("c.al", al), ("c.docs", docs)):
-        (tmp_path / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
-    write_jsonl(recs, tmp_path / "c.coref.jsonl")
+    tgt = gender_corpus(tmp_path, with_coref=True)
     info = train(tmp_path / "c.en", tmp_path / "c.fr", tmp_path / "c.al", tmp_path / "c.docs", tmp_path / "m",
                  order=3, grid=(1.0,), coref=tmp_path / "c.coref.jsonl", select_groups=True)
     assert info["antecedents"] and info["instances"] == 40
@@ -363,20 +365,10 @@ def test_classifier_plm_features_read_the_pronoun_lm_by_document(tmp_path):
 def test_ablation_rows_on_a_hand_made_corpus(tmp_path):
     pytest.importorskip("spacy")
     from cad.plm.ablation import run_ablation, to_markdown
-    from coref.records import Candidate, PronounResolution, write_jsonl
+    from coref.records import Candidate, PronounResolution
     from cad.plm.pronoun_classifier import document_antecedents
 
-    src, tgt, al, docs, recs = [], [], [], [], []
-    for k in range(40):
-        noun, fr, pron = (("mouse", "la souris", "elle"), ("cat", "le chat", "il"))[k // 2 % 2]
-        docs.append(f"{2 * k}\td{k}")
-        src += [f"the {noun} runs .", "it sleeps ."]
-        tgt += [f"{fr} court .", f"{pron} dort ."]
-        al += ["0-0 1-1 2-2 3-3", "0-0 1-1 2-2"]
-        recs.append(PronounResolution(str(k), 1, 0, "it", True, [Candidate(0, 0, 2, 1, f"the {noun}", 1.0)], 1.0))
-    for name, lines in (("c.en", src), ("c.fr", tgt), ("c.al", al), ("c.docs", docs)):
-        (tmp_path / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
-    write_jsonl(recs, tmp_path / "c.coref.jsonl")
+    tgt = gender_corpus(tmp_path, with_coref=True)
     from cad.lm.arpa import write_arpa
     from cad.lm.kneser_ney import estimate
 

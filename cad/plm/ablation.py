@@ -12,7 +12,7 @@ import os
 
 from cad.plm.lm_baseline import LMBaseline
 from cad.plm.pronoun_classifier import FEATURE_GROUPS, _fit, drop_groups, halves_macro_r, instance_features, \
-    training_instances
+    eliminate_groups, training_instances
 from cad.plm.score import score
 from cad.plm.tsv import CLASSES_2015, CLASSES_2016, Item
 
@@ -20,16 +20,7 @@ from cad.plm.tsv import CLASSES_2015, CLASSES_2016, Item
 def configurations(missing: tuple[str, ...], X, y, grid) -> list[tuple[str, tuple[str, ...]]]:
     """(name, dropped groups): all groups, the backward elimination's choice on the halves, and
     that choice without each group it kept."""
-    dropped = missing
-    score_, _, _ = halves_macro_r(X, y, dropped, grid)
-    while True:
-        trials = [(halves_macro_r(X, y, dropped + (g,), grid)[0], g) for g in FEATURE_GROUPS if g not in dropped]
-        if not trials:
-            break
-        s2, g = max(trials, key=lambda x: (round(x[0], 9), x[1]))
-        if round(s2, 9) <= round(score_, 9):
-            break
-        dropped, score_ = dropped + (g,), s2
+    dropped, _ = eliminate_groups(X, y, missing, missing, grid)
     out = [("all groups", missing), ("chosen on the halves", dropped)]
     out += [(f"chosen, without {g}", dropped + (g,)) for g in FEATURE_GROUPS if g not in dropped]
     return out

@@ -231,6 +231,25 @@ def halves_macro_r(X: list[list[dict]], y: list[list[str]], dropped: tuple[str, 
     return tried[best], best, tried
 
 
+def eliminate_groups(X: list[list[dict]], y: list[list[str]], dropped: tuple[str, ...],
+                     missing: tuple[str, ...], grid: tuple[float, ...]) -> tuple[tuple[str, ...], list[dict]]:
+    """Backward elimination on the halves: from `dropped`, drop the group whose removal raises the
+    halves' macro-R most, while one does. Returns the groups dropped and the path taken."""
+    score, _, _ = halves_macro_r(X, y, dropped, grid)
+    path = [{"without": list(dropped), "halves_macro_r": round(score, 4)}]
+    while True:
+        trials = [(halves_macro_r(X, y, dropped + (g,), grid)[0], g) for g in FEATURE_GROUPS
+                  if g not in dropped and g not in missing]
+        if not trials:
+            break
+        s2, g = max(trials, key=lambda x: (round(x[0], 9), x[1]))
+        if round(s2, 9) <= round(score, 9):
+            break
+        dropped, score = dropped + (g,), s2
+        path.append({"without": list(dropped), "halves_macro_r": round(score, 4)})
+    return dropped, path
+
+
 def training_instances(src: str | os.PathLike, tgt: str | os.PathLike, align: str | os.PathLike,
                        docs: str | os.PathLike, order: int = 5, without: tuple[str, ...] = (),
                        coref: str | os.PathLike | None = None,
@@ -324,25 +343,15 @@ def train(src: str | os.PathLike, tgt: str | os.PathLike, align: str | os.PathLi
     from cad.plm.classifier import save_model
 
     X, y, missing = training_instances(src, tgt, align, docs, order, without, coref, plm)
-    dropped = tuple(without)
-    score, best, tried = halves_macro_r(X, y, dropped, grid)
-    path = [{"without": list(dropped), "halves_macro_r": round(score, 4)}]
-    while select_groups:
-        # backward elimination on the halves: drop the group whose removal helps most, while one does
-        trials = [(halves_macro_r(X, y, dropped + (g,), grid), g) for g in FEATURE_GROUPS
-                  if g not in dropped and g not in missing]
-        if not trials:
-            break
-        (s2, b2, t2), g = max(trials, key=lambda x: (round(x[0][0], 9), x[1]))
-        if round(s2, 9) <= round(score, 9):
-            break
-        dropped, score, best, tried = dropped + (g,), s2, b2, t2
-        path.append({"without": list(dropped), "halves_macro_r": round(score, 4)})
+    dropped, path = tuple(without), None
+    if select_groups:
+        dropped, path = eliminate_groups(X, y, dropped, missing, grid)
+    _, best, tried = halves_macro_r(X, y, dropped, grid)
     vec, clf = _fit([drop_groups(x, dropped) for x in X[0] + X[1]], y[0] + y[1], best)
     Path(out).mkdir(parents=True, exist_ok=True)
     save_model(vec, clf, len(y[0]) + len(y[1]), Path(out) / MODEL_FILE)
     return {"instances": len(y[0]) + len(y[1]), "C": best, "halves_macro_r": tried, "without": list(dropped),
-            "selection": path if select_groups else None, "antecedents": str(coref) if coref else None}
+            "selection": path, "antecedents": str(coref) if coref else None}
 
 
 class PronounClassifier:

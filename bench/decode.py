@@ -126,16 +126,17 @@ def main() -> None:
                               f"{1000 * secs / words:.1f} ms/word, peak RSS {rss:.0f} MiB{bleu}")
         if a.cm_config:
             docs = dev.with_suffix(".docs")
+            source = dev
+            if a.limit:          # the first sentences, as one document
+                source = work / "in.raw"
+                source.write_text("\n".join(dev.read_text(encoding="utf-8").splitlines()[:len(lines)]) + "\n",
+                                  encoding="utf-8")
             times = {}
             for name, cfg, system in (("plain", a.model, "baseline"), ("cm", a.cm_config, "cm")):
-                args = ["translate", "--config", cfg, "--input", str(dev), "--system", system, "--out",
+                args = ["translate", "--config", cfg, "--input", str(source), "--system", system, "--out",
                         str(work / f"translate.{name}")]
                 if not a.limit and docs.exists():
                     args += ["--docs", str(docs)]
-                elif a.limit:
-                    (work / "in.raw").write_text("\n".join(dev.read_text(encoding="utf-8").splitlines()[:len(lines)])
-                                                 + "\n", encoding="utf-8")
-                    args[4] = str(work / "in.raw")
                 times[name], rss, _ = run(args)
                 print(f"cad translate --system {system} ({Path(cfg).name}): {times[name]:.1f} s, peak RSS {rss:.0f} MiB")
             print(f"coreference-aware translation against plain: {times['cm'] / times['plain']:.2f}x")

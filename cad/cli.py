@@ -214,7 +214,7 @@ def build_parser() -> argparse.ArgumentParser:
                    add_help=False)
 
     s = sub.add_parser("train", help="the whole baseline pipeline: prepare, align, lex, phrases, lm, moses.ini")
-    s.add_argument("--corpus", required=True, help="corpus prefix: PREFIX.<src>, PREFIX.<tgt>, PREFIX.docs")
+    s.add_argument("--corpus", required=True, help="corpus prefix: PREFIX.<src>, PREFIX.<tgt> (or PREFIX.<lang>.gz), PREFIX.docs")
     s.add_argument("--src", default="en", help="source language, the corpus suffix (default: %(default)s)")
     s.add_argument("--tgt", default="fr", help="target language, the corpus suffix (default: %(default)s)")
     s.add_argument("--out", default="models/baseline",

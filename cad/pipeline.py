@@ -47,6 +47,13 @@ class TrainConfig:
     test_corpus: str | None = None   # prefix of a test set to align together with the training data
 
 
+def corpus_file(prefix: str, lang: str) -> Path:
+    """<prefix>.<lang>, or <prefix>.<lang>.gz when only the gzipped file exists (as Moses's tools take)."""
+    plain = Path(f"{prefix}.{lang}")
+    gz = Path(f"{prefix}.{lang}.gz")
+    return gz if not plain.exists() and gz.exists() else plain
+
+
 def _up_to_date(outputs: list[Path], inputs: list[Path]) -> bool:
     if not all(o.exists() for o in outputs):
         return False
@@ -107,7 +114,7 @@ def train(cfg: TrainConfig, force: bool = False, until: str | None = None) -> Pa
 def _train(cfg: TrainConfig, force: bool, until: str | None) -> Path:
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
-    src_in, tgt_in = Path(f"{cfg.corpus}.{cfg.src}"), Path(f"{cfg.corpus}.{cfg.tgt}")
+    src_in, tgt_in = corpus_file(cfg.corpus, cfg.src), corpus_file(cfg.corpus, cfg.tgt)
     docs_in = Path(f"{cfg.corpus}.docs")
     corpus = out / "corpus"
     src, tgt = Path(f"{corpus}.{cfg.src}"), Path(f"{corpus}.{cfg.tgt}")
@@ -128,7 +135,7 @@ def _train(cfg: TrainConfig, force: bool, until: str | None) -> Path:
     extra_inputs: list[Path] = []
     extra = None
     if cfg.test_corpus:
-        test_src, test_tgt = Path(f"{cfg.test_corpus}.{cfg.src}"), Path(f"{cfg.test_corpus}.{cfg.tgt}")
+        test_src, test_tgt = corpus_file(cfg.test_corpus, cfg.src), corpus_file(cfg.test_corpus, cfg.tgt)
         extra = (test_src, test_tgt, out / f"test.aligned.{cfg.alignment}")
         extra_inputs = [test_src, test_tgt]
     _stage("align", [align] + ([extra[2]] if extra else []), [src, tgt, *extra_inputs], force,

@@ -86,3 +86,15 @@ def test_train_log_records_the_stages(trained):
     log = (trained / "train.log").read_text()
     for stage in ("prepare", "align", "lex", "phrases", "lm", "moses.ini"):
         assert f"[{stage}]" in log
+
+
+def test_train_reads_gzipped_corpora(trained, tmp_path):
+    # Moses's tools take corpus.<lang>.gz; the same corpus gzipped gives the same tables
+    for lang in ("en", "fr"):
+        data = open(f"{SAMPLE_PREFIX}.{lang}", "rb").read()
+        with gzip.open(tmp_path / f"c.{lang}.gz", "wb") as fh:
+            fh.write(data)
+    (tmp_path / "c.docs").write_bytes(open(f"{SAMPLE_PREFIX}.docs", "rb").read())
+    assert main(["-q", "train", "--corpus", str(tmp_path / "c"), "--out", str(tmp_path / "m")]) == 0
+    for name in ("corpus.en", "phrase-table.gz", "lm.arpa"):
+        assert (tmp_path / "m" / name).read_bytes() == (trained / name).read_bytes(), name

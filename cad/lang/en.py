@@ -1,0 +1,95 @@
+"""English as the target language of Spanish→English pronoun translation (seed 003).
+
+Target classes: what the English words aligned to a Spanish 3rd-person pronoun amount to, for the
+coreference model (mirrors `cad.cm.classes` for French). APT lists: the es→en counterparts of
+`cad.eval.lists`, laid out as in the original tool's Spanish→English example
+(github.com/idiap/APT, data_es-en/: config_1..3, list_es, list_en, es-en.pronouns.all).
+
+Decisions (neither seed 000 nor 003 nor the tool settles them):
+- *her* is one class, object and possessive determiner alike: the source pronoun tells them
+  apart (la/le → object, su → possessive), so a second class would only split the counts.
+- No "his own" classes. Seed 003 translates suyo/suya as his/her/its/their own, but *own* is an
+  adjective the translation model supplies (from *propio* or the construction); what depends on
+  the antecedent is the possessive before it, so *his own* is class his.
+- *hers*, *theirs* stay classes of their own for the decoder (different surface forms), but APT
+  counts her≡hers and their≡theirs as identical: otherwise suyo → *his own* vs *his* would be C1
+  while suya → *her own* vs *hers* would be C3, a metric biased by the possessor's gender.
+- No `similar` (C2) groups, as in the tool's es-en example and seed 003, whose tables have no C2:
+  English 3rd-person forms differ exactly in the gender, number and humanness being evaluated.
+- The target list holds 3rd-person forms only (the tool's list_en also has I/we/you/who/that,
+  because its source list has yo, nosotros, que…); anything else is OTHER.
+- The source list leaves out lo/la/los/las: by spelling they are articles far more often than
+  pronouns, so they are evaluated only by position (CorZu's mentions), never by word search.
+- The alignment heuristics (seed 000 §2.3), which the tool's es-en example leaves off (empty
+  dictionaries), are on: step 3 picks only 3rd-person English forms, so that *we* for a verb
+  ending next to an unaligned *su* is not taken as its translation.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterable
+
+from cad.lang import es
+
+if TYPE_CHECKING:
+    from cad.eval.apt import AptSettings
+
+NONE = "NONE"
+OTHER = "OTHER"
+
+SUBJECT = ("he", "she", "it", "they")
+OBJECT = ("him", "her", "them")                        # *it* is both subject and object
+POSSESSIVE = ("his", "hers", "its", "their", "theirs")  # determiners and pronouns; *her*: see above
+REFLEXIVE = ("himself", "herself", "itself", "themselves")
+PRONOUNS = SUBJECT + OBJECT + POSSESSIVE + REFLEXIVE
+TARGET_CLASSES = PRONOUNS + (OTHER, NONE)
+CLASS_OF = {w: w for w in PRONOUNS}
+
+
+def pronoun_class(words: Iterable[str]) -> str:
+    """The class of the English words aligned to one source pronoun: the first word that is a
+    pronoun of the list (*to him* → him, *his own* → his), else OTHER, or NONE for no word."""
+    words = [w.lower() for w in words]
+    if not words:
+        return NONE
+    for w in words:
+        c = CLASS_OF.get(w)
+        if c is not None:
+            return c
+    return OTHER
+
+
+# --- APT lists for Spanish→English ---------------------------------------------------------------
+
+# le/les are always pronouns, unlike lo/la/los/las (see the module docstring)
+ES_SOURCE_PRONOUNS = list(es.PERSONAL) + ["le", "les"] + list(es.POSSESSIVE)
+EN_TARGET_PRONOUNS = list(PRONOUNS)
+EN_EQUAL = [["her", "hers"], ["their", "theirs"]]
+EN_SIMILAR: list[list[str]] = []
+# Heuristics, step 3: an English pronoun aligned to one of these translates that word, not ours.
+# Every Spanish personal and possessive pronoun (the tool's es-en.pronouns.all), clitics included.
+ES_PRONOUN_DICT = [
+    "yo", "tú", "vos", "usted", "él", "ella", "ello", "nosotros", "nosotras", "vosotros", "vosotras",
+    "ustedes", "ellos", "ellas",
+    "me", "te", "se", "nos", "os", "lo", "la", "le", "los", "las", "les",
+    "mí", "ti", "sí", "conmigo", "contigo", "consigo",
+    "mi", "mis", "tu", "tus", "su", "sus", "nuestro", "nuestra", "nuestros", "nuestras",
+    "vuestro", "vuestra", "vuestros", "vuestras",
+    "mío", "mía", "míos", "mías", "tuyo", "tuya", "tuyos", "tuyas", "suyo", "suya", "suyos", "suyas",
+]
+# Heuristics, steps 1 and 3: the words that can translate a Spanish 3rd-person pronoun.
+EN_PRONOUN_DICT = list(PRONOUNS)
+
+
+def apt_settings(weights=(1.0, 0.5, 0.0, 0.0, 0.0, 0.0), cases=(1, 2, 3, 4, 5, 6),
+                 count_other: bool = True) -> AptSettings:
+    """Spanish→English defaults, as `cad.eval.report.french_settings` for English→French; the
+    weights are the tool's es-en example's. OTHER counts as identical to OTHER so that the
+    reference scored against itself gets APT = 1 (the tool's config_2; config_3 does not).
+    For seed 003's six pronouns only, set `source_pronouns` to `list(es.SEED003)` afterwards."""
+    from cad.eval.apt import AptSettings   # cad.eval may come to ask cad.lang for its lists
+
+    return AptSettings(source_pronouns=list(ES_SOURCE_PRONOUNS), target_list=list(EN_TARGET_PRONOUNS),
+                       equal=[list(g) for g in EN_EQUAL], similar=[list(g) for g in EN_SIMILAR],
+                       source_dict=list(ES_PRONOUN_DICT), target_dict=list(EN_PRONOUN_DICT),
+                       cases=list(cases), weights=list(weights), count_other=count_other)

@@ -8,7 +8,7 @@ from pathlib import Path
 from cad.errors import CadError
 from coref.records import PronounResolution
 
-BACKENDS = ("ranker", "sieve", "coreferee", "gold", "stanza")
+BACKENDS = ("ranker", "sieve", "coreferee", "gold", "stanza", "corzu")
 DEFAULT_BACKEND = "ranker"
 
 
@@ -95,8 +95,16 @@ class StanzaResolver:
         return out
 
 
-def get_backend(name: str, gold: str | None = None, pronouns=("it", "they"), model: str | None = None):
-    """A resolver by name; `model` is the ranker's model file (default: the one shipped with cad)."""
+def get_backend(name: str, gold: str | None = None, pronouns=("it", "they"), model: str | None = None,
+                corzu: str | None = None, docs: str | None = None, n_lines: int | None = None):
+    """A resolver by name; `model` is the ranker's model file (default: the one shipped with cad).
+    `corzu` (Spanish): CorZu's records for a text of `n_lines` lines split into documents by `docs`."""
+    if name == "corzu":
+        from coref.corzu import CorzuResolver
+
+        if not corzu or not docs or n_lines is None:
+            raise CadError("the corzu backend needs --corzu RECORDS and --docs (the text's document boundaries)")
+        return CorzuResolver(corzu, docs, n_lines)
     if name == "ranker":
         from coref.ranker import RankerResolver
 

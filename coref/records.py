@@ -28,6 +28,7 @@ class Candidate:
     probability: float = 1.0
     number: str | None = None       # "sing" | "plur" | None (unknown)
     human: bool | None = None
+    gender: str | None = None       # "masc" | "fem" | None: the source head's, where the source has gender
     kind: str = "np"                # "np" | "event": a clause the pronoun refers to (-> ce/cela/ça)
 
 
@@ -111,3 +112,4 @@ def _check_types(rec: PronounResolution, path: str, lineno: int) -> None:
         need(isinstance(c.text, str) and c.kind in ("np", "event"), "a candidate's text is a string, kind np|event")
         need(c.number in (None, "sing", "plur") and c.human in (None, True, False),
              "a candidate's number is sing|plur|null, human true|false|null")
+        need(c.gender in (None, "masc", "fem"), "a candidate's gender is masc|fem|null")

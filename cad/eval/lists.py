@@ -1,27 +1,16 @@
-"""Default word lists for English→French pronoun evaluation (seed 000, Table 2 and §3.1)."""
+"""Reading APT's word-list files; the default lists of English→French are cad/lang/fr.py's and en.py's."""
 
 from __future__ import annotations
 
 import os
 
 from cad.errors import CadError
+# the languages' lists live in cad/lang; these names are kept for the stages that read them here
+from cad.lang.en import SOURCE_PRONOUN_DICT as EN_PRONOUN_DICT, SOURCE_PRONOUNS as EN_SOURCE_PRONOUNS  # noqa: F401
+from cad.lang.fr import (  # noqa: F401
+    EQUAL as FR_EQUAL, NONE, OTHER, PRONOUN_DICT as FR_PRONOUN_DICT, SIMILAR as FR_SIMILAR,
+    TARGET_PRONOUNS as FR_TARGET_PRONOUNS)
 from cad.textio import read_lines
-
-OTHER = "OTHER"
-NONE = "NONE"
-
-EN_SOURCE_PRONOUNS = ["it", "they"]
-# the translations considered at DiscoMT 2015 (il, elle, ils, elles, ce, on, ça/cela) and their forms
-FR_TARGET_PRONOUNS = ["il", "elle", "ils", "elles", "ce", "c'", "on", "ça", "ç'", "cela"]
-# identical pronouns (Table 2, left) and equivalent pronouns (Table 2, right)
-FR_EQUAL = [["ce", "c'"], ["ça", "ç'", "cela"]]
-FR_SIMILAR = [["ce", "il"], ["ce", "ça"]]
-# pronoun dictionaries used by the alignment heuristics (§2.3)
-EN_PRONOUN_DICT = ["it", "they", "he", "she", "him", "her", "them", "its", "their", "theirs", "his", "hers",
-                   "this", "that", "these", "those", "i", "you", "we", "me", "us"]
-FR_PRONOUN_DICT = FR_TARGET_PRONOUNS + ["le", "la", "l'", "les", "lui", "leur", "eux", "en", "y", "se", "s'",
-                                        "ceci", "celui", "celle", "ceux", "celles", "je", "j'", "tu", "nous",
-                                        "vous", "me", "m'", "te", "t'"]
 
 
 def read_word_list(path: str | os.PathLike) -> list[str]:

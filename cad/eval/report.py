@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from cad.errors import CadError
 from cad.eval.apt import AptResult, AptSettings, evaluate
 from cad.eval.bleu import bleu_chrf
-from cad.eval.lists import EN_PRONOUN_DICT, EN_SOURCE_PRONOUNS, FR_EQUAL, FR_PRONOUN_DICT, FR_SIMILAR, FR_TARGET_PRONOUNS
 from cad.eval.pronoun_pr import pronoun_prf
 from cad.eval.significance import mcnemar
 from cad.textio import atomic_output
@@ -18,12 +17,10 @@ from cad.textio import atomic_output
 
 def french_settings(weights=(1.0, 0.5, 0.0, 0.0, 0.0, 0.0), cases=(1, 2, 3, 4, 5, 6),
                     count_other: bool = True) -> AptSettings:
-    """English→French defaults. OTHER (an aligned word outside the pronoun list, e.g. *le*, *en*)
-    counts as identical to OTHER, so that the reference scored against itself gets APT = 1."""
-    return AptSettings(count_other=count_other, source_pronouns=list(EN_SOURCE_PRONOUNS), target_list=list(FR_TARGET_PRONOUNS),
-                       equal=[list(g) for g in FR_EQUAL], similar=[list(g) for g in FR_SIMILAR],
-                       source_dict=list(EN_PRONOUN_DICT), target_dict=list(FR_PRONOUN_DICT),
-                       cases=list(cases), weights=list(weights))
+    """English→French defaults (cad/lang/fr.py)."""
+    from cad.lang import fr
+
+    return fr.apt_settings(weights, cases, count_other)
 
 
 @dataclass

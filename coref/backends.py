@@ -96,15 +96,19 @@ class StanzaResolver:
 
 
 def get_backend(name: str, gold: str | None = None, pronouns=("it", "they"), model: str | None = None,
-                corzu: str | None = None, docs: str | None = None, n_lines: int | None = None):
+                corzu: str | None = None, docs: str | None = None, n_lines: int | None = None,
+                human_lexicon: str | None = None):
     """A resolver by name; `model` is the ranker's model file (default: the one shipped with cad).
-    `corzu` (Spanish): CorZu's records for a text of `n_lines` lines split into documents by `docs`."""
+    `corzu` (Spanish): CorZu's records for a text of `n_lines` lines split into documents by `docs`;
+    `human_lexicon`: a learned human-noun lexicon (cad/lang/humanness.py) for the candidates' humanness."""
     if name == "corzu":
         from coref.corzu import CorzuResolver
 
         if not corzu or not docs or n_lines is None:
             raise CadError("the corzu backend needs --corzu RECORDS and --docs (the text's document boundaries)")
-        return CorzuResolver(corzu, docs, n_lines)
+        from cad.lang.humanness import HumanLexicon
+
+        return CorzuResolver(corzu, docs, n_lines, lexicon=HumanLexicon.load(human_lexicon) if human_lexicon else None)
     if name == "ranker":
         from coref.ranker import RankerResolver
 

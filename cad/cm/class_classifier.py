@@ -206,7 +206,8 @@ def train_classifier(instances: list[tuple[dict[str, float], str, float, list[st
 
 
 def load_pronoun_model(path: str | os.PathLike, kind: str = "table"):
-    """The CM's pronoun model: the class table (classes.gz) or the classifier (classifier.json)."""
+    """The CM's pronoun model: the class table (classes.gz), the classifier (classifier.json), or the
+    source-feature class table of Spanish→English (classes.gz of `cad cm build --src es`)."""
     from cad.cm.class_model import ClassTable
 
     if kind == "table":
@@ -215,7 +216,12 @@ def load_pronoun_model(path: str | os.PathLike, kind: str = "table"):
         if Path(path).is_dir():
             path = Path(path) / MODEL_FILE
         return ClassifierCM.load(path)
-    raise CadError(f"unknown CM model {kind!r} (choose from table, classifier)")
+    if kind == "source-table":
+        from cad.cm.source_cm import SourceClassTable
+
+        return SourceClassTable.read(path)
+    raise CadError(f"unknown CM model {kind!r} (choose from {', '.join(CM_MODELS)})")
 
 
-CM_MODELS = ("table", "classifier")
+# source-table: Spanish→English, bundles of the source antecedent's own features (cad/cm/source_cm.py)
+CM_MODELS = ("table", "classifier", "source-table")

@@ -7,8 +7,38 @@ import sys
 import time
 
 from coref.backends import BACKENDS, DEFAULT_BACKEND
+# source languages whose pronouns' antecedents state gender and number on the source side
+SOURCE_FEATURE_LANGUAGES = ("es",)
 from cad.cm.class_classifier import CM_MODELS
 from cad.cm.class_model import OBJECTIVES
+
+
+def _lexicon(path: str | None):
+    from cad.lang.humanness import HumanLexicon
+
+    return HumanLexicon.load(path) if path else None
+
+
+def _build_source(a: argparse.Namespace) -> None:
+    """Spanish→English (seed 003): the bundles carry the source antecedent's own features."""
+    from pathlib import Path
+
+    from cad.cm.source_cm import build_source_cm
+    from cad.errors import CadError
+    from cad.textio import count_lines
+    from coref.corzu import CorzuResolver
+
+    if a.backend != "corzu" or not a.corzu:
+        raise CadError(f"--src {a.src}: the CM is built from CorZu's antecedents (--backend corzu --corzu RECORDS)")
+    docs = a.docs or (f"{a.corpus}.docs" if Path(f"{a.corpus}.docs").exists() else None)
+    if docs is None:
+        raise CadError(f"--backend corzu needs the corpus's documents (--docs or {a.corpus}.docs)")
+    lines = f"{a.corpus}.lines" if Path(f"{a.corpus}.lines").exists() else None
+    resolver = CorzuResolver(a.corzu, docs, count_lines(f"{a.corpus}.{a.src}"), lines,
+                             lexicon=_lexicon(a.human_lexicon))
+    st = build_source_cm(a.corpus, a.align, a.out, resolver, a.src, a.tgt, docs)
+    print(f"{st.entries} entries from {st.triples} triples ({st.with_candidates} of {st.pronouns} pronouns "
+          f"with antecedents, {st.unaligned} unaligned) -> {a.out}/cm.gz", file=sys.stderr)
 
 
 def _build(a: argparse.Namespace) -> None:
@@ -16,6 +46,9 @@ def _build(a: argparse.Namespace) -> None:
 
     from cad.errors import CadError
 
+    if a.src in SOURCE_FEATURE_LANGUAGES:
+        _build_source(a)
+        return
     if a.em_iterations < 0:
         raise CadError(f"--em-iterations must be >= 0, not {a.em_iterations}")
     weights = {}
@@ -45,10 +78,12 @@ def _config(a: argparse.Namespace) -> None:
     from cad.textio import is_stdio
 
     if a.mode == "feature":
-        write_feature_config(a.base, a.cm, a.out, FEATURE_WEIGHT if a.weight is None else a.weight, a.objective,
+        # the source-feature table (Spanish→English) has no APT credit matrix: it scores ln P(class)
+        objective = "likelihood" if a.cm_model == "source-table" else a.objective
+        write_feature_config(a.base, a.cm, a.out, FEATURE_WEIGHT if a.weight is None else a.weight, objective,
                              a.cm_model)
     elif a.cm_model != "table":
-        raise CadError("--cm-model classifier needs --mode feature (the back-off table is a phrase table)")
+        raise CadError(f"--cm-model {a.cm_model} needs --mode feature (the back-off table is a phrase table)")
     else:
         write_cm_config(a.base, a.cm, a.out, 0.8 if a.weight is None else a.weight)
     if not is_stdio(a.out):
@@ -79,6 +114,9 @@ def load_decoder(config: str, sentences: list[str], decoder: str = "cad", moses_
         return MosesAdapter(binary, config)
     from cad.decoder import Decoder, DecoderModel, SearchSettings
 
+    from cad.cm.source_cm import bundle_vocabulary
+    from cad.lang.es import PRONOUNS as SPANISH_PRONOUNS
+
     # feature tokens must be loadable from the CM: add them to the phrases wanted
     extra = []
     for s in sentences:
@@ -89,6 +127,8 @@ def load_decoder(config: str, sentences: list[str], decoder: str = "cad", moses_
                         extra.append(f"{tok.lower()}-{g}-{n}")
                         extra.append(f"{tok.lower()}-{g}-{n}-hum")
                         extra.append(f"{tok.lower()}-{g}-{n}-nonhum")
+            elif tok.lower() in SPANISH_PRONOUNS:
+                extra.extend(bundle_vocabulary([tok.lower()]))
     from cad.decoder.cli import engine_is_native
 
     return Decoder(DecoderModel.load(config, input_sentences=sentences + [" ".join(extra)],
@@ -108,7 +148,7 @@ def _translate(a: argparse.Namespace) -> None:
 
     docs = documents(a.input, a.docs)
     if a.raw:
-        tok = Tokenizer("en")
+        tok = Tokenizer(a.src)
         docs = [(d, [clean_tokens(tok(" ".join(s))) for s in sents]) for d, sents in docs]
     if not a.no_lowercase:
         docs = [(d, [[t.lower() for t in s] for s in sents]) for d, sents in docs]
@@ -130,8 +170,16 @@ def _translate(a: argparse.Namespace) -> None:
     if has_feature and a.decoder == "moses":
         raise CadError(f"{a.config} has a CoreferenceModel feature, which only cad's decoder has: "
                        "use --decoder cad, or --cm-mode rerank with the baseline moses.ini")
+    source_features = a.src in SOURCE_FEATURE_LANGUAGES
+    if source_features and a.system == "cm" and mode == "rerank":
+        raise CadError(f"--src {a.src}: the CM reads the antecedent's features from the source, "
+                       "which --cm-mode backoff and feature implement, not rerank")
+    if source_features and a.system == "pe":
+        raise CadError(f"--system pe post-edits French output; --src {a.src} has no post-editing rules")
     decoder = load_decoder(a.config, sentences, a.decoder, a.moses_bin, a.search_algorithm, a.engine)
-    resolver = get_backend(a.backend) if a.system != "baseline" else None
+    resolver = get_backend(a.backend, corzu=a.corzu, docs=a.docs, n_lines=len(sentences),
+                           human_lexicon=a.human_lexicon) \
+        if a.system != "baseline" else None
     reranker = None
     if a.system == "cm" and mode == "rerank":
         from cad.cm.class_classifier import load_pronoun_model
@@ -155,7 +203,14 @@ def _translate(a: argparse.Namespace) -> None:
             outputs.extend(" ".join(h.words) for h in chosen)
             alignments.extend(" ".join(f"{i}-{j}" for i, j in h.alignment) for h in chosen)
             continue
-        if a.system == "cm" and mode == "feature":
+        if a.system == "cm" and source_features:
+            from cad.cm.source_cm import translate_document_source, translate_document_source_feature
+
+            translate_doc = translate_document_source_feature if mode == "feature" else translate_document_source
+            trs, tr_records = translate_doc(decoder, doc_id, sents, recs)
+            traces.extend(tr_records)
+            outputs.extend(tr.text for tr in trs)
+        elif a.system == "cm" and mode == "feature":
             trs, tr_records = translate_document_feature(decoder, doc_id, sents, recs, a.humanness)
             traces.extend(tr_records)
             outputs.extend(tr.text for tr in trs)
@@ -175,7 +230,7 @@ def _translate(a: argparse.Namespace) -> None:
     if a.detokenize:
         from sacremoses import MosesDetokenizer
 
-        md = MosesDetokenizer(lang="fr")
+        md = MosesDetokenizer(lang=a.tgt)
         outputs = [md.detokenize(o.split()) for o in outputs]
     with atomic_output(a.out) as fh:
         fh.writelines(o + "\n" for o in outputs)
@@ -265,6 +320,27 @@ def _rerank(a: argparse.Namespace) -> None:
     print(f"{moved} of {len(traces)} sentences changed their 1-best", file=sys.stderr)
 
 
+def _experiment_source(a: argparse.Namespace) -> None:
+    from cad.cm.source_experiment import run_source_experiment
+    from cad.errors import CadError
+    from cad.lang import en, es
+    from cad.textio import count_lines
+    from coref.corzu import CorzuResolver
+
+    def parse_grid(text: str, option: str) -> tuple[float, ...]:
+        try:
+            return tuple(float(x) for x in text.split(","))
+        except ValueError:
+            raise CadError(f"{option} {text!r}: expected comma-separated numbers") from None
+    grid, feature_grid = parse_grid(a.grid, "--grid"), parse_grid(a.feature_grid, "--feature-grid")
+    if a.folds < 2:
+        raise CadError("--folds must be at least 2")
+    resolver = CorzuResolver(a.corzu, a.docs, count_lines(a.source), lexicon=_lexicon(a.human_lexicon))
+    report = run_source_experiment(a.config, a.cm, a.source, a.reference, a.align_ref, a.docs, resolver,
+                                   en.apt_settings(), es.UNAMBIGUOUS, a.out, grid, a.folds, a.classes, feature_grid)
+    print(f"report: {a.out}.md, {a.out}.json ({report['seconds']['total (this run)']:.0f} s)", file=sys.stderr)
+
+
 def _experiment(a: argparse.Namespace) -> None:
     from cad.cm.experiment import parse_systems, run_experiment
     from cad.errors import CadError
@@ -327,6 +403,11 @@ def add_cm_parsers(sub) -> None:
     add_in(s, "--coref", help="pronoun records (cad coref output); default: run --backend")
     s.add_argument("--backend", default=DEFAULT_BACKEND, choices=BACKENDS,
                    help=f"coreference backend (default: {DEFAULT_BACKEND})")
+    add_in(s, "--corzu", help="--src es --backend corzu: CorZu's pronoun records of the corpus (corzu.*.jsonl[.gz]); "
+                              "PREFIX.lines, where cad prepare wrote it, maps them onto the kept lines")
+    add_in(s, "--human-lexicon", help="Spanish: a human-noun lexicon (python -m cad.lang.humanness) that marks the common "
+                                     "nouns it knows as human where CorZu does not; use the same for cm build, "
+                                     "experiment-source and translate")
     s.add_argument("--humanness", action="store_true", help="add source-side humanness to the bundles (seed 003)")
     s.add_argument("--single-best", action="store_true", help="only the best antecedent, score 1 (seed 004)")
     s.add_argument("--smoothing", choices=("none", "witten-bell"), default="none",
@@ -354,8 +435,9 @@ def add_cm_parsers(sub) -> None:
                    help="backoff: the CM table (tables/<name>/cm.gz); feature: the class table (classes.gz), or "
                         "with --cm-model classifier the classifier CM (classifier.json)")
     s.add_argument("--cm-model", choices=CM_MODELS, default="table",
-                   help="feature: the pronoun model the CoreferenceModel reads, the class table (default) or the "
-                        "classifier CM (source words and antecedent features)")
+                   help="feature: the pronoun model the CoreferenceModel reads, the class table (default), the "
+                        "classifier CM (source words and antecedent features), or source-table: the Spanish→English "
+                        "class table of cad cm build --src es (bundles of the source antecedent's features)")
     s.add_argument("--mode", choices=("backoff", "feature"), default="backoff",
                    help="backoff: seed 004's second table for feature tokens; feature: a CoreferenceModel "
                         "feature scoring every option that translates it/they (default: backoff)")
@@ -415,6 +497,28 @@ def add_cm_parsers(sub) -> None:
     s.add_argument("--out", required=True, help="report prefix: PREFIX.md, PREFIX.json, PREFIX.png, PREFIX.work/")
     s.set_defaults(func=_experiment)
 
+    s = cs.add_parser("experiment-source", help="Spanish→English: BL against seed 003's back-off CM on a dev "
+                                                "split with CorZu antecedents, tuned and reported on folds by document")
+    s.add_argument("--config", required=True, help="the baseline es-en moses.ini")
+    s.add_argument("--cm", required=True, help="the source-feature CM table (cad cm build --src es: tables/<name>/cm.gz)")
+    add_in(s, "--source", required=True, help="tokenized, lowercased Spanish source")
+    add_in(s, "--reference", required=True, help="tokenized, lowercased English reference")
+    add_in(s, "--align-ref", required=True, help="source-reference word alignment (Moses i-j)")
+    add_in(s, "--docs", required=True, help="document boundaries of the source (first_line<TAB>doc_id)")
+    add_in(s, "--corzu", required=True, help="CorZu's pronoun records for the source (corzu.dev.jsonl)")
+    add_in(s, "--human-lexicon", help="Spanish: a human-noun lexicon (python -m cad.lang.humanness) that marks the common "
+                                     "nouns it knows as human where CorZu does not; use the same for cm build, "
+                                     "experiment-source and translate")
+    s.add_argument("--grid", default="0.3,0.8,2",
+                   help="back-off CM table weights tried, comma-separated (default: %(default)s)")
+    s.add_argument("--classes", help="the class table of cad cm build --src es (tables/<name>/classes.gz): adds "
+                                     "CM-feature, the CoreferenceModel decoder feature over the whole phrase table")
+    s.add_argument("--feature-grid", default="0.3,1,3",
+                   help="CM-feature weights tried, comma-separated (default: %(default)s)")
+    s.add_argument("--folds", type=int, default=2, help="folds by document (default: %(default)s)")
+    s.add_argument("--out", required=True, help="report prefix: OUT.json, OUT.md, OUT.<system>.txt, OUT.work/")
+    s.set_defaults(func=_experiment_source)
+
     s = sub.add_parser("score", help="score given translations in context (contrastive suites) under the model")
     s.add_argument("--config", required=True, help="moses.ini with a CoreferenceModel feature (cad cm config --mode feature)")
     add_in(s, "--suite", required=True,
@@ -435,6 +539,10 @@ def add_cm_parsers(sub) -> None:
     add_in(s, "--docs", help="document boundaries (first_line<TAB>doc_id; default: one document)")
     s.add_argument("--raw", action="store_true", help="input is not tokenized")
     s.add_argument("--no-lowercase", action="store_true", help="keep the input's case (the model is lowercased)")
+    s.add_argument("--src", default="en", choices=("en", "es"),
+                   help="source language (default: %(default)s); es: the CM's bundles carry the Spanish "
+                        "antecedent's own gender, number and humanness (seed 003; --cm-mode backoff)")
+    s.add_argument("--tgt", default="fr", help="target language, for --detokenize (default: %(default)s)")
     s.add_argument("--system", choices=["cm", "baseline", "pe"], default="cm",
                    help="cm: the Coreference Model (see --cm-mode); baseline: the decoder alone; pe: the baseline "
                         "post-edited to agree with the antecedents (default: %(default)s)")
@@ -453,9 +561,14 @@ def add_cm_parsers(sub) -> None:
     s.add_argument("--nbest", type=int, default=30, help="distinct n-best size for --cm-mode rerank (default 30)")
     s.add_argument("--backend", default=DEFAULT_BACKEND, choices=BACKENDS,
                    help=f"coreference backend (default: {DEFAULT_BACKEND})")
+    add_in(s, "--corzu", help="--backend corzu: CorZu's pronoun records for --input (corzu.*.jsonl), "
+                              "with --docs")
+    add_in(s, "--human-lexicon", help="Spanish: a human-noun lexicon (python -m cad.lang.humanness) that marks the common "
+                                     "nouns it knows as human where CorZu does not; use the same for cm build, "
+                                     "experiment-source and translate")
     s.add_argument("--humanness", action="store_true", help="the CM's bundles carry source-side humanness")
     add_out(s, "--trace", help="one JSON line per pronoun (antecedent, features or bundles, target)")
-    s.add_argument("--detokenize", action="store_true", help="detokenize the French output (sacremoses)")
+    s.add_argument("--detokenize", action="store_true", help="detokenize the output (sacremoses, --tgt's rules)")
     add_out(s, "--alignment-out", help="write the source-translation word alignment (Moses i-j)")
     s.add_argument("--decoder", choices=["cad", "moses"], default="cad",
                    help="cad's decoder, or a real Moses binary (not with a CoreferenceModel feature) "

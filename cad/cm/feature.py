@@ -62,7 +62,12 @@ class CoreferenceModelFeature(StatelessFeature):
                 raise CadError(f"{feature.name}: {kind} {path} not found", config_path, feature.line) from None
             _MODELS[key] = table
         self.table = table
+        # what an option makes of the pronoun, in the model's own target classes (French by default)
+        self.option_class = getattr(table, "option_class", option_class)
         self.objective = feature.args.get("objective", "likelihood")
+        if kind == "source-table" and self.objective != "likelihood":
+            raise CadError(f"{feature.name}: model=source-table scores ln P(class) only (objective=likelihood)",
+                           config_path, feature.line)
         if self.objective not in OBJECTIVES:
             raise CadError(f"{feature.name}: unknown objective={self.objective} (choose from {', '.join(OBJECTIVES)})",
                            config_path, feature.line)
@@ -85,7 +90,7 @@ class CoreferenceModelFeature(StatelessFeature):
         total = None
         for i, dist in self.pronouns.items():
             if opt.start <= i < opt.end:
-                cls = option_class(opt, i, self.tokens)
+                cls = self.option_class(opt, i, self.tokens)
                 v = self._scores.get((i, cls))
                 if v is None:
                     v = self._scores[(i, cls)] = score_class(dist, cls, self.objective)

@@ -242,3 +242,10 @@ def test_experiment_decoders_load_the_bundles_of_the_backoff_table(corpus, tmp_p
                          (0.5, 1.0))
     assert decoders[1.0].translate("su-fem-sing-hum escuela").text == "her school"
     assert [s.weights for s in decoders[0.5].model.slots if s.name == CM_NAME] == [[0.5]]
+    model = decoders[1.0].model
+    with pytest.raises(CadError, match="no feature"):
+        model.with_weights("Nothing0", [1.0])
+    with pytest.raises(CadError, match="has 1 weights, not 2"):
+        model.with_weights(CM_NAME, [1.0, 2.0])
+    # the copy shares the loaded tables
+    assert model.with_weights(CM_NAME, [3.0]).tables is model.tables

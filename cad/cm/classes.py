@@ -10,20 +10,13 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Iterable, Sequence
 
+from cad.lang import first_class
 from cad.lang.fr import CLASS_OF, NONE, OTHER, TARGET_CLASSES as CLASSES  # noqa: F401  (French's home)
 
 
 def pronoun_class(words: Iterable[str]) -> str:
-    """The class of the target words aligned to one source pronoun: the first word of the list
-    that is a pronoun of CLASS_OF (*il y* → il, *qu' il* → il), else OTHER, or NONE for no word."""
-    words = [w.lower() for w in words]
-    if not words:
-        return NONE
-    for w in words:
-        c = CLASS_OF.get(w)
-        if c is not None:
-            return c
-    return OTHER
+    """The French class of the target words aligned to one source pronoun (`first_class`)."""
+    return first_class(words, CLASS_OF)
 
 
 @lru_cache(maxsize=1)

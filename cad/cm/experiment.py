@@ -18,7 +18,6 @@ feature (the feature scores nothing there), so such sentences are decoded once, 
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import json
 import logging
@@ -298,18 +297,8 @@ def run_experiment(config: str, classes: str, cm_table: str, source: str, refere
     for kind, path in kinds.items():
         fcfg = feature_config(config, path, 0.0, objective, kind)
         fmodel = DecoderModel.from_config(fcfg, sentences, SearchSettings(search_algorithm=1))
-        # weights live on the slots: each weight gets a shallow copy of the model with its own slots
         for w in grid:
-            m = copy.copy(fmodel)
-            m.slots = [copy.copy(s) for s in fmodel.slots]
-            for s in m.slots:
-                if s.name == FEATURE_NAME:
-                    s.weights = [w]
-            m.stateless = [copy.copy(f) for f in fmodel.stateless]
-            slot_of = {s.offset: s for s in m.slots}
-            for f in m.stateless:
-                f.slot = slot_of[f.slot.offset]
-            decoders[(kind, w)] = Decoder(m)
+            decoders[(kind, w)] = Decoder(fmodel.with_weights(FEATURE_NAME, [w]))
     projectors = {}
     if gold:
         ref_tok = [line.lower().split() for line in ref_lines]

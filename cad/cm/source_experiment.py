@@ -15,7 +15,6 @@ for su/sus and él/ella, as seed 003's Table 2.
 
 from __future__ import annotations
 
-import copy
 import json
 import logging
 import math
@@ -41,7 +40,7 @@ def studied_positions(sentences: list[list[str]], records, unambiguous) -> tuple
     return with_ante, sorted(every)
 
 
-def _decoders(cfg, sentences: list[str], slot_name: str, grid):
+def _decoders(cfg, sentences: list[str], slot_name: str | None, grid):
     """One loaded model, one shallow copy per weight of `slot_name` (weights live on the slots)."""
     from cad.decoder import Decoder, DecoderModel, SearchSettings
 
@@ -51,20 +50,9 @@ def _decoders(cfg, sentences: list[str], slot_name: str, grid):
     # the bundle tokens that replace the pronouns must pass the tables' filter too (back-off mode)
     wanted = sentences + [" ".join(bundle_vocabulary(PRONOUNS))]
     model = DecoderModel.from_config(cfg, wanted, SearchSettings(search_algorithm=1))
-    out = {}
-    for w in grid:
-        m = copy.copy(model)
-        m.slots = [copy.copy(s) for s in model.slots]
-        for s in m.slots:
-            if s.name == slot_name:
-                s.weights = [w]
-        m.stateless = [copy.copy(f) for f in model.stateless]
-        m.stateful = [copy.copy(f) for f in model.stateful]
-        slot_of = {s.offset: s for s in m.slots}
-        for f in m.stateless + m.stateful:
-            if getattr(f, "slot", None) is not None:
-                f.slot = slot_of[f.slot.offset]
-        out[w] = Decoder(m)
+    if slot_name is None:
+        return {w: Decoder(model) for w in grid}
+    return {w: Decoder(model.with_weights(slot_name, [w])) for w in grid}
     return out
 
 
@@ -146,7 +134,7 @@ def run_source_experiment(config: str, cm_table: str, source: str, reference: st
         seconds["BL"] = cached["BL"]["seconds"]
     else:
         t = time.time()
-        bl_dec = _decoders(parse_config(config), sentences, "", (0.0,))[0.0]
+        bl_dec = _decoders(parse_config(config), sentences, None, (0.0,))[0.0]
         trs = [bl_dec.translate(x) for x in progress(sentences, desc="BL", unit="sent")]
         bl_out = [tr.text for tr in trs]
         bl_align = [" ".join(f"{i}-{j}" for i, j in tr.best.word_alignment) for tr in trs]

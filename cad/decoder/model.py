@@ -8,6 +8,8 @@ unknown word costs UnknownWordPenalty = log(0) floored = -100.
 
 from __future__ import annotations
 
+import copy
+
 import contextlib
 import logging
 import math
@@ -237,6 +239,27 @@ class DecoderModel:
         for s in self.slots:
             out.extend(s.weights)
         return out
+
+    def with_weights(self, name: str, weights: list[float]) -> "DecoderModel":
+        """A shallow copy in which feature `name` has other weights, sharing the loaded tables and
+        LM: a grid of weights decodes with one loaded model. Weights live on the slots, so the
+        copy has its own slots, and its own feature objects bound to them."""
+        if not any(s.name == name for s in self.slots):
+            raise CadError(f"the model has no feature {name}")
+        m = copy.copy(self)
+        m.slots = [copy.copy(s) for s in self.slots]
+        for s in m.slots:
+            if s.name == name:
+                if len(weights) != s.size:
+                    raise CadError(f"{name} has {s.size} weights, not {len(weights)}")
+                s.weights = list(weights)
+        slot_of = {s.offset: s for s in m.slots}
+        m.stateless = [copy.copy(f) for f in self.stateless]
+        m.stateful = [copy.copy(f) for f in self.stateful]
+        for f in m.stateless + m.stateful:
+            if getattr(f, "slot", None) is not None:
+                f.slot = slot_of[f.slot.offset]
+        return m
 
     @classmethod
     def load(cls, config_path: str | os.PathLike, weight_overwrite: str | None = None,

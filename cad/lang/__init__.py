@@ -1,3 +1,23 @@
 """One home per language: its pronoun sets and target classes, its APT word lists, its spaCy model
-and morphology reader. A stage asks `language(code)` or `pair(src, tgt)` instead of naming French
-or English, so adding a language pair is adding a module here."""
+and morphology reader (`fr`, `en`, `es`). Stages read a language's facts from its module here
+instead of spelling them out, so adding a language pair is adding a module."""
+
+from __future__ import annotations
+
+from typing import Iterable, Mapping
+
+NONE = "NONE"
+OTHER = "OTHER"
+
+
+def first_class(words: Iterable[str], class_of: Mapping[str, str]) -> str:
+    """The class of the target words aligned to one source pronoun: that of the first word which
+    is a pronoun of `class_of` (*il y* → il, *to him* → him), else OTHER, or NONE for no word."""
+    words = [w.lower() for w in words]
+    if not words:
+        return NONE
+    for w in words:
+        c = class_of.get(w)
+        if c is not None:
+            return c
+    return OTHER

@@ -30,13 +30,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable
 
-from cad.lang import es
+from cad.lang import NONE, OTHER, es, first_class
 
 if TYPE_CHECKING:
     from cad.eval.apt import AptSettings
 
-NONE = "NONE"
-OTHER = "OTHER"
 
 # English→French: the source pronouns studied (seed 004), and the English pronouns APT's alignment
 # heuristics know (seed 000 §2.3)
@@ -54,16 +52,10 @@ CLASS_OF = {w: w for w in PRONOUNS}
 
 
 def pronoun_class(words: Iterable[str]) -> str:
-    """The class of the English words aligned to one source pronoun: the first word that is a
-    pronoun of the list (*to him* → him, *his own* → his), else OTHER, or NONE for no word."""
-    words = [w.lower() for w in words]
-    if not words:
-        return NONE
-    for w in words:
-        c = CLASS_OF.get(w)
-        if c is not None:
-            return c
-    return OTHER
+    """The class of the English words aligned to one source pronoun (`first_class`: *to him* →
+    him, *his own* → his)."""
+    return first_class(words, CLASS_OF)
+
 
 
 # --- APT lists for Spanish→English ---------------------------------------------------------------

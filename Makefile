@@ -168,7 +168,7 @@ clean:
 # moses.ini, and BL against the CM on the dev split, folds by document: models/es-en/es-en-eval.{md,json}
 NC11 ?= $(SHARED)/es-en/nc11
 ES_OUT ?= models/es-en
-es-en: es-en-eval
+es-en: es-en-eval moses_configs/es-en.feature.ini
 
 # the dev split, lowercased as the training corpus is, aligned together with it (APT's reference alignment);
 # not cleaned, so that CorZu's line and token numbers hold
@@ -187,6 +187,11 @@ tables/es-en/cm.gz: $(ES_OUT)/moses.ini
 
 moses_configs/es-en.ini: tables/es-en/cm.gz
 	$(CAD) -q cm config --base $(ES_OUT)/moses.ini --cm $< --out $@
+
+# the class table as CoreferenceModel feature (weight 1: the smaller of the two the dev folds chose)
+moses_configs/es-en.feature.ini: tables/es-en/cm.gz
+	$(CAD) -q cm config --mode feature --cm-model source-table --weight 1 --base $(ES_OUT)/moses.ini \
+		--cm tables/es-en/classes.gz --out $@
 
 es-en-eval: moses_configs/es-en.ini
 	$(CAD) cm experiment-source --config $(ES_OUT)/moses.ini --cm tables/es-en/cm.gz --classes tables/es-en/classes.gz \

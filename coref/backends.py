@@ -8,7 +8,7 @@ from pathlib import Path
 from cad.errors import CadError
 from coref.records import PronounResolution
 
-BACKENDS = ("ranker", "sieve", "coreferee", "gold", "stanza", "corzu")
+BACKENDS = ("ranker", "sieve", "coreferee", "gold", "stanza", "corzu", "spanish")
 DEFAULT_BACKEND = "ranker"
 
 
@@ -100,7 +100,13 @@ def get_backend(name: str, gold: str | None = None, pronouns=("it", "they"), mod
                 human_lexicon: str | None = None):
     """A resolver by name; `model` is the ranker's model file (default: the one shipped with cad).
     `corzu` (Spanish): CorZu's records for a text of `n_lines` lines split into documents by `docs`;
-    `human_lexicon`: a learned human-noun lexicon (cad/lang/humanness.py) for the candidates' humanness."""
+    `human_lexicon`: a learned human-noun lexicon (cad/lang/humanness.py) for the candidates' humanness.
+    `spanish`: the native Spanish resolver (coref/spanish.py) for text without CorZu's output."""
+    if name == "spanish":
+        from coref.spanish import SpanishResolver
+
+        # the lexicon stored with the model unless another is named
+        return SpanishResolver(model, lexicon=human_lexicon or "model")
     if name == "corzu":
         from coref.corzu import CorzuResolver
 

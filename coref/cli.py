@@ -22,8 +22,9 @@ def _coref(a: argparse.Namespace) -> None:
     from coref.backends import documents, get_backend, resolve_documents
     from coref.records import write_jsonl
 
-    backend = get_backend(a.backend, a.gold, _pronouns(a), a.model)
     docs = documents(a.input, a.docs)
+    backend = get_backend(a.backend, a.gold, _pronouns(a), a.model, corzu=a.corzu, docs=a.docs,
+                          n_lines=sum(len(sents) for _, sents in docs), human_lexicon=a.human_lexicon)
     t = time.time()
     recs = resolve_documents(backend, docs)
     write_jsonl(recs, a.out)
@@ -131,9 +132,13 @@ def add_coref_parsers(sub) -> None:
     add_in(s, "--input", required=True, help="tokenized text, one sentence per line")
     add_in(s, "--docs", help="document boundaries (first line<TAB>doc id)")
     s.add_argument("--gold", help="gold annotation for --backend gold (MMAX2 directory, .conll or .ann)")
-    s.add_argument("--model", help="ranker model file (default: the model shipped with cad)")
+    s.add_argument("--model", help="ranker model file (default: the model shipped with cad; for --backend spanish, "
+                                   "coref/data/ranker-es.json.gz)")
     s.add_argument("--pronouns", default="it,they",
-                   help="comma-separated pronouns to write records for (default: %(default)s)")
+                   help="comma-separated pronouns to write records for (default: %(default)s; the Spanish "
+                        "backends write every Spanish 3rd-person pronoun)")
+    add_in(s, "--corzu", help="--backend corzu: CorZu's pronoun records for --input (corzu.*.jsonl), with --docs")
+    add_in(s, "--human-lexicon", help="--backend corzu|spanish: a human-noun lexicon (python -m cad.lang.humanness)")
     add_out(s, "--out", required=True, help="JSON Lines output")
     s.set_defaults(func=_coref)
 

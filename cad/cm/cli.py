@@ -28,14 +28,20 @@ def _build_source(a: argparse.Namespace) -> None:
     from cad.textio import count_lines
     from coref.corzu import CorzuResolver
 
-    if a.backend != "corzu" or not a.corzu:
-        raise CadError(f"--src {a.src}: the CM is built from CorZu's antecedents (--backend corzu --corzu RECORDS)")
+    if a.backend not in ("corzu", "spanish") or (a.backend == "corzu" and not a.corzu):
+        raise CadError(f"--src {a.src}: the CM reads the source antecedents' features: --backend corzu --corzu "
+                       "RECORDS, or --backend spanish (the native resolver)")
     docs = a.docs or (f"{a.corpus}.docs" if Path(f"{a.corpus}.docs").exists() else None)
     if docs is None:
-        raise CadError(f"--backend corzu needs the corpus's documents (--docs or {a.corpus}.docs)")
-    lines = f"{a.corpus}.lines" if Path(f"{a.corpus}.lines").exists() else None
-    resolver = CorzuResolver(a.corzu, docs, count_lines(f"{a.corpus}.{a.src}"), lines,
-                             lexicon=_lexicon(a.human_lexicon))
+        raise CadError(f"--backend {a.backend} needs the corpus's documents (--docs or {a.corpus}.docs)")
+    if a.backend == "spanish":
+        from coref.spanish import SpanishResolver
+
+        resolver = SpanishResolver(lexicon=a.human_lexicon or "model")
+    else:
+        lines = f"{a.corpus}.lines" if Path(f"{a.corpus}.lines").exists() else None
+        resolver = CorzuResolver(a.corzu, docs, count_lines(f"{a.corpus}.{a.src}"), lines,
+                                 lexicon=_lexicon(a.human_lexicon))
     st = build_source_cm(a.corpus, a.align, a.out, resolver, a.src, a.tgt, docs)
     print(f"{st.entries} entries from {st.triples} triples ({st.with_candidates} of {st.pronouns} pronouns "
           f"with antecedents, {st.unaligned} unaligned) -> {a.out}/cm.gz", file=sys.stderr)
@@ -335,9 +341,17 @@ def _experiment_source(a: argparse.Namespace) -> None:
     grid, feature_grid = parse_grid(a.grid, "--grid"), parse_grid(a.feature_grid, "--feature-grid")
     if a.folds < 2:
         raise CadError("--folds must be at least 2")
-    resolver = CorzuResolver(a.corzu, a.docs, count_lines(a.source), lexicon=_lexicon(a.human_lexicon))
+    corzu = CorzuResolver(a.corzu, a.docs, count_lines(a.source), lexicon=_lexicon(a.human_lexicon))
+    if a.backend == "spanish":
+        from coref.spanish import SpanishResolver
+
+        resolver = SpanishResolver(lexicon=a.human_lexicon or "model")
+    else:
+        resolver = corzu
+    # the pronouns scored are CorZu's whichever resolver feeds the CM, so that runs compare
     report = run_source_experiment(a.config, a.cm, a.source, a.reference, a.align_ref, a.docs, resolver,
-                                   en.apt_settings(), es.UNAMBIGUOUS, a.out, grid, a.folds, a.classes, feature_grid)
+                                   en.apt_settings(), es.UNAMBIGUOUS, a.out, grid, a.folds, a.classes, feature_grid,
+                                   scored=corzu)
     print(f"report: {a.out}.md, {a.out}.json ({report['seconds']['total (this run)']:.0f} s)", file=sys.stderr)
 
 
@@ -516,6 +530,9 @@ def add_cm_parsers(sub) -> None:
     s.add_argument("--feature-grid", default="0.3,1,3",
                    help="CM-feature weights tried, comma-separated (default: %(default)s)")
     s.add_argument("--folds", type=int, default=2, help="folds by document (default: %(default)s)")
+    s.add_argument("--backend", choices=("corzu", "spanish"), default="corzu",
+                   help="the antecedents the CM reads: CorZu's records, or the native resolver's (use the same "
+                        "as cad cm build); the pronouns scored are CorZu's either way (default: %(default)s)")
     s.add_argument("--out", required=True, help="report prefix: OUT.json, OUT.md, OUT.<system>.txt, OUT.work/")
     s.set_defaults(func=_experiment_source)
 

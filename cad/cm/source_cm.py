@@ -122,8 +122,11 @@ def build_source_cm(corpus: str, align: str, out_dir: str | os.PathLike, resolve
     stats = SourceCMStats()
     triples = []
     rows = aligned_documents(f"{corpus}.{src_lang}", f"{corpus}.{tgt_lang}", align, docs)
+    class_triples = []
     for doc_id, src, tgt, al in progress(rows, total=n_docs, desc="cm", unit="doc"):
-        triples.extend(collect(src, tgt, al, resolver.resolve(doc_id, src), stats))
+        recs = resolver.resolve(doc_id, src)
+        triples.extend(collect(src, tgt, al, recs, stats))
+        class_triples.extend(collect_classes(src, tgt, al, recs))
     if not triples:
         raise CadError("no coreference triple could be collected: do the records match the corpus?")
     model = estimate(triples)
@@ -140,10 +143,6 @@ def build_source_cm(corpus: str, align: str, out_dir: str | os.PathLike, resolve
     out_dir.mkdir(parents=True, exist_ok=True)
     with atomic_output(out_dir / "cm.gz") as fh:
         fh.writelines(line + "\n" for line in lines)
-    class_triples = []
-    rows = aligned_documents(f"{corpus}.{src_lang}", f"{corpus}.{tgt_lang}", align, docs)
-    for doc_id, src, tgt, al in rows:
-        class_triples.extend(collect_classes(src, tgt, al, resolver.resolve(doc_id, src)))
     class_model = estimate(class_triples)
     class_counts = defaultdict(float)
     for b, _, w in class_triples:

@@ -89,10 +89,12 @@ def _key(*parts) -> str:
 
 def run_source_experiment(config: str, cm_table: str, source: str, reference: str, align_ref: str, docs: str,
                           resolver, settings, unambiguous, out: str, grid=DEFAULT_GRID, folds: int = 2,
-                          classes: str | None = None, feature_grid=DEFAULT_FEATURE_GRID) -> dict:
+                          classes: str | None = None, feature_grid=DEFAULT_FEATURE_GRID, scored=None) -> dict:
     """`classes` (the class table of cm build --src es) adds CM-feature, the CoreferenceModel
     decoder feature over the whole phrase table, its weight chosen from `feature_grid` as the
-    back-off table's from `grid`. Decodings are cached in OUT.work/ by their inputs."""
+    back-off table's from `grid`. Decodings are cached in OUT.work/ by their inputs. `scored`: the
+    resolver whose pronouns are scored (default: `resolver`'s), so that CMs fed by different
+    resolvers are measured on the same pronouns."""
     from cad.cm.config import CM_NAME, FEATURE_NAME, cm_config, feature_config
     from cad.cm.source_cm import translate_document_source, translate_document_source_feature
     from cad.docs import read_docs
@@ -108,11 +110,14 @@ def run_source_experiment(config: str, cm_table: str, source: str, reference: st
     starts = read_docs(docs, len(src))
     bounds = [d.first_line for d in starts] + [len(src)]
     doc_lines = [list(range(bounds[k], bounds[k + 1])) for k in range(len(starts))]
-    records = []       # (line, record)
-    for k, lines in enumerate(doc_lines):
-        for r in resolver.resolve(str(k), [src[i] for i in lines]):
-            records.append((lines[0] + r.sentence, r))
-    with_ante, every = studied_positions(src, records, unambiguous)
+    def records_of(res) -> list:
+        out = []       # (line, record)
+        for k, lines in enumerate(doc_lines):
+            for r in res.resolve(str(k), [src[i] for i in lines]):
+                out.append((lines[0] + r.sentence, r))
+        return out
+    records = records_of(resolver)
+    with_ante, every = studied_positions(src, records if scored is None else records_of(scored), unambiguous)
     sentences = [" ".join(s) for s in src]
     work = Path(out + ".work")
     work.mkdir(parents=True, exist_ok=True)
@@ -120,11 +125,11 @@ def run_source_experiment(config: str, cm_table: str, source: str, reference: st
     seconds: dict[str, float] = {}
 
     specs = [("CM-backoff", cm_config(config, cm_table, grid[0]), CM_NAME, tuple(grid), translate_document_source,
-              _key(config, cm_table, source, docs, *grid))]
+              _key(config, cm_table, source, docs, type(resolver).__name__, *grid))]
     if classes:
         specs.append(("CM-feature", feature_config(config, classes, feature_grid[0], "likelihood", "source-table"),
                       FEATURE_NAME, tuple(feature_grid), translate_document_source_feature,
-                      _key(config, classes, source, docs, *feature_grid)))
+                      _key(config, classes, source, docs, type(resolver).__name__, *feature_grid)))
     bl_key = _key(config, source)
     runs: dict[str, dict[float, tuple[list[str], list[str]]]] = {}
     cache = work / "decodes.json"
@@ -188,7 +193,7 @@ def run_source_experiment(config: str, cm_table: str, source: str, reference: st
                 if fold_of_line[i] == f:
                     final_out[i], final_align[i] = wruns[w][0][i], wruns[w][1][i]
         finals[name] = (final_out, final_align)
-    report = {"pair": "es-en", "grid": {s[0]: list(s[3]) for s in specs},
+    report = {"pair": "es-en", "resolver": type(resolver).__name__, "grid": {s[0]: list(s[3]) for s in specs},
               "chosen_weight": {n: {str(f): w for f, w in c.items()} for n, c in chosen.items()},
               "folds": folds, "documents": len(doc_lines), "sentences": len(src),
               "pronouns_with_antecedent": len(with_ante), "pronouns_studied": len(every),

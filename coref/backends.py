@@ -97,24 +97,27 @@ class StanzaResolver:
 
 def get_backend(name: str, gold: str | None = None, pronouns=("it", "they"), model: str | None = None,
                 corzu: str | None = None, docs: str | None = None, n_lines: int | None = None,
-                human_lexicon: str | None = None):
+                human_lexicon: str | None = None, gender_lexicon: str | None = None):
     """A resolver by name; `model` is the ranker's model file (default: the one shipped with cad).
     `corzu` (Spanish): CorZu's records for a text of `n_lines` lines split into documents by `docs`;
-    `human_lexicon`: a learned human-noun lexicon (cad/lang/humanness.py) for the candidates' humanness.
+    `human_lexicon`: a learned human-noun lexicon (cad/lang/humanness.py) for the candidates' humanness;
+    `gender_lexicon`: the learned gender of person names (cad/lang/name_gender.py).
     `spanish`: the native Spanish resolver (coref/spanish.py) for text without CorZu's output."""
     if name == "spanish":
         from coref.spanish import SpanishResolver
 
         # the lexicon stored with the model unless another is named
-        return SpanishResolver(model, lexicon=human_lexicon or "model")
+        return SpanishResolver(model, lexicon=human_lexicon or "model", genders=gender_lexicon)
     if name == "corzu":
         from coref.corzu import CorzuResolver
 
         if not corzu or not docs or n_lines is None:
             raise CadError("the corzu backend needs --corzu RECORDS and --docs (the text's document boundaries)")
         from cad.lang.humanness import HumanLexicon
+        from cad.lang.name_gender import GenderLexicon
 
-        return CorzuResolver(corzu, docs, n_lines, lexicon=HumanLexicon.load(human_lexicon) if human_lexicon else None)
+        return CorzuResolver(corzu, docs, n_lines, lexicon=HumanLexicon.load(human_lexicon) if human_lexicon else None,
+                             genders=GenderLexicon.load(gender_lexicon) if gender_lexicon else None)
     if name == "ranker":
         from coref.ranker import RankerResolver
 

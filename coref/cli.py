@@ -24,7 +24,8 @@ def _coref(a: argparse.Namespace) -> None:
 
     docs = documents(a.input, a.docs)
     backend = get_backend(a.backend, a.gold, _pronouns(a), a.model, corzu=a.corzu, docs=a.docs,
-                          n_lines=sum(len(sents) for _, sents in docs), human_lexicon=a.human_lexicon)
+                          n_lines=sum(len(sents) for _, sents in docs), human_lexicon=a.human_lexicon,
+                          gender_lexicon=a.gender_lexicon)
     t = time.time()
     recs = resolve_documents(backend, docs)
     write_jsonl(recs, a.out)
@@ -139,6 +140,8 @@ def add_coref_parsers(sub) -> None:
                         "backends write every Spanish 3rd-person pronoun)")
     add_in(s, "--corzu", help="--backend corzu: CorZu's pronoun records for --input (corzu.*.jsonl), with --docs")
     add_in(s, "--human-lexicon", help="--backend corzu|spanish: a human-noun lexicon (python -m cad.lang.humanness)")
+    add_in(s, "--gender-lexicon", help="--backend corzu|spanish: the gender of person names "
+           "(python -m cad.lang.name_gender), instead of FreeLing's guess or spaCy's none")
     add_out(s, "--out", required=True, help="JSON Lines output")
     s.set_defaults(func=_coref)
 

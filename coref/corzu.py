@@ -35,27 +35,37 @@ def head_word(c: dict) -> str | None:
     return words[k] if 0 <= k < len(words) else None
 
 
-def _candidate(c: dict, line_of: dict[int, int], doc_first: int, lexicon=None) -> Candidate | None:
+def _candidate(c: dict, line_of: dict[int, int], doc_first: int, lexicon=None,
+               genders=None) -> Candidate | None:
     if c.get("sentence") is None or c["sentence"] not in line_of:
         return None      # on a line the text (or the cleaning) lost: no span to point at
     m = corzu_morph(c.get("gender"), c.get("number"))
+    gender = None if m.gender == "unk" else m.gender
     human = is_human(c.get("ne"), c.get("animate"))
     if lexicon is not None and not human and c.get("ne") in (None, "-"):
         # CorZu marks few common nouns animate (*ministro*, *hermana* pass as other): the learned
         # lexicon decides the nouns it knows; named entities keep CorZu's class
         human = bool(lexicon.is_human(head_word(c) or ""))
+    if genders is not None and human and c.get("pos") == "NP":
+        # FreeLing guesses a name's gender from its ending (*Lula* feminine): the learned name
+        # lexicon decides the names it knows, unknown where its evidence is split
+        word = head_word(c) or ""
+        if word.lower() in genders.entries:
+            gender = genders.gender(word)
     return Candidate(line_of[c["sentence"]] - doc_first, int(c["start"]), int(c["end"]), int(c["head"]),
                      c.get("text", ""), number=None if m.number == "unk" else m.number,
-                     human=human, gender=None if m.gender == "unk" else m.gender)
+                     human=human, gender=gender)
 
 
 class CorzuResolver:
     """`resolve(doc_id, sentences)` for the documents of one split, doc_id the document's index
     in `docs` (as cad's other backends number documents). `lexicon` (cad/lang/humanness.py), when
-    given, marks as human the common nouns it knows as such."""
+    given, marks as human the common nouns it knows as such; `genders` (cad/lang/name_gender.py)
+    gives person names the gender it knows for them instead of FreeLing's guess."""
 
     def __init__(self, records: str | os.PathLike, docs: str | os.PathLike, n_lines: int,
-                 lines: str | os.PathLike | None = None, ratio: float = 0.01, minimum: int = 2, lexicon=None):
+                 lines: str | os.PathLike | None = None, ratio: float = 0.01, minimum: int = 2, lexicon=None,
+                 genders=None):
         if lines is not None:
             original = [int(x) for x in read_lines(lines)]
             if len(original) != n_lines:
@@ -85,7 +95,7 @@ class CorzuResolver:
                 first = bounds[k]
                 scored = []
                 for c in obj["candidates"]:
-                    cand = _candidate(c, line_of, first, lexicon)
+                    cand = _candidate(c, line_of, first, lexicon, genders)
                     # a candidate in another document cannot be one: CorZu resolves per document
                     if cand is not None and 0 <= cand.sentence <= kept_line - first:
                         scored.append((cand, float(c["score"])))

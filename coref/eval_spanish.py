@@ -130,7 +130,7 @@ def evaluate(resolver: SpanishResolver, docs: list[SplitDoc], cased: bool = Fals
         sents = d.sentences if cased else lowered(d.sentences)
         parsed = resolver.parse(sents)
         for name, choose in choosers.items():
-            results = walk(parsed, choose, m.window, m.max_candidates, resolver.lexicon)
+            results = walk(parsed, choose, m.window, m.max_candidates, resolver.lexicon, resolver.genders)
             score_document(d, results, tallies[name])
     return {name: t.figures() for name, t in tallies.items()}
 

@@ -288,8 +288,9 @@ def coordination(doc, first: EsMention, conjuncts: list, lexicon) -> EsMention:
                    human=True if True in humans else False if all(h is False for h in humans) else None)
 
 
-def mentions_of_sentence(doc, sentence: int, lexicon=None) -> list[EsMention]:
-    """The mentions a parse gives before any resolution (pronoun sites join while reading)."""
+def mentions_of_sentence(doc, sentence: int, lexicon=None, genders=None) -> list[EsMention]:
+    """The mentions a parse gives before any resolution (pronoun sites join while reading).
+    `genders` (cad/lang/name_gender.py): the gender of person names, which spaCy leaves unmarked."""
     out = []
     for tok in doc:
         if tok.pos_ in ("NOUN", "PROPN"):
@@ -303,8 +304,11 @@ def mentions_of_sentence(doc, sentence: int, lexicon=None) -> list[EsMention]:
             start, end = noun_span(doc, tok, with_conjuncts=False)
             nested = tok.dep_ == "nmod" or (tok.head is not tok and tok.head.pos_ in ("NOUN", "PROPN")
                                             and tok.dep_ not in ("conj", "appos"))
+            human, gender = _human(tok, lexicon), _unk(m.gender)
+            if gender is None and genders is not None and human and tok.pos_ == "PROPN":
+                gender = genders.gender(tok.lower_)
             one = EsMention(sentence, start, end, tok.i, "propn" if tok.pos_ == "PROPN" else "noun",
-                            _unk(m.gender), number, _human(tok, lexicon), role_of(tok), tok.ent_type_,
+                            gender, number, human, role_of(tok), tok.ent_type_,
                             tok.lower_, _determiner(tok), nested, False, clause_of(tok))
             out.append(one)
             if conjs:
@@ -522,7 +526,7 @@ Chooser = Callable[[Decision], "tuple[int | None, np.ndarray | None, float | Non
 
 
 def walk(parsed, choose: Chooser, window: int = 2, max_candidates: int = 40,
-         lexicon=None) -> list[tuple[Decision, int | None, np.ndarray | None, float | None]]:
+         lexicon=None, genders=None) -> list[tuple[Decision, int | None, np.ndarray | None, float | None]]:
     """Read a parsed document in order, asking `choose` for each pronoun site's antecedent among the
     mentions of its sentence and the `window` previous ones (most recent first, at most
     `max_candidates`). A linked pronoun becomes a mention with its antecedent's features."""
@@ -545,7 +549,7 @@ def walk(parsed, choose: Chooser, window: int = 2, max_candidates: int = 40,
         sizes[m.entity] += 1
 
     for k, doc in enumerate(parsed):
-        static = mentions_of_sentence(doc, k, lexicon)
+        static = mentions_of_sentence(doc, k, lexicon, genders)
         noun_at = {m.head: m for m in static if m.kind in ("noun", "propn")}
         events = [(m.head, 1, m, None) for m in static] + [(s.index, 0, None, s) for s in sites_of_sentence(doc, k)]
         for _, _, m, site in sorted(events, key=lambda e: (e[0], e[1])):
@@ -589,9 +593,10 @@ class SpanishResolver:
     probabilities. Works on lowercased tokens (see the module's doc)."""
 
     def __init__(self, model: str | os.PathLike | SpanishModel | None = None, nlp=None, lexicon="model",
-                 pronouns: tuple[str, ...] = ALL_PRONOUNS):
+                 pronouns: tuple[str, ...] = ALL_PRONOUNS, genders=None):
         """`lexicon`: "model" (the human-noun lexicon stored with the model), None (no lexicon:
-        humanness from named entities only), or a cad.lang.humanness.HumanLexicon or its TSV."""
+        humanness from named entities only), or a cad.lang.humanness.HumanLexicon or its TSV.
+        `genders`: a cad.lang.name_gender.GenderLexicon or its TSV, the gender of person names."""
         self.model = model if isinstance(model, SpanishModel) else SpanishModel.load(model or default_model_path())
         if nlp is None:
             from cad.lang.es import spanish_nlp
@@ -606,6 +611,11 @@ class SpanishResolver:
             self.lexicon = HumanLexicon.load(lexicon)
         else:
             self.lexicon = lexicon
+        if isinstance(genders, (str, os.PathLike)):
+            from cad.lang.name_gender import GenderLexicon
+
+            genders = GenderLexicon.load(genders)
+        self.genders = genders
         self.pronouns = tuple(p.lower() for p in pronouns)
 
     def parse(self, sentences: list[list[str]]) -> list:
@@ -622,7 +632,7 @@ class SpanishResolver:
 
     def decisions(self, sentences: list[list[str]], parsed=None):
         parsed = parsed if parsed is not None else self.parse(sentences)
-        return walk(parsed, self.choose, self.model.window, self.model.max_candidates, self.lexicon)
+        return walk(parsed, self.choose, self.model.window, self.model.max_candidates, self.lexicon, self.genders)
 
     def resolve(self, doc_id: str, sentences: list[list[str]], parsed=None) -> list[PronounResolution]:
         out = []

@@ -260,3 +260,23 @@ def test_spanish_backend_resolves_seed_003s_example():
     best = su.best
     assert (best.text, best.gender, best.number, best.human) == ("mi hermana", "fem", "sing", True)
     assert bundle_of(su.token, best) == "su-fem-sing-hum"
+
+
+def test_class_table_em_sharpens_the_latent_antecedent():
+    from cad.cm.source_cm import estimate_em
+
+    fem, masc = "su-fem-sing-hum", "su-masc-sing-hum"
+    instances = [({fem: 1.0}, "her"), ({fem: 1.0}, "her"), ({masc: 1.0}, "his"), ({masc: 1.0}, "his"),
+                 ({fem: 0.5, masc: 0.5}, "her")]
+    seed, counts0 = estimate_em(instances, 0)
+    em, counts = estimate_em(instances, 5)
+    # iteration 0 is seed 003's expected counts: fem has her 2.5 of 2.5; masc his 2 and her .5
+    assert counts0 == pytest.approx({fem: 2.5, masc: 2.5})
+    # Witten-Bell by hand: su has her 3, his 2 (.6/.4); su-hum and su-sing-hum the same counts,
+    # (3 + 2 x .6) / (5 + 2) = .6; su-masc-sing-hum her .5 his 2, two kinds: (.5 + 2 x .6) / (2.5 + 2)
+    assert seed[masc]["her"] == pytest.approx(1.7 / 4.5)
+    assert seed[fem]["her"] == pytest.approx((2.5 + 1 * 0.6) / (2.5 + 1))
+    # the ambiguous pronoun said "her": EM gives it to the feminine candidate
+    assert counts[fem] > counts0[fem] and counts[masc] < counts0[masc]
+    assert em[fem]["her"] > seed[fem]["her"] and em[masc]["her"] < seed[masc]["her"]
+    assert sum(em[fem].values()) == pytest.approx(1.0)

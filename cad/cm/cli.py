@@ -19,6 +19,22 @@ def _lexicon(path: str | None):
     return HumanLexicon.load(path) if path else None
 
 
+def _genders(path: str | None):
+    from cad.lang.name_gender import GenderLexicon
+
+    return GenderLexicon.load(path) if path else None
+
+
+def _add_spanish_lexicons(s: argparse.ArgumentParser, add_in) -> None:
+    """The learned Spanish lexicons: give cm build, experiment-source and translate the same ones."""
+    add_in(s, "--human-lexicon", help="Spanish: a human-noun lexicon (python -m cad.lang.humanness) that marks the common "
+                                     "nouns it knows as human where CorZu does not; use the same for cm build, "
+                                     "experiment-source and translate")
+    add_in(s, "--gender-lexicon", help="Spanish: the gender of person names (python -m cad.lang.name_gender), instead of "
+                                      "FreeLing's guess from the ending (corzu) or spaCy's none (spanish); use the same "
+                                      "for cm build, experiment-source and translate")
+
+
 def _build_source(a: argparse.Namespace) -> None:
     """Spanish→English (seed 003): the bundles carry the source antecedent's own features."""
     from pathlib import Path
@@ -37,12 +53,14 @@ def _build_source(a: argparse.Namespace) -> None:
     if a.backend == "spanish":
         from coref.spanish import SpanishResolver
 
-        resolver = SpanishResolver(lexicon=a.human_lexicon or "model")
+        resolver = SpanishResolver(lexicon=a.human_lexicon or "model", genders=_genders(a.gender_lexicon))
     else:
         lines = f"{a.corpus}.lines" if Path(f"{a.corpus}.lines").exists() else None
         resolver = CorzuResolver(a.corzu, docs, count_lines(f"{a.corpus}.{a.src}"), lines,
-                                 lexicon=_lexicon(a.human_lexicon))
-    st = build_source_cm(a.corpus, a.align, a.out, resolver, a.src, a.tgt, docs)
+                                 lexicon=_lexicon(a.human_lexicon), genders=_genders(a.gender_lexicon))
+    if a.em_iterations < 0:
+        raise CadError(f"--em-iterations must be >= 0, not {a.em_iterations}")
+    st = build_source_cm(a.corpus, a.align, a.out, resolver, a.src, a.tgt, docs, a.em_iterations)
     print(f"{st.entries} entries from {st.triples} triples ({st.with_candidates} of {st.pronouns} pronouns "
           f"with antecedents, {st.unaligned} unaligned) -> {a.out}/cm.gz", file=sys.stderr)
 
@@ -184,7 +202,7 @@ def _translate(a: argparse.Namespace) -> None:
         raise CadError(f"--system pe post-edits French output; --src {a.src} has no post-editing rules")
     decoder = load_decoder(a.config, sentences, a.decoder, a.moses_bin, a.search_algorithm, a.engine)
     resolver = get_backend(a.backend, corzu=a.corzu, docs=a.docs, n_lines=len(sentences),
-                           human_lexicon=a.human_lexicon) \
+                           human_lexicon=a.human_lexicon, gender_lexicon=a.gender_lexicon) \
         if a.system != "baseline" else None
     reranker = None
     if a.system == "cm" and mode == "rerank":
@@ -341,11 +359,12 @@ def _experiment_source(a: argparse.Namespace) -> None:
     grid, feature_grid = parse_grid(a.grid, "--grid"), parse_grid(a.feature_grid, "--feature-grid")
     if a.folds < 2:
         raise CadError("--folds must be at least 2")
-    corzu = CorzuResolver(a.corzu, a.docs, count_lines(a.source), lexicon=_lexicon(a.human_lexicon))
+    corzu = CorzuResolver(a.corzu, a.docs, count_lines(a.source), lexicon=_lexicon(a.human_lexicon),
+                          genders=_genders(a.gender_lexicon))
     if a.backend == "spanish":
         from coref.spanish import SpanishResolver
 
-        resolver = SpanishResolver(lexicon=a.human_lexicon or "model")
+        resolver = SpanishResolver(lexicon=a.human_lexicon or "model", genders=_genders(a.gender_lexicon))
     else:
         resolver = corzu
     # the pronouns scored are CorZu's whichever resolver feeds the CM, so that runs compare
@@ -419,9 +438,7 @@ def add_cm_parsers(sub) -> None:
                    help=f"coreference backend (default: {DEFAULT_BACKEND})")
     add_in(s, "--corzu", help="--src es --backend corzu: CorZu's pronoun records of the corpus (corzu.*.jsonl[.gz]); "
                               "PREFIX.lines, where cad prepare wrote it, maps them onto the kept lines")
-    add_in(s, "--human-lexicon", help="Spanish: a human-noun lexicon (python -m cad.lang.humanness) that marks the common "
-                                     "nouns it knows as human where CorZu does not; use the same for cm build, "
-                                     "experiment-source and translate")
+    _add_spanish_lexicons(s, add_in)
     s.add_argument("--humanness", action="store_true", help="add source-side humanness to the bundles (seed 003)")
     s.add_argument("--single-best", action="store_true", help="only the best antecedent, score 1 (seed 004)")
     s.add_argument("--smoothing", choices=("none", "witten-bell"), default="none",
@@ -520,9 +537,7 @@ def add_cm_parsers(sub) -> None:
     add_in(s, "--align-ref", required=True, help="source-reference word alignment (Moses i-j)")
     add_in(s, "--docs", required=True, help="document boundaries of the source (first_line<TAB>doc_id)")
     add_in(s, "--corzu", required=True, help="CorZu's pronoun records for the source (corzu.dev.jsonl)")
-    add_in(s, "--human-lexicon", help="Spanish: a human-noun lexicon (python -m cad.lang.humanness) that marks the common "
-                                     "nouns it knows as human where CorZu does not; use the same for cm build, "
-                                     "experiment-source and translate")
+    _add_spanish_lexicons(s, add_in)
     s.add_argument("--grid", default="0.3,0.8,2",
                    help="back-off CM table weights tried, comma-separated (default: %(default)s)")
     s.add_argument("--classes", help="the class table of cad cm build --src es (tables/<name>/classes.gz): adds "
@@ -580,9 +595,7 @@ def add_cm_parsers(sub) -> None:
                    help=f"coreference backend (default: {DEFAULT_BACKEND})")
     add_in(s, "--corzu", help="--backend corzu: CorZu's pronoun records for --input (corzu.*.jsonl), "
                               "with --docs")
-    add_in(s, "--human-lexicon", help="Spanish: a human-noun lexicon (python -m cad.lang.humanness) that marks the common "
-                                     "nouns it knows as human where CorZu does not; use the same for cm build, "
-                                     "experiment-source and translate")
+    _add_spanish_lexicons(s, add_in)
     s.add_argument("--humanness", action="store_true", help="the CM's bundles carry source-side humanness")
     add_out(s, "--trace", help="one JSON line per pronoun (antecedent, features or bundles, target)")
     s.add_argument("--detokenize", action="store_true", help="detokenize the output (sacremoses, --tgt's rules)")

@@ -113,20 +113,22 @@ def estimate(triples) -> dict[str, dict[str, tuple[float, float]]]:
 
 
 def build_source_cm(corpus: str, align: str, out_dir: str | os.PathLike, resolver, src_lang: str = "es",
-                    tgt_lang: str = "en", docs: str | None = None) -> SourceCMStats:
+                    tgt_lang: str = "en", docs: str | None = None, em_iterations: int = 5) -> SourceCMStats:
     """Write out_dir/cm.gz (the back-off table, seed 003), classes.gz (the class CM of the decoder
     feature: P(English class | bundle), NONE included) and provenance.json; `resolver` gives each
-    document's pronoun records with their candidates' features (the corzu backend)."""
+    document's pronoun records with their candidates' features (the corzu backend).
+    `em_iterations`: EM over each pronoun's latent antecedent for classes.gz (0: seed 003's
+    expected counts, as cm.gz keeps)."""
     docs = docs or (f"{corpus}.docs" if Path(f"{corpus}.docs").exists() else None)
     n_docs = len(read_docs(docs, count_lines(f"{corpus}.{src_lang}"))) if docs else 1
     stats = SourceCMStats()
     triples = []
     rows = aligned_documents(f"{corpus}.{src_lang}", f"{corpus}.{tgt_lang}", align, docs)
-    class_triples = []
+    class_instances = []
     for doc_id, src, tgt, al in progress(rows, total=n_docs, desc="cm", unit="doc"):
         recs = resolver.resolve(doc_id, src)
         triples.extend(collect(src, tgt, al, recs, stats))
-        class_triples.extend(collect_classes(src, tgt, al, recs))
+        class_instances.extend(collect_classes(src, tgt, al, recs))
     if not triples:
         raise CadError("no coreference triple could be collected: do the records match the corpus?")
     model = estimate(triples)
@@ -143,16 +145,13 @@ def build_source_cm(corpus: str, align: str, out_dir: str | os.PathLike, resolve
     out_dir.mkdir(parents=True, exist_ok=True)
     with atomic_output(out_dir / "cm.gz") as fh:
         fh.writelines(line + "\n" for line in lines)
-    class_model = estimate(class_triples)
-    class_counts = defaultdict(float)
-    for b, _, w in class_triples:
-        class_counts[b] += w
-    SourceClassTable({b: {c: p for c, (p, _) in d.items()} for b, d in class_model.items()}).write(
-        out_dir / "classes.gz", class_counts)
+    class_model, class_counts = estimate_em(class_instances, em_iterations)
+    SourceClassTable(class_model).write(out_dir / "classes.gz", class_counts)
     with atomic_output(out_dir / "provenance.json") as fh:
         json.dump({"corpus": str(corpus), "alignment": str(align), "documents": docs, "pair": f"{src_lang}-{tgt_lang}",
                    "bundles": "pronoun-gender-number-humanness of the source antecedent (seed 003)",
-                   "min_probability": MIN_PROB, "smoothing": "witten-bell", "counts": asdict(stats)},
+                   "min_probability": MIN_PROB, "smoothing": "witten-bell", "class_em_iterations": em_iterations,
+                   "counts": asdict(stats)},
                   fh, indent=2, sort_keys=True)
         fh.write("\n")
     log.info("CM: %d entries for %d bundles from %d triples", stats.entries, len(model), stats.triples)
@@ -192,17 +191,58 @@ def translate_document_source(decoder, doc_id: str, sentences: list[list[str]],
 
 # ---------------------------------------------------------------- the class CM of the decoder feature
 def collect_classes(src: list[list[str]], tgt: list[list[str]], align: list[list[tuple[int, int]]],
-                    records: list[PronounResolution]) -> list[tuple[str, str, float]]:
-    """(bundle, English class, p(candidate)) for every pronoun with candidates; a pronoun aligned to
+                    records: list[PronounResolution]) -> list[tuple[dict[str, float], str]]:
+    """({bundle(c): p(c)}, English class) for every pronoun with candidates; a pronoun aligned to
     nothing counts as NONE (the translation dropped it, or said *the*), which the feature must know."""
     from cad.lang.en import pronoun_class
 
     out = []
     for r in records:
+        if not r.candidates:
+            continue
         words = [tgt[r.sentence][j] for j in sorted(j for i, j in align[r.sentence] if i == r.index)]
-        cls = pronoun_class(words)
-        out.extend((bundle_of(r.token, c), cls, c.probability) for c in r.candidates)
+        mix: dict[str, float] = defaultdict(float)
+        for c in r.candidates:
+            mix[bundle_of(r.token, c)] += c.probability
+        out.append((dict(mix), pronoun_class(words)))
     return out
+
+
+def estimate_em(instances: list[tuple[dict[str, float], str]], iterations: int = 5
+                ) -> tuple[dict[str, dict[str, float]], dict[str, float]]:
+    """({bundle: {class: P}}, {bundle: expected count}): the class table with the antecedent latent.
+    Seed 003's expected counts spread each pronoun over all its kept candidates, the wrong ones too,
+    which pulls every bundle toward the pronoun's overall distribution (P(her | su-fem-sing-hum) .28
+    against P(his) .26). Each iteration re-weights a pronoun's candidates by their posterior
+    p(c) P(class | bundle(c)) / Σ_c' p(c') P(class | bundle(c')) under the previous table (as
+    ClassTable.estimate_em does for English→French); iteration 0 is seed 003's table."""
+    def triples(model):
+        out = []
+        for mix, cls in instances:
+            post = mix
+            if model is not None:
+                joint = {b: w * _table_prob(model, b, cls) for b, w in mix.items()}
+                z = sum(joint.values())
+                if z > 0:
+                    post = {b: v / z for b, v in joint.items()}
+            out.extend((b, cls, w) for b, w in post.items())
+        return out
+
+    model = None
+    for _ in range(iterations + 1):
+        ts = triples(model)
+        model = {b: {c: p for c, (p, _) in d.items()} for b, d in estimate(ts).items()}
+    counts: dict[str, float] = defaultdict(float)
+    for b, _, w in ts:
+        counts[b] += w
+    return model, dict(counts)
+
+
+def _table_prob(model: dict[str, dict[str, float]], bundle: str, cls: str) -> float:
+    for b in chain(bundle):
+        if b in model:
+            return model[b].get(cls, 0.0)
+    return 0.0
 
 
 class SourceClassTable:

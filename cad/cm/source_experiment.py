@@ -176,9 +176,13 @@ def run_source_experiment(config: str, cm_table: str, source: str, reference: st
     fold_of_line = {i: k % folds for k, lines in enumerate(doc_lines) for i in lines}
     finals = {"BL": (bl_out, bl_align)}
     chosen: dict[str, dict[int, float]] = {}
+    grid_c1: dict[str, dict[str, float]] = {}
     for name, wruns in runs.items():
         res = {w: _apt(source, reference, align_ref, o, a, settings, with_ante, work, f"{name}.{w:g}")
                for w, (o, a) in wruns.items()}
+        # every weight on the whole split: what a configuration shipped for new text should take
+        grid_c1[name] = {f"{w:g}": sum(o.case == 1 for o in r.occurrences) / max(1, len(r.occurrences))
+                         for w, r in res.items()}
         final_out, final_align = list(bl_out), list(bl_align)
         chosen[name] = {}
         for f in range(folds):
@@ -195,6 +199,7 @@ def run_source_experiment(config: str, cm_table: str, source: str, reference: st
         finals[name] = (final_out, final_align)
     report = {"pair": "es-en", "resolver": type(resolver).__name__, "grid": {s[0]: list(s[3]) for s in specs},
               "chosen_weight": {n: {str(f): w for f, w in c.items()} for n, c in chosen.items()},
+              "grid_c1_whole_split": grid_c1,
               "folds": folds, "documents": len(doc_lines), "sentences": len(src),
               "pronouns_with_antecedent": len(with_ante), "pronouns_studied": len(every),
               "seconds": seconds, "systems": {}}
@@ -267,6 +272,10 @@ def to_markdown(report: dict, tables: dict[str, dict[str, str]]) -> str:
                          + f" | {row['bleu']:.2f} | {row['chrf']:.2f} |")
         lines.append("")
     lines += [f"CM weight per fold (chosen on the other fold): {report['chosen_weight']}; grids {report['grid']}.", ""]
+    if "grid_c1_whole_split" in report:
+        per = "; ".join(f"{n} " + ", ".join(f"{w}: {a:.3f}" for w, a in ws.items())
+                        for n, ws in report["grid_c1_whole_split"].items())
+        lines += [f"C1 accuracy of each weight on the whole split (pronouns with antecedent): {per}.", ""]
     for name, groups in tables.items():
         for g, table in groups.items():
             lines += [f"### {name}: {g} (rows: reference, columns: candidate)", "", table]

@@ -2,6 +2,7 @@
 
 import gzip
 import json
+import math
 
 import pytest
 
@@ -280,3 +281,50 @@ def test_class_table_em_sharpens_the_latent_antecedent():
     assert counts[fem] > counts0[fem] and counts[masc] < counts0[masc]
     assert em[fem]["her"] > seed[fem]["her"] and em[masc]["her"] < seed[masc]["her"]
     assert sum(em[fem].values()) == pytest.approx(1.0)
+
+
+def test_source_reranker_by_hand(corpus, tmp_path):
+    from cad.cm.rerank import Hypothesis
+    from cad.cm.source_cm import SourceClassTable
+    from cad.cm.source_rerank import SourceReranker
+
+    (tmp_path / "classes").write_text("\n".join([
+        "su-fem-sing-hum ||| her ||| 0.9 ||| 1", "su-fem-sing-hum ||| his ||| 0.1 ||| 1",
+        "su-fem-sing-nonhum ||| its ||| 1.0 ||| 1"]) + "\n")
+    table = SourceClassTable.read(tmp_path / "classes")
+    rec = CorzuResolver(corpus / "corzu.jsonl", corpus / "c.docs", 4).resolve("0", [s.split() for s in ES[:2]])[0]
+    first = [Hypothesis(["my", "sister"], -1.0, [(0, 0), (1, 1)])]
+    second = [Hypothesis(["his", "school"], -1.0, [(0, 0), (1, 1)]),
+              Hypothesis(["her", "school"], -1.5, [(0, 0), (1, 1)])]
+    # mixture .9 fem-hum + .1 fem-nonhum: P(his) .09, P(her) .81
+    chosen, traces = SourceReranker(table, 1.0).rerank_document([first, second], [rec])
+    assert [h.words[0] for h in chosen] == ["my", "her"]
+    assert traces[1].scores == pytest.approx([math.log(0.09), math.log(0.81)]) and traces[0].scores == [0.0]
+    # -1 + .1 ln .09 = -1.241 against -1.5 + .1 ln .81 = -1.521: the model score wins
+    chosen, _ = SourceReranker(table, 0.1).rerank_document([first, second], [rec])
+    assert chosen[1].words[0] == "his"
+    with pytest.raises(CadError, match="sentence 1 has no hypothesis"):
+        SourceReranker(table, 1.0).rerank_document([first, []], [rec])
+
+
+def test_translate_cli_reranks_spanish(corpus, tmp_path):
+    (tmp_path / "pt").write_text("\n".join([
+        "mi ||| my ||| 0.9 0.9 0.9 0.9 ||| 0-0 ||| 1 1 1", "hermana ||| sister ||| 0.9 0.9 0.9 0.9 ||| 0-0 ||| 1 1 1",
+        "escuela ||| school ||| 0.9 0.9 0.9 0.9 ||| 0-0 ||| 1 1 1",
+        "su ||| his ||| 0.8 0.8 0.8 0.8 ||| 0-0 ||| 1 1 1",
+        "su ||| her ||| 0.1 0.1 0.1 0.1 ||| 0-0 ||| 1 1 1"]) + "\n")
+    write_arpa(estimate_lm([["his", "school"], ["her", "school"], ["my", "sister"]], 2), tmp_path / "lm.arpa")
+    write_config(baseline_config(str(tmp_path / "pt"), None, str(tmp_path / "lm.arpa"), 2, table_limit=0),
+                 tmp_path / "bl.ini")
+    (tmp_path / "classes").write_text("su-fem-sing-hum ||| her ||| 0.9 ||| 1\nsu-fem-sing-hum ||| his ||| 0.1 ||| 1\n")
+    (tmp_path / "in.es").write_text("mi hermana\nsu escuela\n")
+    (tmp_path / "in.docs").write_text("0\tschool\n")
+    rec = dict(RECORDS[0], candidates=[cand(0, 1, 2, 1, "hermana", 9.0, "FEM", animate="ANIM")])
+    (tmp_path / "r.jsonl").write_text(json.dumps(rec) + "\n")
+    common = ["-q", "translate", "--src", "es", "--tgt", "en", "--config", str(tmp_path / "bl.ini"),
+              "--input", str(tmp_path / "in.es"), "--docs", str(tmp_path / "in.docs"), "--backend", "corzu",
+              "--corzu", str(tmp_path / "r.jsonl"), "--classes", str(tmp_path / "classes"), "--cm-mode", "rerank"]
+    for weight, expected in (("0", "his school"), ("3", "her school")):
+        out = tmp_path / f"out{weight}"
+        assert main(common + ["--cm-weight", weight, "--out", str(out)]) == 0
+        assert out.read_text().splitlines() == ["my sister", expected]

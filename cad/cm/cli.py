@@ -195,9 +195,6 @@ def _translate(a: argparse.Namespace) -> None:
         raise CadError(f"{a.config} has a CoreferenceModel feature, which only cad's decoder has: "
                        "use --decoder cad, or --cm-mode rerank with the baseline moses.ini")
     source_features = a.src in SOURCE_FEATURE_LANGUAGES
-    if source_features and a.system == "cm" and mode == "rerank":
-        raise CadError(f"--src {a.src}: the CM reads the antecedent's features from the source, "
-                       "which --cm-mode backoff and feature implement, not rerank")
     if source_features and a.system == "pe":
         raise CadError(f"--system pe post-edits French output; --src {a.src} has no post-editing rules")
     decoder = load_decoder(a.config, sentences, a.decoder, a.moses_bin, a.search_algorithm, a.engine)
@@ -205,7 +202,12 @@ def _translate(a: argparse.Namespace) -> None:
                            human_lexicon=a.human_lexicon, gender_lexicon=a.gender_lexicon) \
         if a.system != "baseline" else None
     reranker = None
-    if a.system == "cm" and mode == "rerank":
+    if a.system == "cm" and mode == "rerank" and source_features:
+        from cad.cm.source_cm import SourceClassTable
+        from cad.cm.source_rerank import SourceReranker
+
+        reranker = SourceReranker(SourceClassTable.read(a.classes), a.cm_weight)
+    elif a.system == "cm" and mode == "rerank":
         from cad.cm.class_classifier import load_pronoun_model
         from cad.cm.rerank import ClassReranker
 
@@ -223,7 +225,8 @@ def _translate(a: argparse.Namespace) -> None:
             trs = [decoder.translate(" ".join(s), nbest=a.nbest, distinct=True) for s in sents]
             hyps = [[Hypothesis(list(d.words), d.total, d.word_alignment) for d in (tr.nbest or [tr.best])]
                     for tr in trs]
-            chosen, _ = reranker.rerank_document(hyps, recs, sents)
+            chosen, _ = reranker.rerank_document(hyps, recs) if source_features \
+                else reranker.rerank_document(hyps, recs, sents)
             outputs.extend(" ".join(h.words) for h in chosen)
             alignments.extend(" ".join(f"{i}-{j}" for i, j in h.alignment) for h in chosen)
             continue
@@ -357,6 +360,9 @@ def _experiment_source(a: argparse.Namespace) -> None:
         except ValueError:
             raise CadError(f"{option} {text!r}: expected comma-separated numbers") from None
     grid, feature_grid = parse_grid(a.grid, "--grid"), parse_grid(a.feature_grid, "--feature-grid")
+    rerank_grid = parse_grid(a.rerank_grid, "--rerank-grid") if a.rerank_grid else ()
+    if a.nbest < 1:
+        raise CadError(f"--nbest must be at least 1, not {a.nbest}")
     if a.folds < 2:
         raise CadError("--folds must be at least 2")
     corzu = CorzuResolver(a.corzu, a.docs, count_lines(a.source), lexicon=_lexicon(a.human_lexicon),
@@ -370,7 +376,7 @@ def _experiment_source(a: argparse.Namespace) -> None:
     # the pronouns scored are CorZu's whichever resolver feeds the CM, so that runs compare
     report = run_source_experiment(a.config, a.cm, a.source, a.reference, a.align_ref, a.docs, resolver,
                                    en.apt_settings(), es.UNAMBIGUOUS, a.out, grid, a.folds, a.classes, feature_grid,
-                                   scored=corzu)
+                                   scored=corzu, rerank_grid=rerank_grid, nbest=a.nbest)
     print(f"report: {a.out}.md, {a.out}.json ({report['seconds']['total (this run)']:.0f} s)", file=sys.stderr)
 
 
@@ -544,6 +550,10 @@ def add_cm_parsers(sub) -> None:
                                      "CM-feature, the CoreferenceModel decoder feature over the whole phrase table")
     s.add_argument("--feature-grid", default="0.3,1,3",
                    help="CM-feature weights tried, comma-separated (default: %(default)s)")
+    s.add_argument("--rerank-grid", default="0.3,1,3,10",
+                   help="CM-rerank weights tried, comma-separated; empty: no CM-rerank (default: %(default)s)")
+    s.add_argument("--nbest", type=int, default=30,
+                   help="CM-rerank: distinct translations per sentence in BL's n-best lists (default: %(default)s)")
     s.add_argument("--folds", type=int, default=2, help="folds by document (default: %(default)s)")
     s.add_argument("--backend", choices=("corzu", "spanish"), default="corzu",
                    help="the antecedents the CM reads: CorZu's records, or the native resolver's (use the same "

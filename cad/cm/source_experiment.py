@@ -28,6 +28,7 @@ from cad.textio import atomic_output, read_lines
 log = logging.getLogger(__name__)
 DEFAULT_GRID = (0.3, 0.8, 2.0)
 DEFAULT_FEATURE_GRID = (0.3, 1.0, 3.0)
+DEFAULT_RERANK_GRID = (0.3, 1.0, 3.0, 10.0)
 
 
 def studied_positions(sentences: list[list[str]], records, unambiguous) -> tuple[list, list]:
@@ -89,10 +90,12 @@ def _key(*parts) -> str:
 
 def run_source_experiment(config: str, cm_table: str, source: str, reference: str, align_ref: str, docs: str,
                           resolver, settings, unambiguous, out: str, grid=DEFAULT_GRID, folds: int = 2,
-                          classes: str | None = None, feature_grid=DEFAULT_FEATURE_GRID, scored=None) -> dict:
+                          classes: str | None = None, feature_grid=DEFAULT_FEATURE_GRID, scored=None,
+                          rerank_grid=DEFAULT_RERANK_GRID, nbest: int = 100) -> dict:
     """`classes` (the class table of cm build --src es) adds CM-feature, the CoreferenceModel
     decoder feature over the whole phrase table, its weight chosen from `feature_grid` as the
-    back-off table's from `grid`. Decodings are cached in OUT.work/ by their inputs. `scored`: the
+    back-off table's from `grid`, and CM-rerank, BL's `nbest` distinct translations of every
+    sentence with a resolved pronoun reranked with the same table (weights `rerank_grid`). Decodings are cached in OUT.work/ by their inputs. `scored`: the
     resolver whose pronouns are scored (default: `resolver`'s), so that CMs fed by different
     resolvers are measured on the same pronouns."""
     from cad.cm.config import CM_NAME, FEATURE_NAME, cm_config, feature_config
@@ -172,6 +175,10 @@ def run_source_experiment(config: str, cm_table: str, source: str, reference: st
         cached[name] = {"key": key, "runs": {str(w): list(v) for w, v in runs[name].items()}, "seconds": seconds[name]}
         _save(cache, cached)
 
+    if classes and rerank_grid:
+        runs["CM-rerank"] = _rerank_runs(config, classes, sentences, src, doc_lines, records, has_record, bl_out,
+                                         bl_align, rerank_grid, nbest, cached, cache, seconds, source)
+
     # folds by document; each fold's weight is chosen on the other documents
     fold_of_line = {i: k % folds for k, lines in enumerate(doc_lines) for i in lines}
     finals = {"BL": (bl_out, bl_align)}
@@ -197,8 +204,12 @@ def run_source_experiment(config: str, cm_table: str, source: str, reference: st
                 if fold_of_line[i] == f:
                     final_out[i], final_align[i] = wruns[w][0][i], wruns[w][1][i]
         finals[name] = (final_out, final_align)
-    report = {"pair": "es-en", "resolver": type(resolver).__name__, "grid": {s[0]: list(s[3]) for s in specs},
+    grids = {s[0]: list(s[3]) for s in specs}
+    if "CM-rerank" in runs:
+        grids["CM-rerank"] = list(rerank_grid)
+    report = {"pair": "es-en", "resolver": type(resolver).__name__, "grid": grids,
               "chosen_weight": {n: {str(f): w for f, w in c.items()} for n, c in chosen.items()},
+              "nbest": nbest if classes and rerank_grid else None,
               "grid_c1_whole_split": grid_c1,
               "folds": folds, "documents": len(doc_lines), "sentences": len(src),
               "pronouns_with_antecedent": len(with_ante), "pronouns_studied": len(every),
@@ -237,6 +248,61 @@ def run_source_experiment(config: str, cm_table: str, source: str, reference: st
         with atomic_output(f"{out}.{name}.txt") as fh:
             fh.writelines(x + "\n" for x in outs)
     return report
+
+
+def _rerank_runs(config, classes, sentences, src, doc_lines, records, has_record, bl_out, bl_align, wgrid,
+                 nbest, cached, cache, seconds, source) -> dict:
+    """{weight: (outputs, alignments)}: BL's n-best lists of the sentences with a resolved pronoun
+    (decoded once, cached), reranked per weight; the other sentences keep BL's translation."""
+    from cad.cm.rerank import Hypothesis
+    from cad.cm.source_cm import SourceClassTable
+    from cad.cm.source_rerank import SourceReranker
+    from cad.moses.ini import parse_config
+
+    key = _key(config, source, "nbest", nbest)
+    lines = sorted(has_record)
+    if cached.get("BL-nbest", {}).get("key") == key:
+        lists = {int(i): v for i, v in cached["BL-nbest"]["lists"].items()}
+        seconds["BL n-best"] = cached["BL-nbest"]["seconds"]
+    else:
+        t = time.time()
+        dec = _decoders(parse_config(config), [sentences[i] for i in lines], None, (0.0,))[0.0]
+        lists = {}
+        for i in progress(lines, desc=f"BL {nbest}-best", unit="sent"):
+            tr = dec.translate(sentences[i], nbest=nbest, distinct=True)
+            lists[i] = [[list(d.words), d.total, [list(p) for p in d.word_alignment]] for d in (tr.nbest or [tr.best])]
+        del dec
+        seconds["BL n-best"] = round(time.time() - t, 1)
+        cached["BL-nbest"] = {"key": key, "lists": {str(i): v for i, v in lists.items()},
+                              "seconds": seconds["BL n-best"]}
+        _save(cache, cached)
+    table = SourceClassTable.read(classes)
+    t = time.time()
+    out = {}
+    for w in wgrid:
+        reranker = SourceReranker(table, w)
+        outs, aligns = list(bl_out), list(bl_align)
+        for k, doc in enumerate(doc_lines):
+            todo = [i for i in doc if i in lists]
+            if not todo:
+                continue
+            first = doc[0]
+            recs = [r for line, r in records if line in set(todo)]
+            # each sentence is reranked on its own: its records keep their sentence numbers
+            nbests = [[] for _ in doc]
+            for i in todo:
+                nbests[i - first] = [Hypothesis(words, total, [tuple(p) for p in al]) for words, total, al in lists[i]]
+            for i in doc:
+                if not nbests[i - first]:
+                    nbests[i - first] = [Hypothesis(bl_out[i].split(), 0.0, [])]
+            chosen, _ = reranker.rerank_document(nbests, recs)
+            for i in todo:
+                h = chosen[i - first]
+                outs[i] = " ".join(h.words)
+                aligns[i] = " ".join(f"{a}-{b}" for a, b in h.alignment)
+        out[float(w)] = (outs, aligns)
+    seconds["CM-rerank"] = round(time.time() - t, 1)
+    return out
 
 
 def _save(path: Path, obj: dict) -> None:

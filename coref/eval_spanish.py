@@ -172,6 +172,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cased", action="store_true",
                    help="parse the text with its case (default: lowercased, as the MT pipeline gives it)")
     p.add_argument("--no-baselines", action="store_true", help="evaluate the model only")
+    p.add_argument("--gender-lexicon", help="the gender of person names (python -m cad.lang.name_gender), "
+                   "which spaCy leaves unmarked (default: none)")
     p.add_argument("--report", default=None, help="also write the figures as JSON to this file")
     p.add_argument("-q", "--quiet", action="store_true", help="only print warnings and errors")
     return p
@@ -183,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
                         format="%(asctime)s %(name)s: %(message)s", datefmt="%H:%M:%S")
     try:
         t0 = time.time()
-        resolver = SpanishResolver(a.model, lexicon=None if a.no_lexicon else "model")
+        resolver = SpanishResolver(a.model, lexicon=None if a.no_lexicon else "model", genders=a.gender_lexicon)
         docs = read_split(a.data, a.split, a.dev_docs or None, a.skip_docs)
         figs = evaluate(resolver, docs, a.cased, not a.no_baselines)
         log.info("%d documents in %.0fs", len(docs), time.time() - t0)

@@ -24,10 +24,10 @@ from typing import Callable
 
 from cad.cm.classes import CLASSES
 from cad.errors import CadError
+from cad.lang.en import CM_PRONOUNS
 from cad.textio import atomic_output, read_lines
 from coref.records import Candidate, PronounResolution
 
-CM_PRONOUNS = ("it", "they")
 FLOOR = 1e-7
 OBJECTIVES = ("likelihood", "credit")
 # ln of the expected credit is floored here: a dropped pronoun earns no credit, but a floor far

@@ -139,13 +139,14 @@ def load_decoder(config: str, sentences: list[str], decoder: str = "cad", moses_
     from cad.decoder import Decoder, DecoderModel, SearchSettings
 
     from cad.cm.source_cm import bundle_vocabulary
+    from cad.lang.en import CM_PRONOUNS
     from cad.lang.es import PRONOUNS as SPANISH_PRONOUNS
 
     # feature tokens must be loadable from the CM: add them to the phrases wanted
     extra = []
     for s in sentences:
         for tok in s.split():
-            if tok.lower() in ("it", "they"):
+            if tok.lower() in CM_PRONOUNS:
                 for g in ("masc", "fem"):
                     for n in ("sing", "plur"):
                         extra.append(f"{tok.lower()}-{g}-{n}")

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 # English→French: the source pronouns studied (seed 004), and the English pronouns APT's alignment
 # heuristics know (seed 000 §2.3)
 SOURCE_PRONOUNS = ["it", "they"]
+CM_PRONOUNS = tuple(SOURCE_PRONOUNS)     # the English→French CM's pronouns (seed 004)
 SOURCE_PRONOUN_DICT = ["it", "they", "he", "she", "him", "her", "them", "its", "their", "theirs", "his", "hers",
                        "this", "that", "these", "those", "i", "you", "we", "me", "us"]
 

@@ -26,9 +26,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from cad.align.alignment import parse_alignment
+from cad.lang.en import CM_PRONOUNS as SOURCE_PRONOUNS
 from cad.textio import atomic_output, read_parallel
 
-SOURCE_PRONOUNS = ("it", "they")
 CLASS_OF = {"c'": "ce", "ce": "ce", "ça": "ça", "ca": "ça", "cela": "cela", "il": "il", "ils": "ils",
             "elle": "elle", "elles": "elles", "on": "on"}
 WRONG_NUMBER = {"it": {"ils", "elles"}, "they": {"il", "elle"}}

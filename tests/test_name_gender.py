@@ -91,6 +91,8 @@ def test_cli(tmp_path, capsys):
     assert "same number of lines" in capsys.readouterr().err and not (tmp_path / "h.tsv").exists()
     assert main(["--corpus", str(p), "--out", str(out), "--masc-below", "0.7"]) == 1
     assert "--masc-below" in capsys.readouterr().err
+    assert main(["--corpus", str(p), "--out", str(tmp_path / "h.tsv"), "--max-det-ratio", "2"]) == 1
+    assert "--max-det-ratio" in capsys.readouterr().err and not (tmp_path / "h.tsv").exists()
 
 
 def test_corzu_names_take_the_lexicons_gender(tmp_path):

@@ -217,11 +217,12 @@ def estimate_em(instances: list[tuple[dict[str, float], str]], iterations: int =
     p(c) P(class | bundle(c)) / Σ_c' p(c') P(class | bundle(c')) under the previous table (as
     ClassTable.estimate_em does for English→French); iteration 0 is seed 003's table."""
     def triples(model):
+        table = None if model is None else SourceClassTable(model)
         out = []
         for mix, cls in instances:
             post = mix
-            if model is not None:
-                joint = {b: w * _table_prob(model, b, cls) for b, w in mix.items()}
+            if table is not None:
+                joint = {b: w * table.dist(b).get(cls, 0.0) for b, w in mix.items()}
                 z = sum(joint.values())
                 if z > 0:
                     post = {b: v / z for b, v in joint.items()}
@@ -236,13 +237,6 @@ def estimate_em(instances: list[tuple[dict[str, float], str]], iterations: int =
     for b, _, w in ts:
         counts[b] += w
     return model, dict(counts)
-
-
-def _table_prob(model: dict[str, dict[str, float]], bundle: str, cls: str) -> float:
-    for b in chain(bundle):
-        if b in model:
-            return model[b].get(cls, 0.0)
-    return 0.0
 
 
 class SourceClassTable:

@@ -176,7 +176,7 @@ def run_source_experiment(config: str, cm_table: str, source: str, reference: st
         _save(cache, cached)
 
     if classes and rerank_grid:
-        runs["CM-rerank"] = _rerank_runs(config, classes, sentences, src, doc_lines, records, has_record, bl_out,
+        runs["CM-rerank"] = _rerank_runs(config, classes, sentences, records, has_record, bl_out,
                                          bl_align, rerank_grid, nbest, cached, cache, seconds, source)
 
     # folds by document; each fold's weight is chosen on the other documents
@@ -250,13 +250,13 @@ def run_source_experiment(config: str, cm_table: str, source: str, reference: st
     return report
 
 
-def _rerank_runs(config, classes, sentences, src, doc_lines, records, has_record, bl_out, bl_align, wgrid,
+def _rerank_runs(config, classes, sentences, records, has_record, bl_out, bl_align, wgrid,
                  nbest, cached, cache, seconds, source) -> dict:
     """{weight: (outputs, alignments)}: BL's n-best lists of the sentences with a resolved pronoun
     (decoded once, cached), reranked per weight; the other sentences keep BL's translation."""
     from cad.cm.rerank import Hypothesis
     from cad.cm.source_cm import SourceClassTable
-    from cad.cm.source_rerank import SourceReranker
+    from cad.cm.source_rerank import SourceReranker, pronoun_mixtures
     from cad.moses.ini import parse_config
 
     key = _key(config, source, "nbest", nbest)
@@ -278,28 +278,19 @@ def _rerank_runs(config, classes, sentences, src, doc_lines, records, has_record
         _save(cache, cached)
     table = SourceClassTable.read(classes)
     t = time.time()
+    # the source's features do not depend on other sentences' translations: each sentence alone
+    by_line: dict[int, dict[int, dict[str, float]]] = {}
+    for line, r in records:
+        by_line.setdefault(line, {}).update(pronoun_mixtures([r]).get(r.sentence, {}))
+    hyps = {i: [Hypothesis(words, total, [tuple(p) for p in al]) for words, total, al in lists[i]] for i in lists}
     out = {}
     for w in wgrid:
         reranker = SourceReranker(table, w)
         outs, aligns = list(bl_out), list(bl_align)
-        for k, doc in enumerate(doc_lines):
-            todo = [i for i in doc if i in lists]
-            if not todo:
-                continue
-            first = doc[0]
-            recs = [r for line, r in records if line in set(todo)]
-            # each sentence is reranked on its own: its records keep their sentence numbers
-            nbests = [[] for _ in doc]
-            for i in todo:
-                nbests[i - first] = [Hypothesis(words, total, [tuple(p) for p in al]) for words, total, al in lists[i]]
-            for i in doc:
-                if not nbests[i - first]:
-                    nbests[i - first] = [Hypothesis(bl_out[i].split(), 0.0, [])]
-            chosen, _ = reranker.rerank_document(nbests, recs)
-            for i in todo:
-                h = chosen[i - first]
-                outs[i] = " ".join(h.words)
-                aligns[i] = " ".join(f"{a}-{b}" for a, b in h.alignment)
+        for i, hs in hyps.items():
+            h = hs[reranker.best(hs, by_line.get(i))[0]]
+            outs[i] = " ".join(h.words)
+            aligns[i] = " ".join(f"{a}-{b}" for a, b in h.alignment)
         out[float(w)] = (outs, aligns)
     seconds["CM-rerank"] = round(time.time() - t, 1)
     return out

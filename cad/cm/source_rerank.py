@@ -55,18 +55,20 @@ class SourceReranker:
         return sum(score_class(self.table.class_distribution(mix), hypothesis_class(h, i))
                    for i, mix in mixtures.items())
 
+    def best(self, hyps: list[Hypothesis], mixtures: dict[int, dict[str, float]] | None) -> tuple[int, list[float]]:
+        """(index of the best hypothesis by model score + weight × CM score, the CM scores); ties
+        go to the earlier (the decoder's better) hypothesis."""
+        scores = [self.cm_score(mixtures, h) for h in hyps] if mixtures else [0.0] * len(hyps)
+        return max(range(len(hyps)), key=lambda i: (hyps[i].total + self.weight * scores[i], -i)), scores
+
     def rerank_document(self, nbests: list[list[Hypothesis]], records: list[PronounResolution]
                         ) -> tuple[list[Hypothesis], list[SourceRerankTrace]]:
-        """The best hypothesis of each sentence by model score + weight × CM score; ties go to
-        the earlier (the decoder's better) hypothesis."""
         mixes = pronoun_mixtures(records)
         chosen, traces = [], []
         for k, hyps in enumerate(nbests):
             if not hyps:
                 raise CadError(f"sentence {k} has no hypothesis")
-            m = mixes.get(k)
-            scores = [self.cm_score(m, h) for h in hyps] if m else [0.0] * len(hyps)
-            best = max(range(len(hyps)), key=lambda i: (hyps[i].total + self.weight * scores[i], -i))
+            best, scores = self.best(hyps, mixes.get(k))
             chosen.append(hyps[best])
             traces.append(SourceRerankTrace(k, best, scores))
         return chosen, traces

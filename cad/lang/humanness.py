@@ -38,8 +38,9 @@ from typing import Iterable
 
 from cad.align.alignment import parse_alignment
 from cad.errors import CadError
+from cad.lang.lexicon_io import add_corpus_arguments, lexicon_rows
 from cad.progress import progress
-from cad.textio import atomic_output, read_lines, read_parallel
+from cad.textio import atomic_output, read_parallel
 
 log = logging.getLogger("cad.lang.humanness")
 
@@ -168,32 +169,14 @@ class HumanLexicon:
     def load(cls, path: str | os.PathLike, threshold: float = 0.5) -> "HumanLexicon":
         p = str(path)
         entries: dict[str, Entry] = {}
-        lineno = 0
-        for lineno, line in enumerate(read_lines(p), 1):
-            cols = line.split("\t")
-            if lineno == 1:
-                if tuple(cols) != HEADER:
-                    raise CadError(f"expected the header {chr(9).join(HEADER)!r}", p, lineno)
-                continue
-            if not line.strip():
-                continue
-            if len(cols) != 4:
-                raise CadError(f"expected 4 tab-separated columns (word, human, nonhuman, probability), "
-                               f"found {len(cols)}", p, lineno)
-            word = cols[0]
-            if not word or word != word.strip():
-                raise CadError(f"empty or space-padded word {word!r}", p, lineno)
+        for lineno, word, cols in lexicon_rows(p, HEADER):
             try:
-                h, n, prob = (float(c) for c in cols[1:])
+                h, n, prob = (float(c) for c in cols)
             except ValueError:
                 raise CadError("human, nonhuman and probability must be numbers", p, lineno) from None
             if not all(math.isfinite(x) for x in (h, n, prob)) or h < 0 or n < 0 or not 0 <= prob <= 1:
                 raise CadError("counts must be >= 0 and the probability in [0, 1]", p, lineno)
-            if word in entries:
-                raise CadError(f"duplicate word {word!r}", p, lineno)
             entries[word] = Entry(h, n, prob)
-        if lineno == 0:
-            raise CadError("empty file: expected a header line", p, 1)
         return cls(entries, threshold)
 
     def human_words(self) -> list[str]:
@@ -287,11 +270,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "parallel corpus: target antecedents of who/whom count as human, of which as "
                     "non-human, projected to the aligned source words. Writes a TSV: word, human "
                     "count, nonhuman count, P(human).")
-    p.add_argument("--corpus", required=True, help="corpus prefix: reads PREFIX.SRC and PREFIX.TGT "
-                   "(tokenized, lowercased, one sentence a line)")
-    p.add_argument("--src", default="es", help="source language, the lexicon's (default: %(default)s)")
-    p.add_argument("--tgt", default="en", help="target language, where the relative pronouns are "
-                   "read (default: %(default)s)")
+    add_corpus_arguments(p, "the relative pronouns are read")
     add_input_argument(p, "--align", required=True,
                        help="Moses alignment, one line per sentence pair: i-j, i source, j target")
     add_output_argument(p, "--out", required=True, help="lexicon TSV to write (.gz compresses)")

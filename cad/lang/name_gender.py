@@ -30,8 +30,9 @@ from dataclasses import dataclass, field
 
 from cad.errors import CadError
 from cad.lang.humanness import SOURCES, _is_word, _lookup
+from cad.lang.lexicon_io import add_corpus_arguments, lexicon_rows
 from cad.progress import progress
-from cad.textio import atomic_output, read_lines, read_parallel
+from cad.textio import atomic_output, read_parallel
 
 log = logging.getLogger("cad.lang.name_gender")
 
@@ -75,21 +76,7 @@ class GenderLexicon:
     def load(cls, path: str | os.PathLike) -> "GenderLexicon":
         p = str(path)
         entries: dict[str, NameEntry] = {}
-        lineno = 0
-        for lineno, line in enumerate(read_lines(p), 1):
-            cols = line.split("\t")
-            if lineno == 1:
-                if tuple(cols) != HEADER:
-                    raise CadError(f"expected the header {chr(9).join(HEADER)!r}", p, lineno)
-                continue
-            if not line.strip():
-                continue
-            if len(cols) != len(HEADER):
-                raise CadError(f"expected {len(HEADER)} tab-separated columns ({', '.join(HEADER)}), "
-                               f"found {len(cols)}", p, lineno)
-            word, m, f, prob, g = cols
-            if not word or word != word.strip():
-                raise CadError(f"empty or space-padded word {word!r}", p, lineno)
+        for lineno, word, (m, f, prob, g) in lexicon_rows(p, HEADER):
             try:
                 m_, f_, p_ = int(m), int(f), float(prob)
             except ValueError:
@@ -98,11 +85,7 @@ class GenderLexicon:
                 raise CadError("counts must be >= 0 and p_feminine in [0, 1]", p, lineno)
             if g not in ("masc", "fem", "unk"):
                 raise CadError(f"gender must be masc, fem or unk, not {g!r}", p, lineno)
-            if word in entries:
-                raise CadError(f"duplicate word {word!r}", p, lineno)
             entries[word] = NameEntry(m_, f_, p_, None if g == "unk" else g)
-        if lineno == 0:
-            raise CadError("empty file: expected a header line", p, 1)
         return cls(entries)
 
 
@@ -162,11 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "source words in sentences whose translation has only masculine (he him his) or only "
                     "feminine (she her hers) pronouns. Writes a TSV: word, masculine, feminine, "
                     "P(feminine), gender (masc|fem|unk).")
-    p.add_argument("--corpus", required=True, help="corpus prefix: reads PREFIX.SRC and PREFIX.TGT "
-                   "(tokenized, one sentence a line)")
-    p.add_argument("--src", default="es", help="source language, the lexicon's (default: %(default)s)")
-    p.add_argument("--tgt", default="en", help="target language, where the pronouns are read "
-                   "(default: %(default)s)")
+    add_corpus_arguments(p, "the pronouns are read")
     add_output_argument(p, "--out", required=True, help="lexicon TSV to write (.gz compresses)")
     p.add_argument("--min-evidence", type=int, default=5,
                    help="leave out words seen in fewer cue sentences (default: %(default)s)")
@@ -191,6 +170,9 @@ def main(argv: list[str] | None = None) -> int:
         check_stdio(a)
         if not 0 <= a.masc_below <= a.fem_above <= 1:
             raise CadError(f"need 0 <= --masc-below <= --fem-above <= 1, got {a.masc_below} and {a.fem_above}")
+        if not 0 <= a.max_det_ratio <= 1 or a.min_evidence < 1:
+            raise CadError(f"need --max-det-ratio in [0, 1] and --min-evidence >= 1, got {a.max_det_ratio} "
+                           f"and {a.min_evidence}")
         start = time.perf_counter()
         ev = learn(f"{a.corpus}.{a.src}", f"{a.corpus}.{a.tgt}", a.src, a.tgt)
         lex = ev.lexicon(a.min_evidence, a.max_det_ratio, a.masc_below, a.fem_above)

@@ -328,3 +328,74 @@ def test_translate_cli_reranks_spanish(corpus, tmp_path):
         out = tmp_path / f"out{weight}"
         assert main(common + ["--cm-weight", weight, "--out", str(out)]) == 0
         assert out.read_text().splitlines() == ["my sister", expected]
+
+
+def _word_model(corpus, tmp_path):
+    """A word-for-word es→en model of the corpus, su → his preferred, for the experiment."""
+    words = {"mi": "my", "hermana": "sister", "va": "goes", "a": "to", "la": "the", "escuela": "school",
+             ".": ".", "está": "is", "detrás": "behind", "de": "of", "catedral": "cathedral", "el": "the",
+             "ministro": "minister", "habló": "spoke", "discurso": "speech", "fue": "was", "largo": "long"}
+    rows = [f"{s} ||| {t} ||| 0.9 0.9 0.9 0.9 ||| 0-0 ||| 1 1 1" for s, t in words.items()]
+    rows += ["su ||| his ||| 0.6 0.6 0.6 0.6 ||| 0-0 ||| 1 1 1", "su ||| her ||| 0.3 0.3 0.3 0.3 ||| 0-0 ||| 1 1 1",
+             "la escuela ||| school ||| 0.5 0.5 0.5 0.5 ||| 1-0 ||| 1 1 1"]
+    (tmp_path / "pt").write_text("\n".join(sorted(rows)) + "\n")
+    write_arpa(estimate_lm([s.split() for s in EN] + [["her", "speech"]], 2), tmp_path / "lm.arpa")
+    write_config(baseline_config(str(tmp_path / "pt"), None, str(tmp_path / "lm.arpa"), 2, table_limit=0),
+                 tmp_path / "bl.ini")
+    assert main(["-q", "cm", "build", "--src", "es", "--tgt", "en", "--corpus", str(corpus / "c"), "--align",
+                 str(corpus / "c.align"), "--backend", "corzu", "--corzu", str(corpus / "corzu.jsonl"),
+                 "--out", str(tmp_path / "cm")]) == 0
+    return tmp_path / "bl.ini"
+
+
+def test_source_experiment_tunes_each_fold_on_the_other(corpus, tmp_path, capsys):
+    from cad.cm.source_experiment import _l1
+    from cad.moses.ini import parse_config
+
+    bl = _word_model(corpus, tmp_path)
+    common = ["-q", "cm", "experiment-source", "--config", str(bl), "--cm", str(tmp_path / "cm" / "cm.gz"),
+              "--classes", str(tmp_path / "cm" / "classes.gz"), "--source", str(corpus / "c.es"),
+              "--reference", str(corpus / "c.en"), "--align-ref", str(corpus / "c.align"),
+              "--docs", str(corpus / "c.docs"), "--corzu", str(corpus / "corzu.jsonl"),
+              "--grid", "0.5,2", "--feature-grid", "1", "--rerank-grid", "0.5,4", "--nbest", "5"]
+    assert main(common + ["--out", str(tmp_path / "plain")]) == 0
+    plain = json.loads((tmp_path / "plain.json").read_text())
+    assert plain["grid"]["CM-backoff"] == {"0": [0.5, 2.0], "1": [0.5, 2.0]}
+    assert "MERT" not in plain["tuning"]["method"]
+    base = Decoder(DecoderModel.load(bl, input_sentences=ES))
+    assert (tmp_path / "plain.BL.txt").read_text().splitlines() == [base.translate(s).text for s in ES]
+
+    assert main(common + ["--mert-iterations", "2", "--mert-nbest", "10", "--out", str(tmp_path / "m")]) == 0
+    rep = json.loads((tmp_path / "m.json").read_text())
+    folds = rep["tuning"]["folds"]
+    # document k is in fold k % 2: each fold's weights were tuned on the other document's two lines
+    assert sorted(folds) == ["0", "1"] and [folds[f]["sentences"] for f in "01"] == [2, 2]
+    assert all(1 <= len(folds[f]["decoded_bleu"]) <= 2 for f in "01")
+    assert folds["1"]["best_bleu"] > folds["1"]["decoded_bleu"][0]      # MERT found better weights there
+    outs = (tmp_path / "m.BL.txt").read_text().splitlines()
+    for f, lines in (("0", (0, 1)), ("1", (2, 3))):
+        ini = tmp_path / f"m.work/mert.fold{f}.ini"
+        assert (tmp_path / f"m.work/mert.fold{f}.src").read_text().splitlines() == [ES[i] for i in range(4)
+                                                                                   if i not in lines]
+        w = parse_config(ini).weights
+        # the weights of the best decoded iteration: the base's when the first was best (fold 0:
+        # its tuning lines already decode perfectly), else MERT's, which sum to 1 in |.|
+        if folds[f]["decoded_bleu"][0] == folds[f]["best_bleu"]:
+            assert w == parse_config(bl).weights
+        else:
+            assert sum(abs(x) for k, v in w.items() if k != "UnknownWordPenalty0" for x in v) == pytest.approx(1)
+        # the fold is translated with its own tuned weights, and the CM grids follow their scale
+        dec = Decoder(DecoderModel.load(ini, input_sentences=ES))
+        assert [outs[i] for i in lines] == [dec.translate(ES[i]).text for i in lines]
+        scale = _l1(ini) / _l1(bl)
+        assert rep["grid"]["CM-backoff"][f] == pytest.approx([0.5 * scale, 2 * scale], abs=1e-6)
+        assert rep["grid"]["CM-rerank"][f] == pytest.approx([0.5 * scale, 4 * scale], abs=1e-6)
+        assert rep["chosen_weight"]["CM-backoff"][f] in rep["grid"]["CM-backoff"][f]
+    assert "MERT for fold 0" in (tmp_path / "m.md").read_text()
+    # a second run reuses the cached MERT runs and decodes: same report
+    assert main(common + ["--mert-iterations", "2", "--mert-nbest", "10", "--out", str(tmp_path / "m")]) == 0
+    again = json.loads((tmp_path / "m.json").read_text())
+    assert again["systems"] == rep["systems"] and again["tuning"] == rep["tuning"]
+    capsys.readouterr()
+    assert main(common + ["--mert-iterations", "1", "--mert-nbest", "0", "--out", str(tmp_path / "x")]) == 1
+    assert "--mert-nbest must be at least 1" in capsys.readouterr().err and not (tmp_path / "x.json").exists()

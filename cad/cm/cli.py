@@ -366,6 +366,10 @@ def _experiment_source(a: argparse.Namespace) -> None:
         raise CadError(f"--nbest must be at least 1, not {a.nbest}")
     if a.folds < 2:
         raise CadError("--folds must be at least 2")
+    for option, value, least in (("--mert-iterations", a.mert_iterations, 0), ("--mert-nbest", a.mert_nbest, 1),
+                                 ("--workers", a.workers, 1)):
+        if value < least:
+            raise CadError(f"{option} must be at least {least}, not {value}")
     corzu = CorzuResolver(a.corzu, a.docs, count_lines(a.source), lexicon=_lexicon(a.human_lexicon),
                           genders=_genders(a.gender_lexicon))
     if a.backend == "spanish":
@@ -377,7 +381,8 @@ def _experiment_source(a: argparse.Namespace) -> None:
     # the pronouns scored are CorZu's whichever resolver feeds the CM, so that runs compare
     report = run_source_experiment(a.config, a.cm, a.source, a.reference, a.align_ref, a.docs, resolver,
                                    en.apt_settings(), es.UNAMBIGUOUS, a.out, grid, a.folds, a.classes, feature_grid,
-                                   scored=corzu, rerank_grid=rerank_grid, nbest=a.nbest)
+                                   scored=corzu, rerank_grid=rerank_grid, nbest=a.nbest,
+                                   mert_iterations=a.mert_iterations, mert_nbest=a.mert_nbest, workers=a.workers)
     print(f"report: {a.out}.md, {a.out}.json ({report['seconds']['total (this run)']:.0f} s)", file=sys.stderr)
 
 
@@ -556,6 +561,14 @@ def add_cm_parsers(sub) -> None:
     s.add_argument("--nbest", type=int, default=30,
                    help="CM-rerank: distinct translations per sentence in BL's n-best lists (default: %(default)s)")
     s.add_argument("--folds", type=int, default=2, help="folds by document (default: %(default)s)")
+    s.add_argument("--mert-iterations", type=int, default=0,
+                   help="MERT the base weights on each fold's tuning documents, at most N decoder runs, and "
+                        "translate the fold with them, every system alike; 0: the base moses.ini's weights "
+                        "(default: %(default)s)")
+    s.add_argument("--mert-nbest", type=int, default=100,
+                   help="n-best list size of the MERT runs (default: %(default)s)")
+    s.add_argument("--workers", type=int, default=1,
+                   help="decoding processes of the MERT runs (same result whatever the number) (default: %(default)s)")
     s.add_argument("--backend", choices=("corzu", "spanish"), default="corzu",
                    help="the antecedents the CM reads: CorZu's records, or the native resolver's (use the same "
                         "as cad cm build); the pronouns scored are CorZu's either way (default: %(default)s)")

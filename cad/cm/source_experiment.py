@@ -4,7 +4,8 @@ and pooled.
 
 The CM's one weight (its table's) is chosen from a grid on the tuning half by C1 accuracy on the
 pronouns with antecedents (ties: BLEU, then the smaller weight); every other weight is the base
-moses.ini's, for both systems. A sentence without a resolved pronoun decodes the same with and
+moses.ini's, or, with MERT, the base weights MERT tuned on the same tuning half, for every system
+(so each has the same tuning budget but the CM's one extra weight). A sentence without a resolved pronoun decodes the same with and
 without the CM (no bundle token reaches the back-off table), so it is decoded once, by BL.
 
 Reported, pooled over the folds: APT C1..C6 over the pronouns with antecedents and over every
@@ -54,7 +55,6 @@ def _decoders(cfg, sentences: list[str], slot_name: str | None, grid):
     if slot_name is None:
         return {w: Decoder(model) for w in grid}
     return {w: Decoder(model.with_weights(slot_name, [w])) for w in grid}
-    return out
 
 
 def _apt(source, reference, align_ref, cand, align_cand, settings, positions, work: Path, tag: str):
@@ -84,26 +84,31 @@ def _key(*parts) -> str:
     h = hashlib.sha1()
     for p in parts:
         path = Path(str(p))
-        h.update((f"{p}:{path.stat().st_size}:{path.stat().st_mtime_ns}" if path.is_file() else str(p)).encode())
+        try:
+            stat = path.stat() if path.is_file() else None
+        except OSError:         # not a path at all (e.g. a long list of line numbers)
+            stat = None
+        h.update((f"{p}:{stat.st_size}:{stat.st_mtime_ns}" if stat else str(p)).encode())
     return h.hexdigest()[:16]
 
 
 def run_source_experiment(config: str, cm_table: str, source: str, reference: str, align_ref: str, docs: str,
                           resolver, settings, unambiguous, out: str, grid=DEFAULT_GRID, folds: int = 2,
                           classes: str | None = None, feature_grid=DEFAULT_FEATURE_GRID, scored=None,
-                          rerank_grid=DEFAULT_RERANK_GRID, nbest: int = 100) -> dict:
+                          rerank_grid=DEFAULT_RERANK_GRID, nbest: int = 100, mert_iterations: int = 0,
+                          mert_nbest: int = 100, workers: int = 1) -> dict:
     """`classes` (the class table of cm build --src es) adds CM-feature, the CoreferenceModel
     decoder feature over the whole phrase table, its weight chosen from `feature_grid` as the
     back-off table's from `grid`, and CM-rerank, BL's `nbest` distinct translations of every
-    sentence with a resolved pronoun reranked with the same table (weights `rerank_grid`). Decodings are cached in OUT.work/ by their inputs. `scored`: the
-    resolver whose pronouns are scored (default: `resolver`'s), so that CMs fed by different
-    resolvers are measured on the same pronouns."""
-    from cad.cm.config import CM_NAME, FEATURE_NAME, cm_config, feature_config
-    from cad.cm.source_cm import translate_document_source, translate_document_source_feature
+    sentence with a resolved pronoun reranked with the same table (weights `rerank_grid`).
+    `mert_iterations` > 0: each fold is translated with the base weights MERT tuned (`mert_nbest`,
+    `workers` decoding processes) on the other folds, the same for every system. Decodings and
+    MERT runs are cached in OUT.work/ by their inputs. `scored`: the resolver whose pronouns are
+    scored (default: `resolver`'s), so that CMs fed by different resolvers are measured on the same
+    pronouns."""
     from cad.docs import read_docs
     from cad.eval.confusion import confusion, to_markdown as confusion_markdown
     from cad.eval.significance import mcnemar
-    from cad.moses.ini import parse_config
 
     t0 = time.time()
     src = [line.split() for line in read_lines(source)]
@@ -126,73 +131,51 @@ def run_source_experiment(config: str, cm_table: str, source: str, reference: st
     work.mkdir(parents=True, exist_ok=True)
     has_record = {line for line, r in records if r.candidates}
     seconds: dict[str, float] = {}
-
-    specs = [("CM-backoff", cm_config(config, cm_table, grid[0]), CM_NAME, tuple(grid), translate_document_source,
-              _key(config, cm_table, source, docs, type(resolver).__name__, *grid))]
-    if classes:
-        specs.append(("CM-feature", feature_config(config, classes, feature_grid[0], "likelihood", "source-table"),
-                      FEATURE_NAME, tuple(feature_grid), translate_document_source_feature,
-                      _key(config, classes, source, docs, type(resolver).__name__, *feature_grid)))
-    bl_key = _key(config, source)
-    runs: dict[str, dict[float, tuple[list[str], list[str]]]] = {}
     cache = work / "decodes.json"
     cached = json.loads(cache.read_text(encoding="utf-8")) if cache.exists() else {}
-    if cached.get("BL", {}).get("key") == bl_key:
-        bl_out, bl_align = cached["BL"]["out"], cached["BL"]["align"]
-        seconds["BL"] = cached["BL"]["seconds"]
-    else:
-        t = time.time()
-        bl_dec = _decoders(parse_config(config), sentences, None, (0.0,))[0.0]
-        trs = [bl_dec.translate(x) for x in progress(sentences, desc="BL", unit="sent")]
-        bl_out = [tr.text for tr in trs]
-        bl_align = [" ".join(f"{i}-{j}" for i, j in tr.best.word_alignment) for tr in trs]
-        seconds["BL"] = round(time.time() - t, 1)
-        del bl_dec, trs
-        cached["BL"] = {"key": bl_key, "out": bl_out, "align": bl_align, "seconds": seconds["BL"]}
-        _save(cache, cached)
-    for name, cfg, slot, wgrid, translate_doc, key in specs:
-        if cached.get(name, {}).get("key") == key:
-            runs[name] = {float(w): tuple(v) for w, v in cached[name]["runs"].items()}
-            seconds[name] = cached[name]["seconds"]
-            continue
-        t = time.time()
-        decoders = _decoders(cfg, sentences, slot, wgrid)
-        runs[name] = {}
-        for w in wgrid:
-            outs, aligns = list(bl_out), list(bl_align)
-            # a sentence without a resolved pronoun gets no bundle and no context: BL's translation
-            for k, lines in enumerate(progress(doc_lines, desc=f"{name} {w:g}", unit="doc")):
-                if not any(i in has_record for i in lines):
-                    continue
-                recs = [r for line, r in records if line in set(lines)]
-                trs, _ = translate_doc(decoders[w], str(k), [src[i] for i in lines], recs)
-                for i, tr in zip(lines, trs):
-                    outs[i] = tr.text
-                    aligns[i] = " ".join(f"{a}-{b}" for a, b in tr.best.word_alignment)
-            runs[name][w] = (outs, aligns)
-        del decoders
-        seconds[name] = round(time.time() - t, 1)
-        cached[name] = {"key": key, "runs": {str(w): list(v) for w, v in runs[name].items()}, "seconds": seconds[name]}
-        _save(cache, cached)
 
-    if classes and rerank_grid:
-        runs["CM-rerank"] = _rerank_runs(config, classes, sentences, records, has_record, bl_out,
-                                         bl_align, rerank_grid, nbest, cached, cache, seconds, source)
-
-    # folds by document; each fold's weight is chosen on the other documents
+    # folds by document: each fold's weights are chosen on the other documents
     fold_of_line = {i: k % folds for k, lines in enumerate(doc_lines) for i in lines}
-    finals = {"BL": (bl_out, bl_align)}
+    fold_configs, scales, mert_report = [str(config)] * folds, [1.0] * folds, {}
+    if mert_iterations:
+        for f in range(folds):
+            tune_lines = [i for i in range(len(src)) if fold_of_line[i] != f]
+            fold_configs[f], mert_report[str(f)] = _mert_fold(config, source, reference, tune_lines,
+                                                              work / f"mert.fold{f}", mert_iterations,
+                                                              mert_nbest, workers, seconds)
+            # MERT's weights sum to 1 in |.|, the base's need not: the CM grids keep their meaning
+            # relative to the other weights
+            scales[f] = _l1(fold_configs[f]) / _l1(config)
+    decodes: dict[str, tuple] = {}
+    for f in range(folds):
+        if fold_configs[f] in decodes:
+            continue
+        tag = "" if fold_configs[f] == str(config) else f"fold{f}/"
+        decodes[fold_configs[f]] = _decode_systems(
+            fold_configs[f], tag, scales[f], cm_table, classes, grid, feature_grid, rerank_grid, nbest, source, docs,
+            resolver, src, sentences, doc_lines, records, has_record, cached, cache, seconds)
+
+    # each fold is translated with the weights tuned on the other folds
+    finals = {"BL": ([decodes[fold_configs[fold_of_line[i]]][0][i] for i in range(len(src))],
+                     [decodes[fold_configs[fold_of_line[i]]][1][i] for i in range(len(src))])}
+    names = list(decodes[fold_configs[0]][2])
     chosen: dict[str, dict[int, float]] = {}
-    grid_c1: dict[str, dict[str, float]] = {}
-    for name, wruns in runs.items():
-        res = {w: _apt(source, reference, align_ref, o, a, settings, with_ante, work, f"{name}.{w:g}")
-               for w, (o, a) in wruns.items()}
-        # every weight on the whole split: what a configuration shipped for new text should take
-        grid_c1[name] = {f"{w:g}": sum(o.case == 1 for o in r.occurrences) / max(1, len(r.occurrences))
-                         for w, r in res.items()}
-        final_out, final_align = list(bl_out), list(bl_align)
+    apt_cache: dict[tuple[str, str], dict] = {}
+    grid_c1: dict[str, dict[str, dict[str, float]]] = {}
+    for name in names:
+        final_out, final_align = list(finals["BL"][0]), list(finals["BL"][1])
         chosen[name] = {}
         for f in range(folds):
+            wruns = decodes[fold_configs[f]][2][name]
+            ckey = fold_configs[f]
+            res = apt_cache.setdefault((ckey, name), {})
+            for w, (o, a) in wruns.items():
+                if w not in res:
+                    res[w] = _apt(source, reference, align_ref, o, a, settings, with_ante, work,
+                                  f"{name}.{'' if ckey == str(config) else f'fold{f}.'}{w:g}")
+            # every weight on the whole split: what a configuration shipped for new text should take
+            grid_c1.setdefault(name, {})[str(f) if mert_iterations else "all"] = {
+                f"{w:g}": sum(o.case == 1 for o in r.occurrences) / max(1, len(r.occurrences)) for w, r in res.items()}
             tune_lines = [i for i in range(len(src)) if fold_of_line[i] != f]
 
             def score(w):
@@ -204,10 +187,13 @@ def run_source_experiment(config: str, cm_table: str, source: str, reference: st
                 if fold_of_line[i] == f:
                     final_out[i], final_align[i] = wruns[w][0][i], wruns[w][1][i]
         finals[name] = (final_out, final_align)
-    grids = {s[0]: list(s[3]) for s in specs}
-    if "CM-rerank" in runs:
-        grids["CM-rerank"] = list(rerank_grid)
+    grids = {name: {str(f): sorted(decodes[fold_configs[f]][2][name]) for f in range(folds)} for name in names}
     report = {"pair": "es-en", "resolver": type(resolver).__name__, "grid": grids,
+              "tuning": ({"method": "MERT of the baseline's weights on the other folds, shared by every system; "
+                                    "the CM's one weight from its grid, scaled by the tuned weights' L1 norm",
+                          "iterations": mert_iterations, "nbest": mert_nbest, "folds": mert_report}
+                         if mert_iterations else {"method": "none: the base moses.ini's weights; the CM's one "
+                                                            "weight from its grid on the other folds"}),
               "chosen_weight": {n: {str(f): w for f, w in c.items()} for n, c in chosen.items()},
               "nbest": nbest if classes and rerank_grid else None,
               "grid_c1_whole_split": grid_c1,
@@ -250,8 +236,108 @@ def run_source_experiment(config: str, cm_table: str, source: str, reference: st
     return report
 
 
+def _l1(config) -> float:
+    """Sum of |weight| over the tuned weights (all but UnknownWordPenalty, which MERT leaves alone)."""
+    from cad.moses.ini import parse_config
+
+    cfg = parse_config(config)
+    types = {f.name: f.type for f in cfg.features}
+    return sum(abs(x) for name, ws in cfg.weights.items() if types.get(name) != "UnknownWordPenalty" for x in ws) or 1.0
+
+
+def _mert_fold(config, source, reference, lines: list[int], prefix: Path, iterations: int, nbest: int,
+               workers: int, seconds: dict) -> tuple[str, dict]:
+    """MERT of `config` on the given lines of the split: (the tuned moses.ini, its report). Cached
+    by its inputs, as the decodes are."""
+    from cad.tune.run import mert
+
+    ini, meta = Path(f"{prefix}.ini"), Path(f"{prefix}.json")
+    key = _key(config, source, reference, iterations, nbest, ",".join(map(str, lines)))
+    done = json.loads(meta.read_text(encoding="utf-8")) if meta.exists() else {}
+    name = f"MERT {prefix.name}"
+    if done.get("key") == key and ini.exists():
+        seconds[name] = done["report"]["seconds"]
+        return str(ini), done["report"]
+    t = time.time()
+    src_lines, ref_lines = list(read_lines(source)), list(read_lines(reference))
+    for path, text in ((f"{prefix}.src", src_lines), (f"{prefix}.ref", ref_lines)):
+        with atomic_output(path) as fh:
+            fh.writelines(text[i] + "\n" for i in lines)
+    res = mert(str(config), f"{prefix}.src", f"{prefix}.ref", str(ini), nbest=nbest, iterations=iterations,
+               workers=workers)
+    report = {"sentences": len(lines), "decoded_bleu": [round(100 * b, 2) for _, b in res.history],
+              "best_bleu": round(100 * res.bleu, 2), "seconds": round(time.time() - t, 1)}
+    seconds[name] = report["seconds"]
+    _save(meta, {"key": key, "report": report})
+    return str(ini), report
+
+
+def _decode_systems(config: str, tag: str, scale: float, cm_table, classes, grid, feature_grid, rerank_grid,
+                    nbest: int, source, docs, resolver, src, sentences, doc_lines, records, has_record,
+                    cached: dict, cache: Path, seconds: dict):
+    """(BL's outputs, BL's alignments, {system: {weight: (outputs, alignments)}}) of the whole split
+    under one set of base weights; the CM grids are multiplied by `scale`. Cached under `tag`."""
+    from cad.cm.config import CM_NAME, FEATURE_NAME, cm_config, feature_config
+    from cad.cm.source_cm import translate_document_source, translate_document_source_feature
+    from cad.moses.ini import parse_config
+
+    grid = tuple(round(w * scale, 6) for w in grid)
+    feature_grid = tuple(round(w * scale, 6) for w in feature_grid)
+    rerank_grid = tuple(round(w * scale, 6) for w in rerank_grid)
+    specs = [("CM-backoff", cm_config(config, cm_table, grid[0]), CM_NAME, grid, translate_document_source,
+              _key(config, cm_table, source, docs, type(resolver).__name__, *grid))]
+    if classes:
+        specs.append(("CM-feature", feature_config(config, classes, feature_grid[0], "likelihood", "source-table"),
+                      FEATURE_NAME, feature_grid, translate_document_source_feature,
+                      _key(config, classes, source, docs, type(resolver).__name__, *feature_grid)))
+    bl_key = _key(config, source)
+    runs: dict[str, dict[float, tuple[list[str], list[str]]]] = {}
+    if cached.get(tag + "BL", {}).get("key") == bl_key:
+        bl_out, bl_align = cached[tag + "BL"]["out"], cached[tag + "BL"]["align"]
+        seconds[tag + "BL"] = cached[tag + "BL"]["seconds"]
+    else:
+        t = time.time()
+        bl_dec = _decoders(parse_config(config), sentences, None, (0.0,))[0.0]
+        trs = [bl_dec.translate(x) for x in progress(sentences, desc=tag + "BL", unit="sent")]
+        bl_out = [tr.text for tr in trs]
+        bl_align = [" ".join(f"{i}-{j}" for i, j in tr.best.word_alignment) for tr in trs]
+        seconds[tag + "BL"] = round(time.time() - t, 1)
+        del bl_dec, trs
+        cached[tag + "BL"] = {"key": bl_key, "out": bl_out, "align": bl_align, "seconds": seconds[tag + "BL"]}
+        _save(cache, cached)
+    for name, cfg, slot, wgrid, translate_doc, key in specs:
+        if cached.get(tag + name, {}).get("key") == key:
+            runs[name] = {float(w): tuple(v) for w, v in cached[tag + name]["runs"].items()}
+            seconds[tag + name] = cached[tag + name]["seconds"]
+            continue
+        t = time.time()
+        decoders = _decoders(cfg, sentences, slot, wgrid)
+        runs[name] = {}
+        for w in wgrid:
+            outs, aligns = list(bl_out), list(bl_align)
+            # a sentence without a resolved pronoun gets no bundle and no context: BL's translation
+            for k, lines in enumerate(progress(doc_lines, desc=f"{tag}{name} {w:g}", unit="doc")):
+                if not any(i in has_record for i in lines):
+                    continue
+                recs = [r for line, r in records if line in set(lines)]
+                trs, _ = translate_doc(decoders[w], str(k), [src[i] for i in lines], recs)
+                for i, tr in zip(lines, trs):
+                    outs[i] = tr.text
+                    aligns[i] = " ".join(f"{a}-{b}" for a, b in tr.best.word_alignment)
+            runs[name][w] = (outs, aligns)
+        del decoders
+        seconds[tag + name] = round(time.time() - t, 1)
+        cached[tag + name] = {"key": key, "runs": {str(w): list(v) for w, v in runs[name].items()},
+                              "seconds": seconds[tag + name]}
+        _save(cache, cached)
+    if classes and rerank_grid:
+        runs["CM-rerank"] = _rerank_runs(config, classes, sentences, records, has_record, bl_out, bl_align,
+                                         rerank_grid, nbest, cached, cache, seconds, source, tag)
+    return bl_out, bl_align, runs
+
+
 def _rerank_runs(config, classes, sentences, records, has_record, bl_out, bl_align, wgrid,
-                 nbest, cached, cache, seconds, source) -> dict:
+                 nbest, cached, cache, seconds, source, tag: str = "") -> dict:
     """{weight: (outputs, alignments)}: BL's n-best lists of the sentences with a resolved pronoun
     (decoded once, cached), reranked per weight; the other sentences keep BL's translation."""
     from cad.cm.rerank import Hypothesis
@@ -261,20 +347,20 @@ def _rerank_runs(config, classes, sentences, records, has_record, bl_out, bl_ali
 
     key = _key(config, source, "nbest", nbest)
     lines = sorted(has_record)
-    if cached.get("BL-nbest", {}).get("key") == key:
-        lists = {int(i): v for i, v in cached["BL-nbest"]["lists"].items()}
-        seconds["BL n-best"] = cached["BL-nbest"]["seconds"]
+    if cached.get(tag + "BL-nbest", {}).get("key") == key:
+        lists = {int(i): v for i, v in cached[tag + "BL-nbest"]["lists"].items()}
+        seconds[tag + "BL n-best"] = cached[tag + "BL-nbest"]["seconds"]
     else:
         t = time.time()
         dec = _decoders(parse_config(config), [sentences[i] for i in lines], None, (0.0,))[0.0]
         lists = {}
-        for i in progress(lines, desc=f"BL {nbest}-best", unit="sent"):
+        for i in progress(lines, desc=f"{tag}BL {nbest}-best", unit="sent"):
             tr = dec.translate(sentences[i], nbest=nbest, distinct=True)
             lists[i] = [[list(d.words), d.total, [list(p) for p in d.word_alignment]] for d in (tr.nbest or [tr.best])]
         del dec
-        seconds["BL n-best"] = round(time.time() - t, 1)
-        cached["BL-nbest"] = {"key": key, "lists": {str(i): v for i, v in lists.items()},
-                              "seconds": seconds["BL n-best"]}
+        seconds[tag + "BL n-best"] = round(time.time() - t, 1)
+        cached[tag + "BL-nbest"] = {"key": key, "lists": {str(i): v for i, v in lists.items()},
+                                    "seconds": seconds[tag + "BL n-best"]}
         _save(cache, cached)
     table = SourceClassTable.read(classes)
     t = time.time()
@@ -292,7 +378,7 @@ def _rerank_runs(config, classes, sentences, records, has_record, bl_out, bl_ali
             outs[i] = " ".join(h.words)
             aligns[i] = " ".join(f"{a}-{b}" for a, b in h.alignment)
         out[float(w)] = (outs, aligns)
-    seconds["CM-rerank"] = round(time.time() - t, 1)
+    seconds[tag + "CM-rerank"] = round(time.time() - t, 1)
     return out
 
 
@@ -329,9 +415,17 @@ def to_markdown(report: dict, tables: dict[str, dict[str, str]]) -> str:
                          + f" | {row['bleu']:.2f} | {row['chrf']:.2f} |")
         lines.append("")
     lines += [f"CM weight per fold (chosen on the other fold): {report['chosen_weight']}; grids {report['grid']}.", ""]
+    tuning = report.get("tuning", {})
+    lines += [f"Tuning: {tuning.get('method', 'none')}.", ""]
+    for f, m in sorted(tuning.get("folds", {}).items()):
+        lines.append(f"- MERT for fold {f} on the other folds' {m['sentences']} sentences: decoded BLEU per "
+                     f"iteration {', '.join(f'{b:.2f}' for b in m['decoded_bleu'])}; best {m['best_bleu']:.2f} "
+                     f"({m['seconds']:.0f} s)")
+    if tuning.get("folds"):
+        lines.append("")
     if "grid_c1_whole_split" in report:
-        per = "; ".join(f"{n} " + ", ".join(f"{w}: {a:.3f}" for w, a in ws.items())
-                        for n, ws in report["grid_c1_whole_split"].items())
+        per = "; ".join((f"{n} " if f == "all" else f"{n} (fold {f}'s base weights) ") + ", ".join(f"{w}: {a:.3f}" for w, a in ws.items())
+                        for n, folds in report["grid_c1_whole_split"].items() for f, ws in folds.items())
         lines += [f"C1 accuracy of each weight on the whole split (pronouns with antecedent): {per}.", ""]
     for name, groups in tables.items():
         for g, table in groups.items():

@@ -1,4 +1,5 @@
-"""Build of the compiled decoder core (cad/decoder/_core.cpp); everything else is in setup.cfg."""
+"""Build of the compiled parts (the decoder core, cad/decoder/_core.cpp, and the tree kernels,
+cad/rank/_kernels.cpp); everything else is in setup.cfg."""
 
 from pybind11.setup_helpers import Pybind11Extension
 from setuptools import setup
@@ -8,4 +9,6 @@ setup(ext_modules=[
     # Python search computes
     Pybind11Extension("cad.decoder._core", ["cad/decoder/_core.cpp"], cxx_std=17,
                       extra_compile_args=["-O2", "-ffp-contract=off"]),
+    Pybind11Extension("cad.rank._kernels", ["cad/rank/_kernels.cpp"], cxx_std=17,
+                      extra_compile_args=["-O2"]),
 ])

@@ -86,8 +86,20 @@ def _mcnemar(a: argparse.Namespace) -> None:
 
 
 def _correlation(a: argparse.Namespace) -> None:
-    from cad.eval.correlation import correlations_from_tsv
+    from cad.eval.correlation import correlations_from_tsv, kendall_tau_from_files
+    from cad.errors import CadError
 
+    if a.judgments:
+        if a.tsv is not None:
+            raise CadError("give either a system-level TSV or --judgments with --scores, not both")
+        if not a.scores:
+            raise CadError("--judgments needs --scores (segment<TAB>system<TAB>score per line)")
+        r = kendall_tau_from_files(a.judgments, a.scores, a.variant)
+        print(f"tau\t{r.tau:.4f}\nconcordant\t{r.concordant}\ndiscordant\t{r.discordant}\n"
+              f"metric_ties\t{r.metric_ties}\nhuman_ties\t{r.human_ties}\nvariant\t{r.variant}")
+        return
+    if a.tsv is None:
+        raise CadError("give a system-level TSV, or --judgments and --scores")
     res = correlations_from_tsv(a.tsv, human=a.human)
     print("metric\tpearson\tspearman")
     for m, v in res.items():
@@ -158,10 +170,22 @@ def add_eval_parser(sub) -> None:
     s.add_argument("--exact", action="store_true", help="always use the exact binomial test")
     s.set_defaults(func=_mcnemar)
 
-    s = es.add_parser("correlation", help="Pearson/Spearman of metric scores with human scores (TSV)")
-    add_in(s, "tsv", help="header 'system<TAB>metric...<TAB>human', then one row of scores per system")
+    s = es.add_parser("correlation", help="Pearson/Spearman of system-level metric scores with human scores (TSV), "
+                                          "or segment-level Kendall's tau over pairwise judgments")
+    add_in(s, "tsv", nargs="?", help="header 'system<TAB>metric...<TAB>human', then one row of scores per system")
     s.add_argument("--human", default="human", help="name of the human-score column (default: %(default)s)")
+    add_in(s, "--judgments", help="pairwise judgments 'segment<TAB>system_a<TAB>system_b<TAB>a|b|tie' "
+                                  "(the wmt-ranking layout): print Kendall's tau instead")
+    add_in(s, "--scores", help="with --judgments: the metric's 'segment<TAB>system<TAB>score' lines")
+    s.add_argument("--variant", choices=("wmt12", "ties-excluded"), default="wmt12",
+                   help="wmt12: a metric tie is discordant (WMT12, WMT13); ties-excluded: left out "
+                        "(default: %(default)s)")
     s.set_defaults(func=_correlation)
+
+    from cad.cliargs import add_output_argument
+    from cad.rank.cli import add_rank_parser
+
+    add_rank_parser(es, add_in, add_output_argument)
 
     s = es.add_parser("report", help="several systems on one test set: Markdown, JSON and PNG")
     s.add_argument("--source", required=True, help="tokenized source text")

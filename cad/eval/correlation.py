@@ -1,10 +1,12 @@
-"""Pearson and Spearman correlation between system-level metric scores and human scores (seed 000 §3.3)."""
+"""Pearson and Spearman correlation between system-level metric scores and human scores (seed 000 §3.3),
+and segment-level Kendall's tau over pairwise human judgments (WMT12; seed 002)."""
 
 from __future__ import annotations
 
 import math
 import os
-from typing import Sequence
+from dataclasses import dataclass
+from typing import Callable, Iterable, Sequence
 
 from cad.errors import CadError
 from cad.textio import read_lines
@@ -60,3 +62,75 @@ def correlations_from_tsv(path: str | os.PathLike, human: str = "human") -> dict
         raise CadError("need at least two systems", str(path))
     target = cols.pop(human)
     return {m: {"pearson": pearson(v, target), "spearman": spearman(v, target)} for m, v in cols.items()}
+
+
+@dataclass
+class TauResult:
+    """Segment-level Kendall's tau over pairwise human judgments."""
+    concordant: int
+    discordant: int
+    metric_ties: int          # counted as discordant (WMT12) or left out ("ties-excluded")
+    human_ties: int           # always left out
+    variant: str
+
+    @property
+    def tau(self) -> float:
+        n = self.concordant + self.discordant
+        return (self.concordant - self.discordant) / n if n else math.nan
+
+
+TAU_VARIANTS = ("wmt12", "ties-excluded")
+
+
+def kendall_tau(judgments: Iterable, score: Callable[[int, str], float], variant: str = "wmt12") -> TauResult:
+    """WMT12's tau: over every human non-tie judgment (repeats counted), concordant when the metric
+    scores the human winner strictly higher, discordant otherwise; "wmt12" counts a metric tie as
+    discordant (so did WMT13, and Meteor's rankconsist.py), "ties-excluded" leaves it out.
+    `judgments` hold .segment, .a, .b, .winner ("a", "b", "tie"); score(segment, system)."""
+    if variant not in TAU_VARIANTS:
+        raise ValueError(f"unknown tau variant {variant!r}")
+    c = d = ties = human_ties = 0
+    for j in judgments:
+        if j.winner == "tie":
+            human_ties += 1
+            continue
+        sa, sb = score(j.segment, j.a), score(j.segment, j.b)
+        if sa == sb:
+            ties += 1
+            if variant == "wmt12":
+                d += 1
+        elif (sa > sb) == (j.winner == "a"):
+            c += 1
+        else:
+            d += 1
+    return TauResult(c, d, ties, human_ties, variant)
+
+
+def read_scores(path: str | os.PathLike) -> dict[tuple[int, str], float]:
+    """`segment<TAB>system<TAB>score` lines."""
+    out: dict[tuple[int, str], float] = {}
+    for lineno, line in enumerate(read_lines(path), 1):
+        f = line.split("\t")
+        if len(f) != 3:
+            raise CadError(f"{len(f)} fields, expected segment<TAB>system<TAB>score", str(path), lineno)
+        try:
+            key, value = (int(f[0]), f[1]), float(f[2])
+        except ValueError:
+            raise CadError(f"segment {f[0]!r} or score {f[2]!r} is not a number", str(path), lineno) from None
+        if key in out:
+            raise CadError(f"a second score for {f[1]} on segment {f[0]}", str(path), lineno)
+        out[key] = value
+    return out
+
+
+def kendall_tau_from_files(judgments: str | os.PathLike, scores: str | os.PathLike,
+                           variant: str = "wmt12") -> TauResult:
+    from cad.rank.judgments import read_judgments
+
+    js = read_judgments(judgments)
+    sc = read_scores(scores)
+    for k, j in enumerate(js, 1):
+        for s in (j.a, j.b):
+            if (j.segment, s) not in sc:
+                raise CadError(f"no score for {s} on segment {j.segment} in {scores}", str(judgments), k)
+    return kendall_tau(js, lambda seg, sys: sc[(seg, sys)], variant)

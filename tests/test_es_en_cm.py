@@ -339,7 +339,9 @@ def _word_model(corpus, tmp_path):
     rows += ["su ||| his ||| 0.6 0.6 0.6 0.6 ||| 0-0 ||| 1 1 1", "su ||| her ||| 0.3 0.3 0.3 0.3 ||| 0-0 ||| 1 1 1",
              "la escuela ||| school ||| 0.5 0.5 0.5 0.5 ||| 1-0 ||| 1 1 1"]
     (tmp_path / "pt").write_text("\n".join(sorted(rows)) + "\n")
-    write_arpa(estimate_lm([s.split() for s in EN] + [["her", "speech"]], 2), tmp_path / "lm.arpa")
+    # the LM has seen "his school" more often than "her school": BL says "his school"
+    write_arpa(estimate_lm([s.split() for s in EN] + [["her", "speech"]] + [["his", "school"]] * 3, 2),
+               tmp_path / "lm.arpa")
     write_config(baseline_config(str(tmp_path / "pt"), None, str(tmp_path / "lm.arpa"), 2, table_limit=0),
                  tmp_path / "bl.ini")
     assert main(["-q", "cm", "build", "--src", "es", "--tgt", "en", "--corpus", str(corpus / "c"), "--align",
@@ -364,6 +366,14 @@ def test_source_experiment_tunes_each_fold_on_the_other(corpus, tmp_path, capsys
     assert "MERT" not in plain["tuning"]["method"]
     base = Decoder(DecoderModel.load(bl, input_sentences=ES))
     assert (tmp_path / "plain.BL.txt").read_text().splitlines() == [base.translate(s).text for s in ES]
+    assert base.translate(ES[1]).text.startswith("his school")
+    # CM-rerank picks from BL's 5-best with the class table: at weight 4 su → hermana makes "her",
+    # right on the whole split; but each fold's weight is chosen on the other fold: fold 1's on
+    # the school document (4 wins), fold 0's on the minister's, where su is right at any weight
+    # (the tie goes to the smaller weight), so the school sentence keeps "his"
+    assert plain["grid_c1_whole_split"]["CM-rerank"]["all"] == {"0.5": 0.5, "4": 1.0}
+    assert plain["chosen_weight"]["CM-rerank"] == {"0": 0.5, "1": 4.0}
+    assert (tmp_path / "plain.CM-rerank.txt").read_text().splitlines()[1].startswith("his school")
 
     assert main(common + ["--mert-iterations", "2", "--mert-nbest", "10", "--out", str(tmp_path / "m")]) == 0
     rep = json.loads((tmp_path / "m.json").read_text())

@@ -174,8 +174,12 @@ def test_rank_cv_train_and_score_end_to_end(tmp_path, capsys):
     assert rep["tau"]["SYN learned"]["xx-en"] > 0.5 and rep["tau"]["sentBLEU"]["xx-en"] > 0.5
     assert rep["tau"]["SYN+CLS learned + BLEU + chrF"]["xx-en"] > 0.5
     assert "| SYN similarity |" in (tmp_path / "cv.md").read_text()
-    # the parse cache was written and is enough for a second run
+    # the parse cache was written; a second run reads it and the kernel features kept in OUT.work
     assert gzip.open(tmp_path / "trees.tsv.gz", "rt").read().count("\n") == 3 * 40 + 40
+    assert "SYN tree-kernel features" in rep["seconds"]
+    assert main(["-q", "eval", "rank", "cv"] + common + ["--folds", "3", "--out", str(tmp_path / "cv")]) == 0
+    again = json.loads((tmp_path / "cv.json").read_text())
+    assert "SYN tree-kernel features" not in again["seconds"] and again["tau"] == rep["tau"]
 
     assert main(["-q", "eval", "rank", "train"] + common + ["--out", str(tmp_path / "m.json")]) == 0
     (tmp_path / "hyp").write_text(f"{refs[0]}\nevery {refs[0].lower()} the\n")
@@ -190,3 +194,18 @@ def test_rank_cv_train_and_score_end_to_end(tmp_path, capsys):
     assert main(["eval", "rank", "score", "--model", str(tmp_path / "m.json"), "--hypothesis",
                  str(tmp_path / "hyp"), "--reference", str(tmp_path / "ref")]) == 1
     assert "2 hypotheses but 1 references" in capsys.readouterr().err
+
+
+def test_bootstrap_tau_by_hand():
+    from cad.eval.significance import bootstrap_tau
+
+    # two pairs, three segments: (concordant, discordant) per segment
+    a = [[[3, 2, 1], [0, 1, 1]], [[2, 2, 2], [1, 0, 1]]]     # tau 6-2/8 = .5 and 6-2/8 = .5
+    b = [[[2, 1, 1], [1, 2, 1]], [[1, 2, 1], [2, 0, 2]]]     # tau 4-4/8 = 0 and 4-4/8 = 0
+    r = bootstrap_tau(a, b, resamples=500, seed=2)
+    assert r.delta == pytest.approx(0.5)
+    assert r.low <= r.delta <= r.high and r.p_value < 0.05
+    same = bootstrap_tau(a, a, resamples=100)
+    assert (same.delta, same.low, same.high, same.p_value) == (0.0, 0.0, 0.0, 1.0)
+    with pytest.raises(ValueError):
+        bootstrap_tau(a, [[[1, 2]]])

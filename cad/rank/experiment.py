@@ -15,6 +15,7 @@ import numpy as np
 
 from cad.errors import CadError
 from cad.eval.correlation import kendall_tau
+from cad.eval.significance import bootstrap_tau
 from cad.progress import progress
 from cad.rank.judgments import RankingSet, load_pair, pairs_in
 from cad.rank.metric import KernelSpec, Nystrom, TreeRankMetric, direct_similarity, train_ranker
@@ -74,13 +75,52 @@ def features(nystrom: Nystrom, pairs: list[Pair], spec: KernelSpec, chunk: int =
     return np.vstack(out) if out else np.zeros((0, nystrom.projection.shape[1]))
 
 
-def _tau_sums(sets, test_segments, score_of) -> dict[str, tuple[int, int, int]]:
+def _segment_counts(sets, test_segments, score_of) -> dict[str, dict[int, tuple[int, int]]]:
+    """Per pair and test segment: (concordant, discordant) under WMT12's tau."""
     out = {}
     for rs in sets:
-        js = [j for j in rs.judgments if j.segment in test_segments]
-        r = kendall_tau(js, lambda seg, sys: score_of[(rs.pair, seg, sys)])
-        out[rs.pair] = (r.concordant, r.discordant, r.metric_ties)
+        by_seg: dict[int, list] = {}
+        for j in rs.judgments:
+            if j.segment in test_segments:
+                by_seg.setdefault(j.segment, []).append(j)
+        out[rs.pair] = {}
+        for seg, js in by_seg.items():
+            r = kendall_tau(js, lambda sg, sys: score_of[(rs.pair, sg, sys)])
+            out[rs.pair][seg] = (r.concordant, r.discordant)
     return out
+
+
+COMPARISONS = [("SYN learned", "sentBLEU"), ("SYN similarity", "sentBLEU"), ("SYN learned + BLEU + chrF", "chrF"),
+               ("SYN learned + BLEU + chrF", "BLEU+chrF learned"), ("SYN+CLS learned + BLEU + chrF", "chrF"),
+               ("SYN learned", "SYN+CLS learned"), ("SYN learned", "SYN similarity")]
+
+
+def _cached_features(out: str, objs: Objects, landmark_ids: list[int], spec: KernelSpec, seconds: dict,
+                     key_parts: tuple) -> tuple[dict, dict]:
+    """The Nyström features and direct similarities of every structure, kept in OUT.work/ with a
+    key of their inputs: a second run (another C, more folds) skips the kernels."""
+    import hashlib
+    from pathlib import Path
+
+    key = hashlib.sha1(repr((key_parts, spec.signature(), objs.keys[:1], len(objs.keys))).encode()).hexdigest()
+    path = Path(out + ".work") / f"features-{key[:16]}.npz"
+    if path.exists():
+        got = np.load(path)
+        return ({st: got[f"phi {st}"] for st in STRUCTURES}, {st: got[f"direct {st}"] for st in STRUCTURES})
+    phi, direct = {}, {}
+    for st in STRUCTURES:
+        t = time.time()
+        nystrom = Nystrom.fit([objs.layers[st][i] for i in landmark_ids], spec)
+        phi[st] = features(nystrom, objs.layers[st], spec)
+        seconds[f"{st} tree-kernel features"] = round(time.time() - t, 1)
+        t = time.time()
+        direct[st] = direct_similarity(objs.layers[st], spec)
+        seconds[f"{st} direct similarity"] = round(time.time() - t, 1)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp.npz")
+    np.savez(tmp, **{f"phi {st}": phi[st] for st in STRUCTURES}, **{f"direct {st}": direct[st] for st in STRUCTURES})
+    tmp.replace(path)
+    return phi, direct
 
 
 def run_cv(data: str, out: str, pairs: list[str] | None = None, folds: int = 5, landmarks: int = 300,
@@ -104,15 +144,8 @@ def run_cv(data: str, out: str, pairs: list[str] | None = None, folds: int = 5, 
     if len(pool) < landmarks:
         raise CadError(f"{len(pool)} translations in the reserved segments, fewer than {landmarks} landmarks")
     chosen = sorted(rng.choice(len(pool), size=landmarks, replace=False))
-    phi, direct = {}, {}
-    for st in STRUCTURES:
-        t = time.time()
-        nystrom = Nystrom.fit([objs.layers[st][pool[i]] for i in chosen], spec)
-        phi[st] = features(nystrom, objs.layers[st], spec)
-        seconds[f"{st} tree-kernel features"] = round(time.time() - t, 1)
-        t = time.time()
-        direct[st] = direct_similarity(objs.layers[st], spec)
-        seconds[f"{st} direct similarity"] = round(time.time() - t, 1)
+    phi, direct = _cached_features(out, objs, [pool[i] for i in chosen], spec, seconds,
+                                   (data, ",".join(pairs), landmarks, seed, TreeCache.VERSION))
     log.info("%d translations, %d landmarks (rank %s): %s", len(objs.keys), landmarks,
              {st: v.shape[1] for st, v in phi.items()}, seconds)
 
@@ -127,7 +160,7 @@ def run_cv(data: str, out: str, pairs: list[str] | None = None, folds: int = 5, 
     for st in STRUCTURES:
         learned[f"{st} learned + BLEU + chrF"] = np.hstack([phi[st], objs.extra])
     systems = list(fixed) + list(learned)
-    sums = {s: {rs.pair: [0, 0, 0] for rs in sets} for s in systems}
+    per_seg: dict[str, dict[str, dict[int, tuple[int, int]]]] = {s: {rs.pair: {} for rs in sets} for s in systems}
     train_seconds = 0.0
     for f in range(folds):
         test = {s for s, k in fold_of.items() if k == f}
@@ -149,27 +182,37 @@ def run_cv(data: str, out: str, pairs: list[str] | None = None, folds: int = 5, 
                 train_seconds += time.time() - t
                 score = (learned[name] / scale) @ w
             score_of = {k: float(score[i]) for k, i in objs.of.items()}
-            for lp, (cc, dd, tt) in _tau_sums(sets, test, score_of).items():
-                sums[name][lp][0] += cc
-                sums[name][lp][1] += dd
-                sums[name][lp][2] += tt
+            for lp, counts in _segment_counts(sets, test, score_of).items():
+                per_seg[name][lp].update(counts)
         log.info("fold %d of %d done", f + 1, folds)
     seconds["training (all folds, learned systems)"] = round(train_seconds, 1)
+    sums = {name: {lp: [sum(v[k] for v in per_seg[name][lp].values()) for k in range(2)] for lp in pairs}
+            for name in systems}
     table = {}
     for name in systems:
-        row = {lp: (cc - dd) / (cc + dd) if cc + dd else math.nan for lp, (cc, dd, _) in sums[name].items()}
+        row = {lp: (cc - dd) / (cc + dd) if cc + dd else math.nan for lp, (cc, dd) in sums[name].items()}
         row["all (mean)"] = sum(row[lp] for lp in pairs) / len(pairs)
-        tot = [sum(v[k] for v in sums[name].values()) for k in range(3)]
+        tot = [sum(v[k] for v in sums[name].values()) for k in range(2)]
         row["pooled"] = (tot[0] - tot[1]) / (tot[0] + tot[1])
         table[name] = row
+    significance = {}
+    arrays = {name: np.array([[[per_seg[name][lp].get(sg, (0, 0))[k] for sg in scored] for k in range(2)]
+                              for lp in pairs]) for name in systems}
+    for a_, b_ in COMPARISONS:
+        if a_ in arrays and b_ in arrays:
+            r = bootstrap_tau(arrays[a_], arrays[b_], resamples=1000, seed=seed)
+            significance[f"{a_} vs {b_}"] = {"delta": r.delta, "ci95": [r.low, r.high], "p": r.p_value}
     seconds["total"] = round(time.time() - t0, 1)
     report = {"data": data, "pairs": pairs, "folds": folds, "landmarks": landmarks,
               "rank": {st: int(v.shape[1]) for st, v in phi.items()},
               "kernel": spec.signature(), "C": c, "seed": seed, "translations": len(objs.keys),
               "reserved_segments": len(reserved), "scored_segments": len(scored),
               "tau_variant": "wmt12 (metric ties discordant, human ties left out)",
-              "tau": table, "counts": {s: {lp: dict(zip(("concordant", "discordant", "metric_ties"), v))
+              "tau": table, "counts": {s: {lp: dict(zip(("concordant", "discordant"), v))
                                            for lp, v in sums[s].items()} for s in systems},
+              "significance": significance,
+              "significance_method": "paired bootstrap over the scored segments (1000 resamples), "
+                                     "difference of the mean over pairs; p = share of resamples <= 0",
               "seconds": seconds}
     with atomic_output(out + ".json") as fh:
         json.dump(report, fh, indent=2)
@@ -188,6 +231,10 @@ def to_markdown(r: dict) -> str:
              "| metric | " + " | ".join(cols) + " |", "|---" * (len(cols) + 1) + "|"]
     for name, row in r["tau"].items():
         lines.append(f"| {name} | " + " | ".join(f"{row[c]:.3f}" for c in cols) + " |")
+    lines += ["", f"Differences in the mean tau, {r['significance_method']}:", "",
+              "| comparison | Δτ | 95% interval | p |", "|---|---|---|---|"]
+    for k, v in r["significance"].items():
+        lines.append(f"| {k} | {v['delta']:+.3f} | [{v['ci95'][0]:+.3f}, {v['ci95'][1]:+.3f}] | {v['p']:.3f} |")
     lines += ["", "Times (s): " + ", ".join(f"{k} {v}" for k, v in r["seconds"].items()), ""]
     return "\n".join(lines)
 

@@ -1,5 +1,5 @@
-"""Build of the compiled parts (the decoder core, cad/decoder/_core.cpp, and the tree kernels,
-cad/rank/_kernels.cpp); everything else is in setup.cfg."""
+"""Build of the compiled parts (the decoder core, cad/decoder/_core.cpp, the tree kernels,
+cad/rank/_kernels.cpp, and MERT's line search, cad/tune/_mert.cpp); everything else is in setup.cfg."""
 
 from pybind11.setup_helpers import Pybind11Extension
 from setuptools import setup
@@ -11,4 +11,7 @@ setup(ext_modules=[
                       extra_compile_args=["-O2", "-ffp-contract=off"]),
     Pybind11Extension("cad.rank._kernels", ["cad/rank/_kernels.cpp"], cxx_std=17,
                       extra_compile_args=["-O2"]),
+    # MERT's line search: no fused multiply-add, so that it computes what the Python one does
+    Pybind11Extension("cad.tune._mert", ["cad/tune/_mert.cpp"], cxx_std=17,
+                      extra_compile_args=["-O2", "-ffp-contract=off"]),
 ])

@@ -116,3 +116,24 @@ def test_random_restarts_never_end_below_the_plain_ascent():
     assert restarted >= plain
     assert corpus_bleu_at(nbest, tuned) == pytest.approx(restarted)
     assert optimize(nbest, w, restarts=10, seed=3) == (tuned, restarted)     # fixed seed: same result
+
+
+def test_compiled_line_search_equals_the_python_one():
+    pytest.importorskip("cad.tune._mert", reason="the compiled line search is not built (make install)")
+    rng = random.Random(11)
+    for trial in range(30):
+        refs = [[rng.choice("abcdefgh") for _ in range(rng.randint(3, 12))] for _ in range(rng.randint(1, 25))]
+        nbest = []
+        for r in refs:
+            cands = []
+            for _ in range(rng.randint(1, 12)):
+                hyp = [w if rng.random() < 0.6 else rng.choice("abcdefgh") for w in r][:rng.randint(1, 14)]
+                # few distinct feature values: equal slopes, equal intercepts and shared breakpoints
+                cands.append(Candidate([rng.choice([-1.0, -0.5, 0.0, 0.5, 1.0]) for _ in range(4)], bleu_stats(hyp, r)))
+            nbest.append(cands)
+        w = [rng.uniform(-1, 1) for _ in range(4)]
+        d = [0.0] * 4
+        d[trial % 4] = 1.0
+        if trial % 3 == 0:
+            d = [rng.uniform(-1, 1) for _ in range(4)]
+        assert line_search(nbest, w, d, native=True) == line_search(nbest, w, d, native=False)

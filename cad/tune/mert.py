@@ -56,6 +56,10 @@ class Pool:
     def __init__(self, nbest: Sequence[Sequence[Candidate]]):
         self.features = [np.array([c.features for c in cands], dtype=float) for cands in nbest]
         self.stats = [np.array([c.stats for c in cands], dtype=float) for cands in nbest]
+        # the same, concatenated, for the compiled line search
+        self.offsets = np.cumsum([0] + [len(c) for c in nbest], dtype=np.int64)
+        self.all_features = np.vstack(self.features) if self.features else np.zeros((0, 0))
+        self.all_stats = np.vstack(self.stats) if self.stats else np.zeros((0, N_STATS))
 
     @classmethod
     def of(cls, nbest) -> "Pool":
@@ -99,15 +103,32 @@ def _sentence_envelope(a: np.ndarray, b: np.ndarray) -> list[tuple[float, int]]:
     return _envelope(list(zip(b[keep].tolist(), a[keep].tolist(), keep.tolist())))
 
 
-def line_search(nbest, w: Sequence[float], d: Sequence[float]) -> tuple[float, float]:
-    """Best step γ along d and the BLEU it reaches."""
+def _native():
+    try:
+        from cad.tune import _mert
+    except ImportError:         # not built: the Python line search (same results, slower)
+        return None
+    return _mert
+
+
+def line_search(nbest, w: Sequence[float], d: Sequence[float], native: bool | None = None) -> tuple[float, float]:
+    """Best step γ along d and the BLEU it reaches; `native` (default: when built) runs the
+    compiled search, which gives the same step and BLEU."""
     pool = Pool.of(nbest)
     wv, dv = np.asarray(w, dtype=float), np.asarray(d, dtype=float)
+    # both searches read the same model scores, computed once over the whole pool
+    a_all, b_all = pool.all_features @ wv, pool.all_features @ dv
+    mod = _native() if native is not False else None
+    if native and mod is None:
+        raise RuntimeError("the compiled line search (cad.tune._mert) is not built")
+    if mod is not None:
+        return mod.line_search(a_all, b_all, pool.all_stats, pool.offsets)
     total = np.zeros(N_STATS)
     gammas: list[float] = []
     deltas: list[np.ndarray] = []
-    for f, s in zip(pool.features, pool.stats):
-        env = _sentence_envelope(f @ wv, f @ dv)
+    for k, s in enumerate(pool.stats):
+        lo, hi = pool.offsets[k], pool.offsets[k + 1]
+        env = _sentence_envelope(a_all[lo:hi], b_all[lo:hi])
         total += s[env[0][1]]
         for (g, j), (_, prev) in zip(env[1:], env[:-1]):
             gammas.append(g)

@@ -159,6 +159,8 @@ bench: install
 	$(BIN)/python bench/decode.py --model $(OUT)/moses.ini --normal-threads 2 \
 		$(if $(wildcard moses_configs/$(CM_NAME).feature.ini),--cm-config moses_configs/$(CM_NAME).feature.ini)
 	$(BIN)/python bench/coref_bench.py --model $(OUT)
+	$(BIN)/python bench/mert_bench.py
+	$(BIN)/python bench/tree_kernel_bench.py
 
 clean:
 	rm -rf models build *.egg-info .pytest_cache

@@ -201,9 +201,11 @@ moses_configs/es-en.feature.ini: tables/es-en/cm.gz
 	$(CAD) -q cm config --mode feature --cm-model source-table --weight 3 --base $(ES_OUT)/moses.ini \
 		--cm tables/es-en/classes.gz --out $@
 
+# every fold is translated with the base weights MERT tuned on the other (ES_MERT decoder runs at most)
+ES_MERT ?= 8
 es-en-eval: moses_configs/es-en.ini
 	$(CAD) cm experiment-source --config $(ES_OUT)/moses.ini --cm tables/es-en/cm.gz --classes tables/es-en/classes.gz \
-		--source $(ES_OUT)/dev.lc.es \
+		--mert-iterations $(ES_MERT) --workers 2 --source $(ES_OUT)/dev.lc.es \
 		--reference $(ES_OUT)/dev.lc.en --align-ref $(ES_OUT)/test.aligned.grow-diag-final-and --docs $(NC11)/dev.docs \
 		--corzu $(NC11)/corzu.dev.jsonl --gender-lexicon $(ES_OUT)/genders.es.tsv --out $(ES_OUT)/es-en-eval
 	cat $(ES_OUT)/es-en-eval.md

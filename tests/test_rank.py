@@ -189,7 +189,7 @@ def test_rank_cv_train_and_score_end_to_end(tmp_path, capsys):
                  str(tmp_path / "hyp"), "--reference", str(tmp_path / "ref")]) == 0
     out = capsys.readouterr()
     good, bad = (float(x) for x in out.out.split())
-    assert good > bad and "tree-rank|SYN+CLS|ptk|lambda:0.4|mu:0.4|landmarks:8|extra:sentbleu+chrf" in out.err
+    assert good > bad and "tree-rank|SYN|ptk|lambda:0.4|mu:0.4|landmarks:8|extra:sentbleu+chrf" in out.err
     (tmp_path / "ref").write_text(f"{refs[0]}\n")
     assert main(["eval", "rank", "score", "--model", str(tmp_path / "m.json"), "--hypothesis",
                  str(tmp_path / "hyp"), "--reference", str(tmp_path / "ref")]) == 1

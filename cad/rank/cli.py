@@ -90,7 +90,7 @@ def add_rank_parser(es, add_in, add_out) -> None:
     _add_common(s, add_in)
     s.add_argument("--features", choices=("syn", "syn+metrics"), default="syn+metrics",
                    help="tree-kernel features alone, or with sentence-BLEU and chrF (default: %(default)s)")
-    s.add_argument("--structure", choices=("SYN", "SYN+CLS"), default="SYN+CLS",
+    s.add_argument("--structure", choices=("SYN", "SYN+CLS"), default="SYN",
                    help="the trees: chunks, POS and words (seed 002's SYN), or with the clause layer above "
                         "(default: %(default)s)")
     s.add_argument("--out", required=True, help="the model (JSON)")

@@ -241,7 +241,7 @@ def to_markdown(r: dict) -> str:
 
 def train_metric(data: str, out: str, pairs: list[str] | None = None, landmarks: int = 300,
                  spec: KernelSpec | None = None, c: float = 1.0, seed: int = 1, cache: str | None = None,
-                 features_kind: str = "syn+metrics", structure: str = "SYN+CLS") -> TreeRankMetric:
+                 features_kind: str = "syn+metrics", structure: str = "SYN") -> TreeRankMetric:
     """The metric trained on every non-tie judgment of `data`, landmarks drawn from all of it."""
     spec = spec or KernelSpec()
     pairs = pairs or pairs_in(data)

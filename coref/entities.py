@@ -10,18 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from cad.lang.en import PRONOUN_CLASS, SPEAKER_PRONOUNS
 from coref.mentions import Mention
 
-PRONOUN_CLASS = {
-    "it": "it", "its": "it", "itself": "it",
-    "they": "they", "them": "they", "their": "they", "theirs": "they", "themselves": "they",
-    "he": "he", "him": "he", "his": "he", "himself": "he",
-    "she": "she", "her": "she", "hers": "she", "herself": "she",
-}
 THIRD_PERSON = frozenset(PRONOUN_CLASS)
-# first and second person: never the antecedent of a third-person pronoun outside quoted speech
-SPEAKER_PRONOUNS = frozenset({"i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "ourselves",
-                              "you", "your", "yours", "yourself", "yourselves"})
 _DETERMINERS = {"the", "a", "an", "this", "that", "these", "those", "my", "your", "his", "her", "its", "our",
                 "their", "some", "any", "every", "each"}
 

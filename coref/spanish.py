@@ -35,7 +35,7 @@ from typing import Callable, Iterable
 import numpy as np
 
 from cad.errors import CadError
-from cad.lang.es import morph_of
+from cad.lang.es import FORM_MORPH, PRONOUN_CLASS, morph_of
 from coref.pair_features import _bucket, dependency_path  # the same distance buckets as English
 from coref.records import Candidate, PronounResolution, keep_likely
 from coref.softmax import SoftmaxRanker, load_json, save_json
@@ -43,22 +43,6 @@ from coref.softmax import SoftmaxRanker, load_json, save_json
 MODEL_VERSION = 1
 DEFAULT_MODEL = "ranker-es.json.gz"
 
-# pronoun class of each site word
-PRONOUN_CLASS = {
-    "él": "pers", "ella": "pers", "ellos": "pers", "ellas": "pers",
-    "su": "su", "sus": "su",
-    "suyo": "suyo", "suya": "suyo", "suyos": "suyo", "suyas": "suyo",
-    "lo": "acc", "la": "acc", "los": "acc", "las": "acc",
-    "le": "dat", "les": "dat",
-}
-# (gender, number) each form shows, of its antecedent or (possessives) of the possessed noun
-FORM_MORPH = {
-    "él": ("masc", "sing"), "ella": ("fem", "sing"), "ellos": ("masc", "plur"), "ellas": ("fem", "plur"),
-    "su": (None, "sing"), "sus": (None, "plur"),
-    "suyo": ("masc", "sing"), "suya": ("fem", "sing"), "suyos": ("masc", "plur"), "suyas": ("fem", "plur"),
-    "lo": ("masc", "sing"), "la": ("fem", "sing"), "los": ("masc", "plur"), "las": ("fem", "plur"),
-    "le": (None, "sing"), "les": (None, "plur"),
-}
 # classes whose form marks the antecedent (not the possessed noun)
 MARKS_ANTECEDENT = frozenset({"pers", "acc", "dat"})
 CLITICS = frozenset({"lo", "la", "los", "las", "le", "les"})

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from cad.align.alignment import parse_alignment
 from cad.docs import doc_index_of_lines, read_docs
 from cad.errors import CadError
+from cad.lang.en import CM_PRONOUNS
 from cad.textio import read_lines
 
 log = logging.getLogger(__name__)
@@ -78,7 +79,7 @@ def _points(line: str, n_src: int, n_tgt: int, path, lineno: int, dropped: list[
     return kept
 
 
-def pronoun_prf(source, reference, candidate, align_ref, align_cand, pronouns=("it", "they"),
+def pronoun_prf(source, reference, candidate, align_ref, align_cand, pronouns=CM_PRONOUNS,
                 docs: str | os.PathLike | None = None, clip: str = "occurrence",
                 per_document: dict | None = None) -> dict[str, PRF]:
     """{'all': PRF, 'it': PRF, 'they': PRF, ...}. `per_document`, if given, is filled with

@@ -36,6 +36,17 @@ if TYPE_CHECKING:
     from cad.eval.apt import AptSettings
 
 
+# coreference (coref/): the entity class of each 3rd-person personal pronoun
+PRONOUN_CLASS = {
+    "it": "it", "its": "it", "itself": "it",
+    "they": "they", "them": "they", "their": "they", "theirs": "they", "themselves": "they",
+    "he": "he", "him": "he", "his": "he", "himself": "he",
+    "she": "she", "her": "she", "hers": "she", "herself": "she",
+}
+# first and second person: never the antecedent of a third-person pronoun outside quoted speech
+SPEAKER_PRONOUNS = frozenset({"i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "ourselves",
+                              "you", "your", "yours", "yourself", "yourselves"})
+
 # English→French: the source pronouns studied (seed 004), and the English pronouns APT's alignment
 # heuristics know (seed 000 §2.3)
 SOURCE_PRONOUNS = ["it", "they"]

@@ -25,6 +25,22 @@ PRONOUNS = PERSONAL + OBJECT + POSSESSIVE
 # CorZu) says they are pronouns, never by their spelling alone
 UNAMBIGUOUS = PERSONAL + POSSESSIVE
 
+# the resolvers' pronoun class of each form
+PRONOUN_CLASS = {
+    "él": "pers", "ella": "pers", "ellos": "pers", "ellas": "pers",
+    "su": "su", "sus": "su",
+    "suyo": "suyo", "suya": "suyo", "suyos": "suyo", "suyas": "suyo",
+    "lo": "acc", "la": "acc", "los": "acc", "las": "acc",
+    "le": "dat", "les": "dat",
+}
+# (gender, number) each form shows, of its antecedent or (possessives) of the possessed noun
+FORM_MORPH = {
+    "él": ("masc", "sing"), "ella": ("fem", "sing"), "ellos": ("masc", "plur"), "ellas": ("fem", "plur"),
+    "su": (None, "sing"), "sus": (None, "plur"),
+    "suyo": ("masc", "sing"), "suya": ("fem", "sing"), "suyos": ("masc", "plur"), "suyas": ("fem", "plur"),
+    "lo": ("masc", "sing"), "la": ("fem", "sing"), "los": ("masc", "plur"), "las": ("fem", "plur"),
+    "le": (None, "sing"), "les": (None, "plur"),
+}
 GENDERS = ("masc", "fem", "unk")
 NUMBERS = ("sing", "plur", "unk")
 

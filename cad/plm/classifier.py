@@ -14,6 +14,7 @@ from cad.errors import CadError
 from cad.plm.model import PLM
 from cad.plm.predict import class_members, english_tags, on_rule, other_rule, plm_scores, predict_document
 from cad.plm.sequences import History
+from cad.lang.en import CM_PRONOUNS
 from cad.plm.tsv import CLASSES_2015, Item
 from cad.progress import progress
 from coref.records import PronounResolution, read_jsonl
@@ -66,7 +67,7 @@ def train_source_aware(plm_dir: str, corpus: str, align: str, coref: str, out: s
     docs = docs or (f"{corpus}.docs" if Path(f"{corpus}.docs").exists() else None)
     X, y = [], []
     for doc_id, src, tgt, al in progress(aligned_documents(f"{corpus}.en", f"{corpus}.fr", align, docs), desc="instances", unit="doc"):
-        wanted = [k for k, s in enumerate(src) if any(w in ("it", "they") for w in s)]
+        wanted = [k for k, s in enumerate(src) if any(w in CM_PRONOUNS for w in s)]
         if not wanted:
             continue
         morph = tag(tgt)
@@ -76,7 +77,7 @@ def train_source_aware(plm_dir: str, corpus: str, align: str, coref: str, out: s
         for k, (words, tags) in enumerate(zip(tgt, morph)):
             slots = {}
             for i, w in enumerate(src[k]):
-                if w in ("it", "they"):
+                if w in CM_PRONOUNS:
                     tpos = sorted(j for a, j in al[k] if a == i)
                     if tpos:
                         slots.setdefault(tpos[0], (i, tpos))

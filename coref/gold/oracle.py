@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from cad.lang.en import CM_PRONOUNS
 from coref.gold.model import GoldDocument, GoldMention, token_map
 from coref.records import Candidate, PronounResolution
 
@@ -30,7 +31,7 @@ def _is_pronoun(m: GoldMention, tokens: list[str], pronouns: set[str]) -> bool:
 
 
 def resolve_with_gold(gold: GoldDocument, sentences: list[list[str]], doc_id: str,
-                      pronouns: tuple[str, ...] = ("it", "they")) -> list[PronounResolution]:
+                      pronouns: tuple[str, ...] = CM_PRONOUNS) -> list[PronounResolution]:
     """For each pronoun of `sentences`, its nearest preceding nominal mention in its gold chain."""
     ours = [t for s in sentences for t in s]
     starts, k = [], 0

@@ -42,3 +42,20 @@ def refuse_stdout(path: str | os.PathLike | None, option: str) -> None:
     """For a command that prints its report on standard output: its files cannot go there too."""
     if is_stdio(path):
         raise CadError(f"{option} -: this command prints its report on standard output; give a file name")
+
+
+def run_module(name: str, parser, body, argv: list[str] | None = None) -> int:
+    """`python -m` entry points: parse, log to stderr (warnings only with -q/--quiet), refuse two
+    '-' streams, run body(args); a CadError is printed as `name: error: ...` with exit status 1."""
+    import logging
+    import sys
+
+    a = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING if getattr(a, "quiet", False) else logging.INFO, stream=sys.stderr,
+                        format="%(asctime)s %(name)s: %(message)s", datefmt="%H:%M:%S")
+    try:
+        check_stdio(a)
+        return body(a) or 0
+    except CadError as exc:
+        print(f"{name}: error: {exc}", file=sys.stderr)
+        return 1

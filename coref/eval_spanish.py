@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import sys
 import time
 from collections import Counter, defaultdict
 
@@ -179,26 +178,24 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: list[str] | None = None) -> int:
-    a = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.WARNING if a.quiet else logging.INFO, stream=sys.stderr,
-                        format="%(asctime)s %(name)s: %(message)s", datefmt="%H:%M:%S")
-    try:
-        t0 = time.time()
-        resolver = SpanishResolver(a.model, lexicon=None if a.no_lexicon else "model", genders=a.gender_lexicon)
-        docs = read_split(a.data, a.split, a.dev_docs or None, a.skip_docs)
-        figs = evaluate(resolver, docs, a.cased, not a.no_baselines)
-        log.info("%d documents in %.0fs", len(docs), time.time() - t0)
-        print(format_report(figs))
-        if a.report:
-            from cad.textio import atomic_output
+def _run(a) -> int | None:
+    t0 = time.time()
+    resolver = SpanishResolver(a.model, lexicon=None if a.no_lexicon else "model", genders=a.gender_lexicon)
+    docs = read_split(a.data, a.split, a.dev_docs or None, a.skip_docs)
+    figs = evaluate(resolver, docs, a.cased, not a.no_baselines)
+    log.info("%d documents in %.0fs", len(docs), time.time() - t0)
+    print(format_report(figs))
+    if a.report:
+        from cad.textio import atomic_output
 
-            with atomic_output(a.report) as fh:
-                fh.write(json.dumps(figs, indent=1, sort_keys=True) + "\n")
-    except CadError as exc:
-        print(f"eval_spanish: error: {exc}", file=sys.stderr)
-        return 1
-    return 0
+        with atomic_output(a.report) as fh:
+            fh.write(json.dumps(figs, indent=1, sort_keys=True) + "\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    from cad.cliargs import run_module
+
+    return run_module("eval_spanish", build_parser(), _run, argv)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,6 @@ import gzip
 import json
 import logging
 import os
-import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -231,42 +230,40 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _run(a) -> int | None:
+    if a.evaluate:
+        from coref.eval_spanish import main as eval_main
+
+        args = ["--data", a.data, "--model", a.model, "--dev-docs", str(a.dev_docs)]
+        args += ["--cased"] if a.cased else []
+        args += ["--report", a.report] if a.report else []
+        args += ["-q"] if a.quiet else []
+        return eval_main(args)
+    if a.window < 0 or a.max_candidates < 1 or a.docs < 0 or a.l2 <= 0:
+        raise CadError("--window and --docs must be >= 0, --max-candidates >= 1, --l2 > 0")
+    from cad.lang.es import spanish_nlp
+
+    t0 = time.time()
+    data = Path(a.data)
+    truecaser = None
+    if not a.no_truecase:
+        truecaser = Truecaser.learn((line.split() for line in read_lines(_text_path(data, "train"))),
+                                    a.truecase_min_count)
+        log.info("truecaser: %d word forms", len(truecaser.forms))
+    docs = read_split(data, "train", a.docs or None)
+    log.info("%d documents, %d lines, %d CorZu records", len(docs), sum(len(d.sentences) for d in docs),
+             sum(len(d.corzu) for d in docs))
+    model = train(docs, spanish_nlp(), truecaser, load_lexicon(a.lexicon), a.window, a.max_candidates,
+                  a.l2, a.min_count, a.cased, {"data": data.name, "lexicon": Path(a.lexicon).name,
+                                                                "truecase": not a.no_truecase})
+    model.save(a.out)       # no timings inside: the same data gives the same bytes
+    log.info("wrote %s (%d bytes) in %.0fs", a.out, os.path.getsize(a.out), time.time() - t0)
+
+
 def main(argv: list[str] | None = None) -> int:
-    a = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.WARNING if a.quiet else logging.INFO, stream=sys.stderr,
-                        format="%(asctime)s %(name)s: %(message)s", datefmt="%H:%M:%S")
-    try:
-        if a.evaluate:
-            from coref.eval_spanish import main as eval_main
+    from cad.cliargs import run_module
 
-            args = ["--data", a.data, "--model", a.model, "--dev-docs", str(a.dev_docs)]
-            args += ["--cased"] if a.cased else []
-            args += ["--report", a.report] if a.report else []
-            args += ["-q"] if a.quiet else []
-            return eval_main(args)
-        if a.window < 0 or a.max_candidates < 1 or a.docs < 0 or a.l2 <= 0:
-            raise CadError("--window and --docs must be >= 0, --max-candidates >= 1, --l2 > 0")
-        from cad.lang.es import spanish_nlp
-
-        t0 = time.time()
-        data = Path(a.data)
-        truecaser = None
-        if not a.no_truecase:
-            truecaser = Truecaser.learn((line.split() for line in read_lines(_text_path(data, "train"))),
-                                        a.truecase_min_count)
-            log.info("truecaser: %d word forms", len(truecaser.forms))
-        docs = read_split(data, "train", a.docs or None)
-        log.info("%d documents, %d lines, %d CorZu records", len(docs), sum(len(d.sentences) for d in docs),
-                 sum(len(d.corzu) for d in docs))
-        model = train(docs, spanish_nlp(), truecaser, load_lexicon(a.lexicon), a.window, a.max_candidates,
-                      a.l2, a.min_count, a.cased, {"data": data.name, "lexicon": Path(a.lexicon).name,
-                                                                    "truecase": not a.no_truecase})
-        model.save(a.out)       # no timings inside: the same data gives the same bytes
-        log.info("wrote %s (%d bytes) in %.0fs", a.out, os.path.getsize(a.out), time.time() - t0)
-    except CadError as exc:
-        print(f"train_spanish: error: {exc}", file=sys.stderr)
-        return 1
-    return 0
+    return run_module("train_spanish", build_parser(), _run, argv)
 
 
 if __name__ == "__main__":

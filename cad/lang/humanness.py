@@ -30,7 +30,6 @@ import argparse
 import logging
 import math
 import os
-import sys
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -285,28 +284,23 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: list[str] | None = None) -> int:
-    from cad.cliargs import check_stdio
+def _run(a) -> int | None:
+    if a.prior <= 0:
+        raise CadError(f"--prior must be > 0, got {a.prior}")
+    start = time.perf_counter()
+    ev = learn(f"{a.corpus}.{a.src}", f"{a.corpus}.{a.tgt}", a.align, a.src, a.tgt)
+    lex = ev.lexicon(a.prior, a.min_evidence, a.min_det_ratio)
+    lex.save(a.out)
+    human = len(lex.human_words())
+    log.info("%d lines, %d human and %d non-human relative cues; %d entries: %d human, %d not "
+             "(%.1fs)", ev.lines, ev.cues["human"], ev.cues["nonhuman"], len(lex), human,
+             len(lex) - human, time.perf_counter() - start)
 
-    a = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.WARNING if a.quiet else logging.INFO,
-                        format="%(asctime)s %(name)s: %(message)s", datefmt="%H:%M:%S")
-    try:
-        check_stdio(a)
-        if a.prior <= 0:
-            raise CadError(f"--prior must be > 0, got {a.prior}")
-        start = time.perf_counter()
-        ev = learn(f"{a.corpus}.{a.src}", f"{a.corpus}.{a.tgt}", a.align, a.src, a.tgt)
-        lex = ev.lexicon(a.prior, a.min_evidence, a.min_det_ratio)
-        lex.save(a.out)
-        human = len(lex.human_words())
-        log.info("%d lines, %d human and %d non-human relative cues; %d entries: %d human, %d not "
-                 "(%.1fs)", ev.lines, ev.cues["human"], ev.cues["nonhuman"], len(lex), human,
-                 len(lex) - human, time.perf_counter() - start)
-    except CadError as exc:
-        print(f"humanness: error: {exc}", file=sys.stderr)
-        return 1
-    return 0
+
+def main(argv: list[str] | None = None) -> int:
+    from cad.cliargs import run_module
+
+    return run_module("humanness", build_parser(), _run, argv)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,6 @@ import argparse
 import logging
 import math
 import os
-import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -160,31 +159,26 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: list[str] | None = None) -> int:
-    from cad.cliargs import check_stdio
+def _run(a) -> int | None:
+    if not 0 <= a.masc_below <= a.fem_above <= 1:
+        raise CadError(f"need 0 <= --masc-below <= --fem-above <= 1, got {a.masc_below} and {a.fem_above}")
+    if not 0 <= a.max_det_ratio <= 1 or a.min_evidence < 1:
+        raise CadError(f"need --max-det-ratio in [0, 1] and --min-evidence >= 1, got {a.max_det_ratio} "
+                       f"and {a.min_evidence}")
+    start = time.perf_counter()
+    ev = learn(f"{a.corpus}.{a.src}", f"{a.corpus}.{a.tgt}", a.src, a.tgt)
+    lex = ev.lexicon(a.min_evidence, a.max_det_ratio, a.masc_below, a.fem_above)
+    lex.save(a.out)
+    g = Counter(e.gender or "unk" for e in lex.entries.values())
+    log.info("%d lines (%d masculine, %d feminine cue lines); %d names: %d masc, %d fem, %d unk (%.1fs)",
+             ev.lines, ev.cue_lines["masc"], ev.cue_lines["fem"], len(lex), g["masc"], g["fem"], g["unk"],
+             time.perf_counter() - start)
 
-    a = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.WARNING if a.quiet else logging.INFO,
-                        format="%(asctime)s %(name)s: %(message)s", datefmt="%H:%M:%S")
-    try:
-        check_stdio(a)
-        if not 0 <= a.masc_below <= a.fem_above <= 1:
-            raise CadError(f"need 0 <= --masc-below <= --fem-above <= 1, got {a.masc_below} and {a.fem_above}")
-        if not 0 <= a.max_det_ratio <= 1 or a.min_evidence < 1:
-            raise CadError(f"need --max-det-ratio in [0, 1] and --min-evidence >= 1, got {a.max_det_ratio} "
-                           f"and {a.min_evidence}")
-        start = time.perf_counter()
-        ev = learn(f"{a.corpus}.{a.src}", f"{a.corpus}.{a.tgt}", a.src, a.tgt)
-        lex = ev.lexicon(a.min_evidence, a.max_det_ratio, a.masc_below, a.fem_above)
-        lex.save(a.out)
-        g = Counter(e.gender or "unk" for e in lex.entries.values())
-        log.info("%d lines (%d masculine, %d feminine cue lines); %d names: %d masc, %d fem, %d unk (%.1fs)",
-                 ev.lines, ev.cue_lines["masc"], ev.cue_lines["fem"], len(lex), g["masc"], g["fem"], g["unk"],
-                 time.perf_counter() - start)
-    except CadError as exc:
-        print(f"name_gender: error: {exc}", file=sys.stderr)
-        return 1
-    return 0
+
+def main(argv: list[str] | None = None) -> int:
+    from cad.cliargs import run_module
+
+    return run_module("name_gender", build_parser(), _run, argv)
 
 
 if __name__ == "__main__":

@@ -194,6 +194,10 @@ def test_rank_cv_train_and_score_end_to_end(tmp_path, capsys):
     assert main(["eval", "rank", "score", "--model", str(tmp_path / "m.json"), "--hypothesis",
                  str(tmp_path / "hyp"), "--reference", str(tmp_path / "ref")]) == 1
     assert "2 hypotheses but 1 references" in capsys.readouterr().err
+    (tmp_path / "bad.json").write_text('{"format": "cad-tree-rank-1", "kernel": {}}\n')
+    assert main(["eval", "rank", "score", "--model", str(tmp_path / "bad.json"), "--hypothesis",
+                 str(tmp_path / "hyp"), "--reference", str(tmp_path / "hyp")]) == 1
+    assert "bad.json: a damaged model (KeyError" in capsys.readouterr().err
 
 
 def test_bootstrap_tau_by_hand():

@@ -75,6 +75,21 @@ def features(nystrom: Nystrom, pairs: list[Pair], spec: KernelSpec, chunk: int =
     return np.vstack(out) if out else np.zeros((0, nystrom.projection.shape[1]))
 
 
+def preferences(sets: list[RankingSet], objs: Objects, skip: set[int] = frozenset()) -> tuple[np.ndarray, np.ndarray]:
+    """(winner, loser) object indices of every human non-tie judgment outside the `skip` segments."""
+    wins, loses = [], []
+    for rs in sets:
+        for j in rs.judgments:
+            if j.winner == "tie" or j.segment in skip:
+                continue
+            a, b = objs.of[(rs.pair, j.segment, j.a)], objs.of[(rs.pair, j.segment, j.b)]
+            wins.append(a if j.winner == "a" else b)
+            loses.append(b if j.winner == "a" else a)
+    if not wins:
+        raise CadError("no non-tie judgment to learn from")
+    return np.asarray(wins), np.asarray(loses)
+
+
 def _segment_counts(sets, test_segments, score_of) -> dict[str, dict[int, tuple[int, int]]]:
     """Per pair and test segment: (concordant, discordant) under WMT12's tau."""
     out = {}
@@ -164,15 +179,7 @@ def run_cv(data: str, out: str, pairs: list[str] | None = None, folds: int = 5, 
     train_seconds = 0.0
     for f in range(folds):
         test = {s for s, k in fold_of.items() if k == f}
-        wins, loses = [], []
-        for rs in sets:
-            for j in rs.judgments:
-                if j.winner == "tie" or j.segment in test:
-                    continue
-                a, b = objs.of[(rs.pair, j.segment, j.a)], objs.of[(rs.pair, j.segment, j.b)]
-                wins.append(a if j.winner == "a" else b)
-                loses.append(b if j.winner == "a" else a)
-        w_idx, l_idx = np.asarray(wins), np.asarray(loses)
+        w_idx, l_idx = preferences(sets, objs, test)
         for name in systems:
             if name in fixed:
                 score = fixed[name]
@@ -258,14 +265,7 @@ def train_metric(data: str, out: str, pairs: list[str] | None = None, landmarks:
     extra = ["sentbleu", "chrf"] if features_kind == "syn+metrics" else []
     if extra:
         x = np.hstack([x, objs.extra])
-    wins, loses = [], []
-    for rs in sets:
-        for j in rs.judgments:
-            if j.winner != "tie":
-                a, b = objs.of[(rs.pair, j.segment, j.a)], objs.of[(rs.pair, j.segment, j.b)]
-                wins.append(a if j.winner == "a" else b)
-                loses.append(b if j.winner == "a" else a)
-    w, scale = train_ranker(x, np.asarray(wins), np.asarray(loses), c, seed)
+    w, scale = train_ranker(x, *preferences(sets, objs), c, seed)
     model = TreeRankMetric(spec, nystrom, w, scale, extra, structure)
     model.save(out)
     return model

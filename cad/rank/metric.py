@@ -36,16 +36,12 @@ class KernelSpec:
         return f"{self.kind}|lambda:{self.lam:g}" + (f"|mu:{self.mu:g}" if self.kind == "ptk" else "")
 
 
-def pair_gram(rows: list[Pair], cols: list[Pair], spec: KernelSpec, marked: bool = True) -> np.ndarray:
+def pair_gram(rows: list[Pair], cols: list[Pair], spec: KernelSpec) -> np.ndarray:
     """K(<t,r>,<t',r'>) = TK(t^r, t'^r') + TK(r^t, r'^t') for every row × column (seed 002, §2.2)."""
     from cad.rank.kernels import gram
 
-    if marked:
-        h = gram([p.hyp_rel for p in rows], [p.hyp_rel for p in cols], spec.kind, spec.lam, spec.mu, True)
-        r = gram([p.ref_rel for p in rows], [p.ref_rel for p in cols], spec.kind, spec.lam, spec.mu, True)
-    else:
-        h = gram([p.hyp for p in rows], [p.hyp for p in cols], spec.kind, spec.lam, spec.mu, True)
-        r = gram([p.ref for p in rows], [p.ref for p in cols], spec.kind, spec.lam, spec.mu, True)
+    h = gram([p.hyp_rel for p in rows], [p.hyp_rel for p in cols], spec.kind, spec.lam, spec.mu, True)
+    r = gram([p.ref_rel for p in rows], [p.ref_rel for p in cols], spec.kind, spec.lam, spec.mu, True)
     return h + r
 
 
@@ -123,12 +119,21 @@ class TreeRankMetric:
                 obj = json.load(fh)
         except (OSError, ValueError) as exc:
             raise CadError(f"cannot read the model: {exc}", str(path)) from None
-        if obj.get("format") != FORMAT:
+        if not isinstance(obj, dict) or obj.get("format") != FORMAT:
             raise CadError(f"not a {FORMAT} model", str(path))
-        landmarks = [Pair(Tree("ROOT"), Tree("ROOT"), Tree.parse(h), Tree.parse(r)) for h, r in obj["landmarks"]]
-        return cls(KernelSpec(**obj["kernel"]), Nystrom(landmarks, np.asarray(obj["projection"]).reshape(
-            len(landmarks), -1)), np.asarray(obj["weights"]), np.asarray(obj["scale"]), obj["extra"],
-                   obj.get("structure", "SYN+CLS"))
+        try:
+            # only the marked trees of a landmark are ever compared
+            landmarks = [Pair(Tree("ROOT"), Tree("ROOT"), Tree.parse(h), Tree.parse(r)) for h, r in obj["landmarks"]]
+            model = cls(KernelSpec(**obj["kernel"]), Nystrom(landmarks, np.asarray(obj["projection"], dtype=float)
+                                                              .reshape(len(landmarks), -1)),
+                        np.asarray(obj["weights"], dtype=float), np.asarray(obj["scale"], dtype=float),
+                        list(obj["extra"]), obj.get("structure", "SYN+CLS"))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise CadError(f"a damaged model ({type(exc).__name__}: {exc})", str(path)) from None
+        width = model.nystrom.projection.shape[1] + len(model.extra)
+        if model.weights.shape != (width,) or model.scale.shape != (width,):
+            raise CadError(f"a damaged model: {model.weights.shape[0]} weights for {width} features", str(path))
+        return model
 
 
 def train_ranker(x: np.ndarray, wins: np.ndarray, loses: np.ndarray, c: float = 1.0,

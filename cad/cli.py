@@ -68,7 +68,7 @@ def _cmd_extract(a: argparse.Namespace) -> None:
 def _cmd_lm(a: argparse.Namespace) -> None:
     from cad.pipeline import train_lm
 
-    train_lm(Path(a.text), Path(a.out), a.order)
+    train_lm(Path(a.text), Path(a.out), a.order, engine=a.engine)
 
 
 def _cmd_ini_write(a: argparse.Namespace) -> None:
@@ -184,6 +184,9 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("lm", help="estimate a modified Kneser-Ney language model (ARPA)")
     add_in(s, "--text", required=True, help="tokenized text, one sentence per line")
     s.add_argument("--order", type=int, default=5, help="n-gram order (default: %(default)s)")
+    s.add_argument("--engine", choices=("native", "python"), default="native",
+                   help="compiled estimator or the Python reference; both write the same bytes "
+                        "(default: %(default)s)")
     add_out(s, "--out", required=True, help="ARPA file")
     s.set_defaults(func=_cmd_lm)
 

@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from cad.align.eflomal_runner import align_corpus
+from cad.errors import CadError
 from cad.lm.arpa import write_arpa
 from cad.lm.kneser_ney import estimate
 from cad.moses.ini import baseline_config, write_config
@@ -153,5 +154,15 @@ def _train(cfg: TrainConfig, force: bool, until: str | None) -> Path:
     return ini
 
 
-def train_lm(text: Path, out: Path, order: int) -> None:
-    write_arpa(estimate((line.split() for line in read_lines(text) if line.strip()), order), out)
+def train_lm(text: Path, out: Path, order: int, engine: str = "native") -> None:
+    """Modified Kneser-Ney ARPA of the non-blank lines of `text`; `engine` "native" (cad/lm/_kn.cpp)
+    or "python" (cad.lm.kneser_ney, the reference), which write the same bytes."""
+    sentences = (line.split() for line in read_lines(text) if line.strip())
+    if engine == "native":
+        from cad.lm.native import estimate_to_arpa
+
+        estimate_to_arpa(sentences, order, out)
+    elif engine == "python":
+        write_arpa(estimate(sentences, order), out)
+    else:
+        raise CadError(f"unknown language-model engine {engine!r} (native or python)")

@@ -87,3 +87,67 @@ def test_empty_corpus_and_reserved_tokens():
         estimate([], 3)
     with pytest.raises(CadError, match="<s>"):
         estimate([["a", "</s>"]], 3)
+
+
+# -- the compiled estimator (cad/lm/_kn.cpp) writes the Python reference's bytes -----------------
+
+from cad.lm import native  # noqa: E402
+
+
+def _both(tmp_path, sentences, order):
+    from cad.lm.native import estimate_to_arpa
+
+    estimate_to_arpa(iter(sentences), order, tmp_path / "native.arpa")
+    write_arpa(estimate(sentences, order), tmp_path / "python.arpa")
+    return (tmp_path / "native.arpa").read_bytes(), (tmp_path / "python.arpa").read_bytes()
+
+
+@pytest.mark.parametrize("order", [1, 2, 3, 5, 7])
+def test_native_estimate_is_byte_identical(tmp_path, order):
+    if not native.available():
+        pytest.skip("cad.lm._kn is not built")
+    a, b = _both(tmp_path, CORPUS, order)
+    assert a == b and a.startswith(b"\\data\\\nngram 1=")
+
+
+def test_native_estimate_random_unicode_corpora(tmp_path):
+    if not native.available():
+        pytest.skip("cad.lm._kn is not built")
+    # words whose code-point order differs from naive orders: accents, capitals, CJK, astral
+    # characters, <unk> itself, one-letter words; sentences shorter and longer than the order
+    words = ["a", "b", "é", "É", "z", "Z", "日本", "😀", "ab", "a-b", "<unk>", "l'", "ça", "\u00e9t\u00e9"]
+    rng = random.Random(11)
+    for trial in range(12):
+        sents = [[rng.choice(words) for _ in range(rng.randint(1, 9))] for _ in range(rng.randint(1, 60))]
+        order = rng.choice([2, 3, 4, 5])
+        a, b = _both(tmp_path, sents, order)
+        assert a == b, (trial, order)
+
+
+def test_native_estimate_errors(tmp_path):
+    if not native.available():
+        pytest.skip("cad.lm._kn is not built")
+    from cad.lm.native import estimate_to_arpa
+
+    with pytest.raises(CadError, match="empty corpus"):
+        estimate_to_arpa(iter([]), 3, tmp_path / "x.arpa")
+    with pytest.raises(CadError, match="<s>"):
+        estimate_to_arpa(iter([["a", "<s>"]]), 3, tmp_path / "x.arpa")
+    with pytest.raises(CadError, match="at least 1"):
+        estimate_to_arpa(iter([["a"]]), 0, tmp_path / "x.arpa")
+    with pytest.raises(CadError, match="corpus too small"):
+        estimate_to_arpa(iter([["a"]]), 2, tmp_path / "x.arpa", discount_fallback=False)
+    assert not (tmp_path / "x.arpa").exists()
+
+
+def test_cad_lm_engines_agree_on_the_shared_corpus(tmp_path, shared_data):
+    if not native.available():
+        pytest.skip("cad.lm._kn is not built")
+    from cad.pipeline import train_lm
+
+    text = tmp_path / "fr.txt"
+    with open(shared_data / "en-fr" / "train.fr", encoding="utf-8") as fh:
+        text.write_text("".join(line for _, line in zip(range(3000), fh)), encoding="utf-8")
+    train_lm(text, tmp_path / "n.arpa", 5, engine="native")
+    train_lm(text, tmp_path / "p.arpa", 5, engine="python")
+    assert (tmp_path / "n.arpa").read_bytes() == (tmp_path / "p.arpa").read_bytes()

@@ -59,6 +59,12 @@ def compute_discounts(adjusted: Counter, order: int, fallback: bool) -> tuple[fl
     for c in adjusted.values():
         if 1 <= c <= 4:
             t[c] += 1
+    return discounts_from_counts_of_counts([t[k] for k in (1, 2, 3, 4)], order, fallback)
+
+
+def discounts_from_counts_of_counts(t1_to_t4: list[int], order: int, fallback: bool) -> tuple[float, float, float]:
+    """D1..D3+ of one order from the number of n-grams whose adjusted count is 1, 2, 3 and 4."""
+    t = dict(zip((1, 2, 3, 4), t1_to_t4))
     try:
         y = t[1] / (t[1] + 2 * t[2])
         d = tuple(k - (k + 1) * y * t[k + 1] / t[k] for k in (1, 2, 3))

@@ -1,6 +1,6 @@
 """Build of the compiled parts (the decoder core, cad/decoder/_core.cpp, the tree kernels,
-cad/rank/_kernels.cpp, MERT's line search, cad/tune/_mert.cpp, and the Kneser-Ney estimator,
-cad/lm/_kn.cpp); everything else is in setup.cfg."""
+cad/rank/_kernels.cpp, MERT's line search, cad/tune/_mert.cpp, the Kneser-Ney estimator,
+cad/lm/_kn.cpp, and phrase extraction and scoring, cad/train/_phrases.cpp); everything else is in setup.cfg."""
 
 from pybind11.setup_helpers import Pybind11Extension
 from setuptools import setup
@@ -17,5 +17,8 @@ setup(ext_modules=[
                       extra_compile_args=["-O2", "-ffp-contract=off"]),
     # the language model: no fused multiply-add, so that every probability is the Python estimate's
     Pybind11Extension("cad.lm._kn", ["cad/lm/_kn.cpp"], cxx_std=17,
+                      extra_compile_args=["-O2", "-ffp-contract=off"]),
+    # the phrase tables: no fused multiply-add, so that every score is the Python scorer's
+    Pybind11Extension("cad.train._phrases", ["cad/train/_phrases.cpp"], cxx_std=17,
                       extra_compile_args=["-O2", "-ffp-contract=off"]),
 ])

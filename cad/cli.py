@@ -61,7 +61,7 @@ def _cmd_extract(a: argparse.Namespace) -> None:
     from cad.train.phrase_scoring import build_phrase_tables
 
     st = build_phrase_tables(a.src, a.tgt, a.align, a.lex, a.phrase_table, a.reordering_table,
-                             max_len=a.max_phrase_length, max_items=a.sort_buffer)
+                             max_len=a.max_phrase_length, max_items=a.sort_buffer, engine=a.engine)
     log.info("%d phrase pairs from %d sentences", st.phrase_pairs, st.sentences)
 
 
@@ -179,6 +179,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--sort-buffer", type=int, default=1_000_000,
                    help="distinct records held in memory before spilling a sorted run to disk "
                         "(default: %(default)s)")
+    s.add_argument("--engine", choices=("native", "python"), default="native",
+                   help="compiled extraction and scoring or the Python reference; both write the same "
+                        "bytes (default: %(default)s)")
     s.set_defaults(func=_cmd_extract)
 
     s = sub.add_parser("lm", help="estimate a modified Kneser-Ney language model (ARPA)")

@@ -3,9 +3,16 @@ import gzip
 import pytest
 
 from cad.train.lexical import read_lexical_table, write_lexical_tables
-from cad.train.phrase_scoring import build_phrase_tables, lexical_weight
+from cad.train.phrase_scoring import build_phrase_tables, lexical_weight, native_available
 
 from conftest import write
+
+
+@pytest.fixture(params=["native", "python"])
+def engine(request):
+    if request.param == "native" and not native_available():
+        pytest.skip("cad.train._phrases is not built")
+    return request.param
 
 SRC = "a b\na c\na\n"
 TGT = "x y\nx z\ny\n"
@@ -39,11 +46,11 @@ def test_null_for_unaligned_words(tmp_path):
 
 
 @pytest.mark.parametrize("max_items", [1_000_000, 2])
-def test_phrase_and_reordering_tables_by_hand(tmp_path, corpus, max_items):
+def test_phrase_and_reordering_tables_by_hand(tmp_path, corpus, max_items, engine):
     write_lexical_tables(*corpus, str(tmp_path / "lex"))
     pt, ro = tmp_path / "pt.gz", tmp_path / "ro.gz"
     stats = build_phrase_tables(*corpus, str(tmp_path / "lex"), str(pt), str(ro), max_items=max_items,
-                                tmpdir=str(tmp_path))
+                                tmpdir=str(tmp_path), engine=engine)
     lines = gzip.open(pt, "rt", encoding="utf-8").read().splitlines()
     assert lines == [
         "a b ||| x y ||| 1 0.5 1 0.666667 ||| 0-0 1-1 ||| 1 1 1 ||| |||",
@@ -59,15 +66,16 @@ def test_phrase_and_reordering_tables_by_hand(tmp_path, corpus, max_items):
     assert reo[2] == "a ||| x ||| 0.714286 0.142857 0.142857 0.714286 0.142857 0.142857 "
     # "b ||| y" after a monotone "a ||| x", followed by the sentence end
     assert reo[4] == "b ||| y ||| 0.600000 0.200000 0.200000 0.600000 0.200000 0.200000 "
-    assert not list(tmp_path.glob("cad-sort-*")), "temporary sort runs must be removed"
+    assert not list(tmp_path.glob("cad-sort-*")) and not list(tmp_path.glob("cad-phrases-*")), \
+        "temporary sort runs must be removed"
 
 
-def test_phrase_alignment_printed_in_target_order(tmp_path):
+def test_phrase_alignment_printed_in_target_order(tmp_path, engine):
     s = write(tmp_path / "s", "a b\n")
     t = write(tmp_path / "t", "y x\n")
     al = write(tmp_path / "al", "0-1 1-0\n")
     write_lexical_tables(s, t, al, str(tmp_path / "lex"))
-    build_phrase_tables(s, t, al, str(tmp_path / "lex"), str(tmp_path / "pt.gz"), None)
+    build_phrase_tables(s, t, al, str(tmp_path / "lex"), str(tmp_path / "pt.gz"), None, engine=engine)
     lines = gzip.open(tmp_path / "pt.gz", "rt").read().splitlines()
     assert "a b ||| y x ||| 1 1 1 1 ||| 1-0 0-1 ||| 1 1 1 ||| |||" in lines
 
@@ -87,13 +95,74 @@ def test_alignment_ties_follow_moses_score():
     assert _best(Counter({"0-0 1-1 3-3": 3, "0-0 2-1 3-3": 1}), 4) == "0-0 1-1 3-3"
 
 
-def test_tied_alignments_choose_the_lexical_weight(tmp_path):
+def test_tied_alignments_choose_the_lexical_weight(tmp_path, engine):
     # "a b" -> "y z" twice, aligned 0-0 1-1 in one sentence and 0-1 1-0 in the other: the direct
     # lexical weight and the printed alignment come from the larger vector, y <- {1}: 1-0 0-1
     s = write(tmp_path / "s", "a b\na b\n")
     t = write(tmp_path / "t", "y z\ny z\n")
     al = write(tmp_path / "al", "0-0 1-1\n0-1 1-0\n")
     write_lexical_tables(s, t, al, str(tmp_path / "lex"))
-    build_phrase_tables(s, t, al, str(tmp_path / "lex"), str(tmp_path / "pt.gz"), None)
+    build_phrase_tables(s, t, al, str(tmp_path / "lex"), str(tmp_path / "pt.gz"), None, engine=engine)
     line = next(l for l in gzip.open(tmp_path / "pt.gz", "rt").read().splitlines() if l.startswith("a b ||| y z |||"))
     assert line.split(" ||| ")[3] == "1-0 0-1"
+
+
+
+def _tables(tmp_path, s, t, al, engine, max_items, max_len=7):
+    out = tmp_path / engine
+    out.mkdir(exist_ok=True)
+    stats = build_phrase_tables(s, t, al, str(tmp_path / "lex"), str(out / "pt.gz"), str(out / "ro.gz"),
+                                max_len=max_len, max_items=max_items, tmpdir=str(out), engine=engine)
+    return stats, (out / "pt.gz").read_bytes(), (out / "ro.gz").read_bytes()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_engines_write_the_same_tables_on_random_corpora(tmp_path, seed):
+    """The compiled extractor against the Python reference: random sentences, alignments with
+    unaligned and many-to-many words, accented and astral words, sort runs spilled or not."""
+    if not native_available():
+        pytest.skip("cad.train._phrases is not built")
+    import random
+
+    rng = random.Random(seed)
+    vocab = ["a", "b", "c", "é", "É", "z", "日本", "😀", "l'", "ça", "NULL", "a-b"]
+    src, tgt, al = [], [], []
+    for _ in range(rng.randint(5, 40)):
+        ns, nt = rng.randint(1, 9), rng.randint(1, 9)
+        src.append(" ".join(rng.choice(vocab) for _ in range(ns)))
+        tgt.append(" ".join(rng.choice(vocab) for _ in range(nt)))
+        pts = sorted({(rng.randrange(ns), rng.randrange(nt)) for _ in range(rng.randint(1, ns + nt))})
+        al.append(" ".join(f"{i}-{j}" for i, j in pts))
+    s = write(tmp_path / "s", "\n".join(src) + "\n")
+    t = write(tmp_path / "t", "\n".join(tgt) + "\n")
+    a = write(tmp_path / "al", "\n".join(al) + "\n")
+    write_lexical_tables(s, t, a, str(tmp_path / "lex"))
+    max_items, max_len = rng.choice([3, 50, 1_000_000]), rng.choice([3, 7])
+    native = _tables(tmp_path, s, t, a, "native", max_items, max_len)
+    python = _tables(tmp_path, s, t, a, "python", max_items, max_len)
+    assert native == python
+
+
+def test_engines_write_the_same_tables_on_the_shared_corpus(tmp_path, shared_data):
+    """400 pairs of the shared corpus, aligned by a crude diagonal (the extractor does not care
+    where an alignment comes from), with sort runs spilled to disk."""
+    if not native_available():
+        pytest.skip("cad.train._phrases is not built")
+    src, tgt, al = [], [], []
+    with open(shared_data / "en-fr" / "train.en", encoding="utf-8") as fe, \
+            open(shared_data / "en-fr" / "train.fr", encoding="utf-8") as ff:
+        for _, e, f in zip(range(400), fe, ff):
+            e, f = e.split(), f.split()
+            if not e or not f:
+                continue
+            src.append(" ".join(e))
+            tgt.append(" ".join(f))
+            al.append(" ".join(f"{i}-{min(len(f) - 1, i * len(f) // len(e))}" for i in range(len(e)) if i % 4 != 3))
+    s = write(tmp_path / "s", "\n".join(src) + "\n")
+    t = write(tmp_path / "t", "\n".join(tgt) + "\n")
+    a = write(tmp_path / "al", "\n".join(al) + "\n")
+    write_lexical_tables(s, t, a, str(tmp_path / "lex"))
+    native = _tables(tmp_path, s, t, a, "native", 5_000)
+    python = _tables(tmp_path, s, t, a, "python", 5_000)
+    assert native[0] == python[0] and native[0].phrase_pairs > 10_000
+    assert native[1:] == python[1:]

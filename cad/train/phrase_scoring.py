@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import logging
+import tempfile
 from collections import Counter
 from dataclasses import dataclass
 from typing import Iterator
@@ -24,6 +25,7 @@ from typing import Iterator
 from cad.train.extract import extract_pairs
 from cad.train.extsort import ExternalCounter, ExternalSorter
 from cad.train.lexical import NULL, LexTable, aligned_corpus, read_lexical_table
+from cad.errors import CadError
 from cad.progress import progress
 from cad.textio import atomic_output
 
@@ -170,12 +172,31 @@ def reordering_scores(prev: Counter, nxt: Counter, smoothing: float = 0.5) -> li
     return out
 
 
+ENGINES = ("native", "python")
+
+
+def native_available() -> bool:
+    try:
+        from cad.train import _phrases  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def build_phrase_tables(src, tgt, align, lex_prefix: str, phrase_table: str, reordering_table: str | None,
                         max_len: int = 7, tmpdir: str | None = None, max_items: int = 1_000_000,
-                        total: int | None = None, smoothing: float = 0.5) -> ScoringStats:
+                        total: int | None = None, smoothing: float = 0.5, engine: str = "native") -> ScoringStats:
+    """Extract and score. `engine` "native" (cad/train/_phrases.cpp) or "python" (this module, the
+    reference): the same tables byte for byte; `max_items` bounds the distinct records of each
+    sorted stream held in memory either way."""
+    if engine not in ENGINES:
+        raise CadError(f"unknown extraction engine {engine!r} (choose from {', '.join(ENGINES)})")
     stats = ScoringStats()
     lex_ef = read_lexical_table(f"{lex_prefix}.f2e")   # {(f, e): w(e|f)}
     lex_fe = read_lexical_table(f"{lex_prefix}.e2f")   # {(e, f): w(f|e)}
+    if engine == "native":
+        return _build_native(src, tgt, align, lex_ef, lex_fe, phrase_table, reordering_table, max_len, tmpdir,
+                             max_items, total, smoothing)
     with ExternalCounter(tmpdir, max_items) as direct, ExternalCounter(tmpdir, max_items) as inverse:
         _extract_all(src, tgt, align, max_len, direct, inverse, stats, total)
         log.info("extracted %d phrase pair occurrences from %d sentences", stats.extracted, stats.sentences)
@@ -202,5 +223,28 @@ def build_phrase_tables(src, tgt, align, lex_prefix: str, phrase_table: str, reo
                     if sp != last_src:
                         stats.source_phrases += 1
                         last_src = sp
+    log.info("wrote %d phrase pairs for %d source phrases", stats.phrase_pairs, stats.source_phrases)
+    return stats
+
+
+def _build_native(src, tgt, align, lex_ef: LexTable, lex_fe: LexTable, phrase_table: str,
+                  reordering_table: str | None, max_len: int, tmpdir: str | None, max_items: int,
+                  total: int | None, smoothing: float) -> ScoringStats:
+    if not native_available():
+        raise CadError("the compiled extractor (cad.train._phrases) is not built; run pip install -e . "
+                       "(needs a C++ compiler) or use --engine python")
+    from cad.train import _phrases
+
+    stats = ScoringStats()
+    with tempfile.TemporaryDirectory(prefix="cad-phrases-", dir=tmpdir) as runs:
+        core = _phrases.PhraseTables(max_len, runs, max_items, lex_ef, lex_fe)
+        for ss, tt, points in progress(aligned_corpus(src, tgt, align), total=total, desc="extract", unit="sent"):
+            core.add(ss, tt, points)
+        stats.sentences, stats.extracted = core.sentences(), core.extracted()
+        log.info("extracted %d phrase pair occurrences from %d sentences", stats.extracted, stats.sentences)
+        with contextlib.ExitStack() as outputs:
+            pt = outputs.enter_context(atomic_output(phrase_table))
+            ro = outputs.enter_context(atomic_output(reordering_table)) if reordering_table else None
+            stats.phrase_pairs, stats.source_phrases = core.write(pt.write, ro.write if ro else None, smoothing)
     log.info("wrote %d phrase pairs for %d source phrases", stats.phrase_pairs, stats.source_phrases)
     return stats

@@ -81,9 +81,11 @@ def _limited(model: DecoderModel) -> dict:
     return got
 
 
-def _limit_entries(model: DecoderModel, t: int, entries: list, limit: int) -> list:
+def _limit_entries(model: DecoderModel, t: int, src: str, entries: list, limit: int) -> list[TranslationOption]:
     """The table's entries for one source phrase, best first by the context-free estimate
-    (stable), cut to the table limit."""
+    (stable), cut to the table limit, as option templates: everything that does not depend on
+    the sentence (the stateful features' annotations, the context-free features' values and
+    sum, the stateful estimate) is computed here once, as `_finish` computes it."""
     keyed = []
     for entry in entries:
         opt = TranslationOption(0, 0, entry.words, t, entry.scores, entry.alignment, None)
@@ -91,7 +93,34 @@ def _limit_entries(model: DecoderModel, t: int, entries: list, limit: int) -> li
     keyed.sort(key=lambda x: x[0])
     if limit > 0:
         keyed = keyed[:limit]
-    return [e for _, e in keyed]
+    templates = []
+    for _, entry in keyed:
+        opt = TranslationOption(0, 0, entry.words, t, entry.scores, entry.alignment, None)
+        for f in model.stateful:
+            f.annotate(opt, src)
+        s = 0.0
+        values = []
+        for f in model.stateless:
+            if f.reads_context:
+                continue
+            v = f.evaluate(opt)
+            if v is None:
+                continue
+            values.append((f.slot.offset, v))
+            s += sum(w * x for w, x in zip(f.slot.weights, v))
+        est = 0.0
+        for f in model.stateful:
+            est += f.estimate(opt)
+        opt.values, opt.stateless, opt.future = tuple(values), s, s + est
+        templates.append(opt)
+    return templates
+
+
+def _place(template: TranslationOption, start: int, end: int) -> TranslationOption:
+    opt = TranslationOption.__new__(TranslationOption)
+    opt.__dict__.update(template.__dict__)
+    opt.start, opt.end = start, end
+    return opt
 
 
 def collect_options(model: DecoderModel, tokens: list[str],
@@ -105,6 +134,7 @@ def collect_options(model: DecoderModel, tokens: list[str],
     max_len = min(model.settings.max_phrase_length, max(t.max_source_length for t in model.tables) or 1)
     options: dict[tuple[int, int], list[TranslationOption]] = {}
     limited = _limited(model)
+    in_context = [f for f in model.stateless if f.reads_context]
     for g, table_ids in enumerate(model.paths):
         backoff = model.backoff[g] if g < len(model.backoff) else 0
         for start in range(n):
@@ -123,13 +153,15 @@ def collect_options(model: DecoderModel, tokens: list[str],
                     # that read the sentence's context (EvaluateWithSourceContext) have scored
                     kept = limited.get((t, src))
                     if kept is None:
-                        kept = limited[(t, src)] = _limit_entries(model, t, entries, table.table_limit)
+                        kept = limited[(t, src)] = _limit_entries(model, t, src, entries, table.table_limit)
                     opts = []
-                    for entry in kept:
-                        opt = TranslationOption(start, end, entry.words, t, entry.scores, entry.alignment, None)
-                        for f in model.stateful:
-                            f.annotate(opt, src)
-                        _finish(opt, model)
+                    for template in kept:
+                        opt = _place(template, start, end)
+                        # a feature that reads the sentence's context and scores this option makes
+                        # `_finish` run whole (the same sum in the same order); where none scores
+                        # it, the template's context-free sums are already `_finish`'s result
+                        if in_context and any(f.evaluate(opt) is not None for f in in_context):
+                            _finish(opt, model)
                         opts.append(opt)
                     options.setdefault((start, end), []).extend(opts)
     for i, tok in enumerate(tokens):

@@ -30,10 +30,14 @@ class TranslationOption:
         return self.table < 0
 
 
-def _finish(opt: TranslationOption, model: DecoderModel) -> None:
+def _finish(opt: TranslationOption, model: DecoderModel, with_context: bool = True) -> None:
+    """Score `opt` with the stateless features (without those that read the sentence's context
+    when `with_context` is false) and add the stateful features' estimate to its future cost."""
     s = 0.0
     values = []
     for f in model.stateless:
+        if f.reads_context and not with_context:
+            continue
         v = f.evaluate(opt)
         if v is None:
             continue
@@ -50,23 +54,6 @@ def _finish(opt: TranslationOption, model: DecoderModel) -> None:
     opt.future = s + est
 
 
-def _context_free_future(opt: TranslationOption, model: DecoderModel) -> float:
-    """`_finish`'s estimate without the features that read the sentence's context: the same
-    sum in the same order, as `_finish` computes it where those features score nothing."""
-    s = 0.0
-    for f in model.stateless:
-        if f.reads_context:
-            continue
-        v = f.evaluate(opt)
-        if v is None:
-            continue
-        s += sum(w * x for w, x in zip(f.slot.weights, v))
-    est = 0.0
-    for f in model.stateful:
-        est += f.estimate(opt)
-    return s + est
-
-
 def _limited(model: DecoderModel) -> dict:
     """The table-limited entries per (table, source phrase) under the model's current weights,
     kept across sentences (Moses prunes its phrase tables once, at load time). Keyed by the
@@ -81,39 +68,22 @@ def _limited(model: DecoderModel) -> dict:
     return got
 
 
+def _template(model: DecoderModel, t: int, src: str, entry) -> TranslationOption:
+    """An option of `entry` with everything that does not depend on the sentence: the stateful
+    features' annotations and the context-free features' values, sum and future cost, which are
+    `_finish`'s result wherever no context-reading feature scores the option."""
+    opt = TranslationOption(0, 0, entry.words, t, entry.scores, entry.alignment, None)
+    for f in model.stateful:
+        f.annotate(opt, src)
+    _finish(opt, model, with_context=False)
+    return opt
+
+
 def _limit_entries(model: DecoderModel, t: int, src: str, entries: list, limit: int) -> list[TranslationOption]:
-    """The table's entries for one source phrase, best first by the context-free estimate
-    (stable), cut to the table limit, as option templates: everything that does not depend on
-    the sentence (the stateful features' annotations, the context-free features' values and
-    sum, the stateful estimate) is computed here once, as `_finish` computes it."""
-    keyed = []
-    for entry in entries:
-        opt = TranslationOption(0, 0, entry.words, t, entry.scores, entry.alignment, None)
-        keyed.append((-_context_free_future(opt, model), entry))
-    keyed.sort(key=lambda x: x[0])
-    if limit > 0:
-        keyed = keyed[:limit]
-    templates = []
-    for _, entry in keyed:
-        opt = TranslationOption(0, 0, entry.words, t, entry.scores, entry.alignment, None)
-        for f in model.stateful:
-            f.annotate(opt, src)
-        s = 0.0
-        values = []
-        for f in model.stateless:
-            if f.reads_context:
-                continue
-            v = f.evaluate(opt)
-            if v is None:
-                continue
-            values.append((f.slot.offset, v))
-            s += sum(w * x for w, x in zip(f.slot.weights, v))
-        est = 0.0
-        for f in model.stateful:
-            est += f.estimate(opt)
-        opt.values, opt.stateless, opt.future = tuple(values), s, s + est
-        templates.append(opt)
-    return templates
+    """The table's entries for one source phrase as templates, best first by the context-free
+    estimate (stable), cut to the table limit."""
+    templates = sorted((_template(model, t, src, e) for e in entries), key=lambda o: -o.future)
+    return templates[:limit] if limit > 0 else templates
 
 
 def _place(template: TranslationOption, start: int, end: int) -> TranslationOption:

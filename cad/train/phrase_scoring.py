@@ -238,13 +238,18 @@ def _build_native(src, tgt, align, lex_ef: LexTable, lex_fe: LexTable, phrase_ta
     stats = ScoringStats()
     with tempfile.TemporaryDirectory(prefix="cad-phrases-", dir=tmpdir) as runs:
         core = _phrases.PhraseTables(max_len, runs, max_items, lex_ef, lex_fe)
-        for ss, tt, points in progress(aligned_corpus(src, tgt, align), total=total, desc="extract", unit="sent"):
-            core.add(ss, tt, points)
-        stats.sentences, stats.extracted = core.sentences(), core.extracted()
-        log.info("extracted %d phrase pair occurrences from %d sentences", stats.extracted, stats.sentences)
-        with contextlib.ExitStack() as outputs:
-            pt = outputs.enter_context(atomic_output(phrase_table))
-            ro = outputs.enter_context(atomic_output(reordering_table)) if reordering_table else None
-            stats.phrase_pairs, stats.source_phrases = core.write(pt.write, ro.write if ro else None, smoothing)
+        try:
+            for ss, tt, points in progress(aligned_corpus(src, tgt, align), total=total, desc="extract", unit="sent"):
+                core.add(ss, tt, points)
+            stats.sentences, stats.extracted = core.sentences(), core.extracted()
+            log.info("extracted %d phrase pair occurrences from %d sentences", stats.extracted, stats.sentences)
+            with contextlib.ExitStack() as outputs:
+                pt = outputs.enter_context(atomic_output(phrase_table))
+                ro = outputs.enter_context(atomic_output(reordering_table)) if reordering_table else None
+                stats.phrase_pairs, stats.source_phrases = core.write(pt.write, ro.write if ro else None, smoothing)
+        except RuntimeError as exc:
+            # the core's sort runs could not be written or read back (a full disk, a vanished
+            # temporary folder); the outputs were not renamed into place
+            raise CadError(f"phrase extraction failed: {exc}", runs) from None
     log.info("wrote %d phrase pairs for %d source phrases", stats.phrase_pairs, stats.source_phrases)
     return stats

@@ -148,6 +148,9 @@ class RankerResolver:
             self.model = model
         else:
             self.model = RankerModel.load(model or default_model_path())
+        # with the default English pipeline, the parse is the one cad.cm.roles reads: callers
+        # parse once and pass the Docs to both (resolve(parsed=), pronoun_roles(parsed=))
+        self.shares_english_parse = nlp is None
         if nlp is None:
             from coref.models import load_spacy
 

@@ -470,3 +470,97 @@ def test_mert_tunes_the_cm_weight_in_document_context(tmp_path):
     for d in range(2):
         trs, _ = translate_document_feature(dec, str(d), [s.split() for s in src[2 * d:2 * d + 2]], [recs[d]])
         assert [t.text for t in trs] == ref[2 * d:2 * d + 2]
+
+
+def test_translate_reads_ahead_in_workers_with_the_same_output(tmp_path, capsys):
+    """Coreference and roles in a forked worker running ahead, the French tags in another: the
+    same translation and trace as everything in one process, for any read-ahead."""
+    pytest.importorskip("spacy")
+    from cad.cli import main
+
+    tiny_model(tmp_path, 2.0)
+    (tmp_path / "doc.en").write_text("the mouse runs\nit sleeps\nthe cat runs\nit sleeps\nthe mouse runs\n"
+                                     "it sleeps\nit sleeps\n")
+    (tmp_path / "doc.docs").write_text("0\ta\n2\tb\n4\tc\n")
+    got = {}
+    for ahead in ("0", "1", "2", "5"):
+        out, trace = tmp_path / f"out{ahead}", tmp_path / f"trace{ahead}"
+        assert main(["-q", "translate", "--input", str(tmp_path / "doc.en"), "--docs", str(tmp_path / "doc.docs"),
+                     "--config", str(tmp_path / "cm.ini"), "--read-ahead", ahead, "--out", str(out),
+                     "--trace", str(trace)]) == 0
+        got[ahead] = (out.read_text(), trace.read_text())
+    assert got["0"][0] == "la souris court\nelle dort\nle chat court\nil dort\nla souris court\nelle dort\nelle dort\n"
+    assert len(got["0"][1].splitlines()) == 4
+    assert got["1"] == got["0"] and got["2"] == got["0"] and got["5"] == got["0"]
+    capsys.readouterr()
+    assert main(["-q", "translate", "--input", str(tmp_path / "doc.en"), "--config", str(tmp_path / "cm.ini"),
+                 "--read-ahead", "-1", "--out", str(tmp_path / "bad")]) == 1
+    assert "--read-ahead" in capsys.readouterr().err and not (tmp_path / "bad").exists()
+
+
+def _analysis_of(doc_id, sents):
+    from cad.cm.analysis import Analysis
+    from cad.errors import CadError
+
+    if doc_id == "bad":
+        raise CadError("cannot analyse", "doc.txt", 3)
+    return Analysis([], {(0, 0): f"{doc_id}:{len(sents)}"})
+
+
+def test_read_ahead_keeps_the_order_and_raises_at_the_failing_document():
+    from cad.cm.analysis import read_ahead, worker_pool
+    from cad.errors import CadError
+
+    docs = [(str(k), [["w"]] * k) for k in range(6)]
+    with worker_pool() as pool:
+        for ahead in (0, 1, 3):
+            got = [(d, a.roles[(0, 0)]) for d, _, a in read_ahead(docs, _analysis_of, ahead, pool)]
+            assert got == [(str(k), f"{k}:{k}") for k in range(6)]
+        seen = []
+        with pytest.raises(CadError, match="doc.txt:3: cannot analyse"):
+            for d, _, _ in read_ahead(docs[:2] + [("bad", [])] + docs[2:], _analysis_of, 2, pool):
+                seen.append(d)
+        assert seen == ["0", "1"]
+    # without a pool: each document when it is reached
+    assert [d for d, _, _ in read_ahead(docs, _analysis_of, 2, None)] == [str(k) for k in range(6)]
+
+
+def test_roles_from_the_resolvers_parse_equal_the_roles_parser():
+    pytest.importorskip("spacy")
+    from cad.cm.roles import pronoun_roles
+    from coref.ranker import RankerResolver
+
+    sents = [s.split() for s in ("the mouse was caught .", "it was not dead but it was wounded .",
+                                 "i gave it to them and they ate it .", "it is important that they see it .")]
+    positions = {(k, i) for k, s in enumerate(sents) for i, w in enumerate(s) if w in ("it", "they")}
+    resolver = RankerResolver()
+    assert resolver.shares_english_parse
+    own = pronoun_roles(sents, positions)
+    assert pronoun_roles(sents, positions, resolver.parse(sents)) == own
+    assert own[(1, 0)] == "copa" and own[(2, 2)] == "obj" and own[(2, 6)] == "subj"
+
+
+def test_cm_feature_reads_only_the_spans_covering_its_pronouns():
+    table = ClassTable({"it-cop-fem-sing": {"elle": 0.5, NONE: 0.5}})
+    f = feature_with(table, {1: {"it-cop-fem-sing": 1.0}})
+    assert f.reads_span(0, 2) and f.reads_span(1, 2) and f.reads_span(0, 4)
+    assert not f.reads_span(0, 1) and not f.reads_span(2, 4)
+    # where it reads no span it scores no option either
+    assert f.evaluate(option(2, 4, ["était", "mort"], [(0, 0), (1, 1)])) is None
+
+
+def test_translation_morphology_in_a_worker_equals_tagging_here():
+    pytest.importorskip("spacy")
+    from cad.cm.analysis import worker_pool
+    from cad.cm.french import tag
+    from cad.cm.translate import TranslationMorphology
+    from cad.decoder.search import Derivation, Translation
+
+    trs = [Translation(["x"], Derivation(s.split(), 0.0, [], [])) for s in
+           ("la souris était morte", "elles sont parties", "le chat dort")]
+    here = TranslationMorphology()
+    with worker_pool() as pool:
+        there = TranslationMorphology(pool)
+        for tr in trs:
+            there.prefetch(tr)
+        assert [there.of(tr) for tr in trs] == [here.of(tr) for tr in trs] == tag([tr.best.words for tr in trs])

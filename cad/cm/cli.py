@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import sys
 import time
 
@@ -162,15 +164,19 @@ def load_decoder(config: str, sentences: list[str], decoder: str = "cad", moses_
 
 
 def _translate(a: argparse.Namespace) -> None:
+    from cad.cm.analysis import analyse_with, read_ahead, resolver_of, worker_pool
     from cad.cm.postedit import postedit_document
     from cad.errors import CadError
-    from cad.cm.translate import trace_json, translate_document, translate_document_feature
+    from cad.cm.translate import (TranslationMorphology, trace_json, translate_document,
+                                  translate_document_feature)
     from cad.cm.config import CM_NAME
     from cad.moses.ini import parse_config
     from cad.prepare import Tokenizer, clean_tokens
     from cad.textio import atomic_output
     from coref.backends import documents, get_backend
 
+    if a.read_ahead < 0:
+        raise CadError(f"--read-ahead {a.read_ahead}: give 0 or more documents")
     docs = documents(a.input, a.docs)
     if a.raw:
         tok = Tokenizer(a.src)
@@ -198,78 +204,98 @@ def _translate(a: argparse.Namespace) -> None:
     source_features = a.src in SOURCE_FEATURE_LANGUAGES
     if source_features and a.system == "pe":
         raise CadError(f"--system pe post-edits French output; --src {a.src} has no post-editing rules")
-    decoder = load_decoder(a.config, sentences, a.decoder, a.moses_bin, a.search_algorithm, a.engine)
-    resolver = get_backend(a.backend, corzu=a.corzu, docs=a.docs, n_lines=len(sentences),
-                           human_lexicon=a.human_lexicon, gender_lexicon=a.gender_lexicon) \
+    # spaCy's work runs in worker processes forked now, before the decoder's model is loaded (see
+    # cad/cm/analysis.py): coreference and roles run ahead, the translations are tagged there
+    make_resolver = functools.partial(get_backend, a.backend, corzu=a.corzu, docs=a.docs, n_lines=len(sentences),
+                                      human_lexicon=a.human_lexicon, gender_lexicon=a.gender_lexicon) \
         if a.system != "baseline" else None
-    reranker = None
-    if a.system == "cm" and mode == "rerank" and source_features:
-        from cad.cm.source_cm import SourceClassTable
-        from cad.cm.source_rerank import SourceReranker
+    feature_mode = a.system == "cm" and mode == "feature" and not source_features
+    with contextlib.ExitStack() as workers:
+        analysis_pool = tag_pool = None
+        if make_resolver is not None and a.read_ahead > 0:
+            analysis_pool = worker_pool()
+            workers.callback(analysis_pool.shutdown, cancel_futures=True)
+            if feature_mode:
+                from cad.cm.french import load_tagger
 
-        reranker = SourceReranker(SourceClassTable.read(a.classes), a.cm_weight)
-    elif a.system == "cm" and mode == "rerank":
-        from cad.cm.class_classifier import load_pronoun_model
-        from cad.cm.rerank import ClassReranker
+                tag_pool = worker_pool()
+                workers.callback(tag_pool.shutdown, cancel_futures=True)
+                tag_pool.submit(load_tagger)        # loaded while the decoder's model loads
+        elif make_resolver is not None:
+            resolver_of(make_resolver)      # its errors (a missing file) before the model's long load
+        morphology = TranslationMorphology(tag_pool)
+        analysed = read_ahead(docs, functools.partial(analyse_with, make_resolver, with_roles=feature_mode),
+                              a.read_ahead, analysis_pool)
+        decoder = load_decoder(a.config, sentences, a.decoder, a.moses_bin, a.search_algorithm, a.engine)
+        reranker = None
+        if a.system == "cm" and mode == "rerank" and source_features:
+            from cad.cm.source_cm import SourceClassTable
+            from cad.cm.source_rerank import SourceReranker
 
-        reranker = ClassReranker(load_pronoun_model(a.classes, a.cm_model), a.cm_weight, a.humanness,
-                                 objective=a.objective)
-    t = time.time()
-    outputs: list[str] = []
-    alignments: list[str] = []
-    traces = []
-    for doc_id, sents in docs:
-        recs = resolver.resolve(doc_id, sents) if resolver else []
-        if a.system == "cm" and mode == "rerank":
-            from cad.cm.rerank import Hypothesis
+            reranker = SourceReranker(SourceClassTable.read(a.classes), a.cm_weight)
+        elif a.system == "cm" and mode == "rerank":
+            from cad.cm.class_classifier import load_pronoun_model
+            from cad.cm.rerank import ClassReranker
 
-            trs = [decoder.translate(" ".join(s), nbest=a.nbest, distinct=True) for s in sents]
-            hyps = [[Hypothesis(list(d.words), d.total, d.word_alignment) for d in (tr.nbest or [tr.best])]
-                    for tr in trs]
-            chosen, _ = reranker.rerank_document(hyps, recs) if source_features \
-                else reranker.rerank_document(hyps, recs, sents)
-            outputs.extend(" ".join(h.words) for h in chosen)
-            alignments.extend(" ".join(f"{i}-{j}" for i, j in h.alignment) for h in chosen)
-            continue
-        if a.system == "cm" and source_features:
-            from cad.cm.source_cm import translate_document_source, translate_document_source_feature
+            reranker = ClassReranker(load_pronoun_model(a.classes, a.cm_model), a.cm_weight, a.humanness,
+                                     objective=a.objective)
+        t = time.time()
+        outputs: list[str] = []
+        alignments: list[str] = []
+        traces = []
+        for doc_id, sents, analysis in analysed:
+            recs = analysis.records
+            if a.system == "cm" and mode == "rerank":
+                from cad.cm.rerank import Hypothesis
 
-            translate_doc = translate_document_source_feature if mode == "feature" else translate_document_source
-            trs, tr_records = translate_doc(decoder, doc_id, sents, recs)
-            traces.extend(tr_records)
-            outputs.extend(tr.text for tr in trs)
-        elif a.system == "cm" and mode == "feature":
-            trs, tr_records = translate_document_feature(decoder, doc_id, sents, recs, a.humanness)
-            traces.extend(tr_records)
-            outputs.extend(tr.text for tr in trs)
-        elif a.system == "cm":
-            trs, tr_records = translate_document(decoder, doc_id, sents, recs, a.humanness)
-            traces.extend(tr_records)
-            outputs.extend(tr.text for tr in trs)
-        else:
-            trs = [decoder.translate(" ".join(s)) for s in sents]
-        alignments.extend(" ".join(f"{i}-{j}" for i, j in tr.best.word_alignment) for tr in trs)
-        if a.system != "cm":
-            if a.system == "pe":
-                words, edits = postedit_document(trs, recs)
-                outputs.extend(" ".join(w) for w in words)
-            else:
+                trs = [decoder.translate(" ".join(s), nbest=a.nbest, distinct=True) for s in sents]
+                hyps = [[Hypothesis(list(d.words), d.total, d.word_alignment) for d in (tr.nbest or [tr.best])]
+                        for tr in trs]
+                chosen, _ = reranker.rerank_document(hyps, recs) if source_features \
+                    else reranker.rerank_document(hyps, recs, sents)
+                outputs.extend(" ".join(h.words) for h in chosen)
+                alignments.extend(" ".join(f"{i}-{j}" for i, j in h.alignment) for h in chosen)
+                continue
+            if a.system == "cm" and source_features:
+                from cad.cm.source_cm import translate_document_source, translate_document_source_feature
+
+                translate_doc = translate_document_source_feature if mode == "feature" else translate_document_source
+                trs, tr_records = translate_doc(decoder, doc_id, sents, recs)
+                traces.extend(tr_records)
                 outputs.extend(tr.text for tr in trs)
-    if a.detokenize:
-        from sacremoses import MosesDetokenizer
+            elif a.system == "cm" and mode == "feature":
+                trs, tr_records = translate_document_feature(decoder, doc_id, sents, recs, a.humanness,
+                                                             roles=analysis.roles, morphology=morphology)
+                traces.extend(tr_records)
+                outputs.extend(tr.text for tr in trs)
+            elif a.system == "cm":
+                trs, tr_records = translate_document(decoder, doc_id, sents, recs, a.humanness)
+                traces.extend(tr_records)
+                outputs.extend(tr.text for tr in trs)
+            else:
+                trs = [decoder.translate(" ".join(s)) for s in sents]
+            alignments.extend(" ".join(f"{i}-{j}" for i, j in tr.best.word_alignment) for tr in trs)
+            if a.system != "cm":
+                if a.system == "pe":
+                    words, edits = postedit_document(trs, recs)
+                    outputs.extend(" ".join(w) for w in words)
+                else:
+                    outputs.extend(tr.text for tr in trs)
+        if a.detokenize:
+            from sacremoses import MosesDetokenizer
 
-        md = MosesDetokenizer(lang=a.tgt)
-        outputs = [md.detokenize(o.split()) for o in outputs]
-    with atomic_output(a.out) as fh:
-        fh.writelines(o + "\n" for o in outputs)
-    if a.alignment_out:
-        # source-to-translation word alignment (token positions of the input, before detokenizing)
-        with atomic_output(a.alignment_out) as fh:
-            fh.writelines(x + "\n" for x in alignments)
-    if a.trace:
-        with atomic_output(a.trace) as fh:
-            fh.writelines(trace_json(tr) + "\n" for tr in traces)
-    print(f"translated {len(sentences)} sentences in {time.time() - t:.1f} s", file=sys.stderr)
+            md = MosesDetokenizer(lang=a.tgt)
+            outputs = [md.detokenize(o.split()) for o in outputs]
+        with atomic_output(a.out) as fh:
+            fh.writelines(o + "\n" for o in outputs)
+        if a.alignment_out:
+            # source-to-translation word alignment (token positions of the input, before detokenizing)
+            with atomic_output(a.alignment_out) as fh:
+                fh.writelines(x + "\n" for x in alignments)
+        if a.trace:
+            with atomic_output(a.trace) as fh:
+                fh.writelines(trace_json(tr) + "\n" for tr in traces)
+        print(f"translated {len(sentences)} sentences in {time.time() - t:.1f} s", file=sys.stderr)
 
 
 def _postedit(a: argparse.Namespace) -> None:
@@ -633,5 +659,8 @@ def add_cm_parsers(sub) -> None:
                         "Python reference (the same output, several times slower)")
     s.add_argument("--search-algorithm", type=int, choices=[0, 1], default=1,
                    help="0 normal stack search, 1 cube pruning (default: 1, as documents are long)")
+    s.add_argument("--read-ahead", type=int, default=2, metavar="N",
+                   help="resolve coreference in a background thread up to N documents ahead of the decoder "
+                        "(the same output; 0: each document when it is reached) (default: %(default)s)")
     add_out(s, "--out", default="-", help="the translation")
     s.set_defaults(func=_translate)

@@ -35,17 +35,24 @@ def role_of(tok) -> str:
     return role
 
 
-def pronoun_roles(sentences: list[list[str]], positions: set[tuple[int, int]]) -> dict[tuple[int, int], str]:
+def pronoun_roles(sentences: list[list[str]], positions: set[tuple[int, int]],
+                  parsed: list | None = None) -> dict[tuple[int, int], str]:
     """{(sentence, token): role} for the given positions of a document's tokenized sentences;
-    only the sentences holding one are parsed."""
+    only the sentences holding one are parsed. `parsed`: the sentences already parsed, one spaCy
+    Doc each, by the English pipeline (a resolver's parse): its tagger and parser are the ones
+    used here, so the roles are the same and the parse is not paid twice."""
     from coref.tokens import moses_doc
 
     wanted = sorted({k for k, _ in positions})
     if not wanted:
         return {}
-    nlp = _parser()
+    if parsed is not None:
+        docs = (parsed[k] for k in wanted)
+    else:
+        nlp = _parser()
+        docs = nlp.pipe(moses_doc(nlp.vocab, list(sentences[k])) for k in wanted)
     out = {}
-    for k, doc in zip(wanted, nlp.pipe(moses_doc(nlp.vocab, list(sentences[k])) for k in wanted)):
+    for k, doc in zip(wanted, docs):
         for kk, i in positions:
             if kk == k:
                 out[(k, i)] = role_of(doc[i])

@@ -115,7 +115,7 @@ class ContextScorer:
         from cad.cm.class_model import CM_PRONOUNS, antecedent_distribution, pronoun_mixture
         from cad.cm.classes import aligned_words, pronoun_class
         from cad.cm.roles import pronoun_roles
-        from cad.cm.translate import projection
+        from cad.cm.translate import TranslationMorphology, projection
 
         low = lambda s: " ".join(s.lower().split())                     # noqa: E731
         context = [(low(s), low(t)) for s, t in item.context]
@@ -126,7 +126,7 @@ class ContextScorer:
         records = [r for r in self.resolver.resolve(item.id, sentences) if r.token.lower() in CM_PRONOUNS]
         roles = pronoun_roles(sentences, {(r.sentence, r.index) for r in records})
         done = [self._aligned(s, t)[0] for s, t in context]
-        cache: dict = {}
+        cache = TranslationMorphology()
         passed_on: dict = {}
 
         def mixtures(own) -> dict[int, dict[str, float]]:

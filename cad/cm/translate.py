@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import json
 import logging
+from concurrent.futures import Executor, Future
 from dataclasses import asdict, dataclass, field
 
 from cad.cm.features import Bundle, parse_token
-from cad.cm.french import first_noun_or_pronoun, tag
+from cad.cm.french import first_noun_or_pronoun, tag, tag_words
 from cad.decoder.search import Decoder, Translation
 from coref.records import PronounResolution
 
@@ -122,16 +123,46 @@ def translate_document(decoder: Decoder, doc_id: str, sentences: list[list[str]]
     return done, traces
 
 
-def projection(tr: Translation, start: int, end: int, morph_cache: dict) -> tuple[str, str] | None:
+class TranslationMorphology:
+    """The French tags of translations, computed by `pool` (one worker process, which alone holds
+    spaCy's French pipeline) or, without one, in the caller: a translation that a later pronoun's
+    antecedent lies in is sent for tagging as soon as it is decoded, while the decoder goes on."""
+
+    KEEP = 64       # translations kept tagged; antecedents lie a few sentences back at most
+
+    def __init__(self, pool: Executor | None = None):
+        self.pool = pool            # None: tag in the caller's thread
+        self.cache: dict[int, tuple[Translation, Future]] = {}
+
+    def prefetch(self, tr: Translation) -> None:
+        """Start tagging `tr` in the pool (without one, `of` tags when asked)."""
+        if self.pool is not None:
+            self._start(tr)
+
+    def _start(self, tr: Translation) -> None:
+        if id(tr) in self.cache or not tr.best.words:
+            return
+        if len(self.cache) >= self.KEEP:
+            self.cache.clear()
+        if self.pool is None:
+            done: Future = Future()
+            done.set_result(tag_words(tr.best.words))
+        else:
+            done = self.pool.submit(tag_words, tr.best.words)
+        self.cache[id(tr)] = (tr, done)     # the translation kept alive, so that its id stays its own
+
+    def of(self, tr: Translation) -> list:
+        self._start(tr)
+        return self.cache[id(tr)][1].result()
+
+
+def projection(tr: Translation, start: int, end: int, morphology: TranslationMorphology) -> tuple[str, str] | None:
     """Gender and number of the antecedent's translation: the first noun or pronoun among the
     target words aligned to source span [start, end) (seed 004)."""
     aligned = [t for s, t in tr.best.word_alignment if start <= s < end]
     if not aligned or not tr.best.words:
         return None
-    key = id(tr)
-    if key not in morph_cache:
-        morph_cache[key] = (tr, tag([tr.best.words])[0])
-    morph = morph_cache[key][1]
+    morph = morphology.of(tr)
     p = first_noun_or_pronoun(aligned, morph)
     return None if p is None else (morph[p].gender, morph[p].number)
 
@@ -139,17 +170,18 @@ def projection(tr: Translation, start: int, end: int, morph_cache: dict) -> tupl
 def translate_document_feature(decoder, doc_id: str, sentences: list[list[str]],
                                resolutions: list[PronounResolution], with_human: bool = False,
                                roles: dict[tuple[int, int], str] | None = None,
-                               projector=None, nbest: int = 0,
-                               distinct: bool = False) -> tuple[list[Translation], list[TraceRecord]]:
+                               projector=None, nbest: int = 0, distinct: bool = False,
+                               morphology: TranslationMorphology | None = None
+                               ) -> tuple[list[Translation], list[TraceRecord]]:
     """Feature mode: each it/they gets its CM mixture as decoder context (cad/cm/feature.py).
     An antecedent in an earlier sentence is read from that sentence's translation; one in the same
     sentence from a first pass in which that candidate's bundle stays coarse (pronoun and role),
     after which the sentence is translated again (seed 004's two passes). `projector` (candidate
     -> (gender, number) or None), when given, replaces reading the translations: the oracle that
     reads the reference. `nbest`/`distinct`: each sentence's final pass also returns its n-best
-    list, whose feature values are those of the context the 1-best translations gave (tuning)."""
-    from cad.cm.class_model import CM_PRONOUNS, antecedent_distribution, pronoun_mixture
-    from cad.cm.classes import aligned_words, pronoun_class
+    list, whose feature values are those of the context the 1-best translations gave (tuning).
+    `morphology`: where the translations are tagged (default: here, when needed)."""
+    from cad.cm.class_model import CM_PRONOUNS
     from cad.cm.roles import pronoun_roles
 
     recs_of: dict[int, list[PronounResolution]] = {}
@@ -158,15 +190,29 @@ def translate_document_feature(decoder, doc_id: str, sentences: list[list[str]],
             recs_of.setdefault(r.sentence, []).append(r)
     if roles is None:
         roles = pronoun_roles(sentences, {(r.sentence, r.index) for rs in recs_of.values() for r in rs})
+    # the sentences whose translation a later pronoun's projection reads
+    read_later = {c.sentence for rs in recs_of.values() for r in rs for c in r.candidates
+                  if c.sentence < r.sentence and c.kind == "np"} if projector is None else set()
+    return _translate_feature(decoder, doc_id, sentences, recs_of, with_human, roles, projector, nbest,
+                              distinct, read_later, morphology or TranslationMorphology())
+
+
+def _translate_feature(decoder, doc_id: str, sentences: list[list[str]], recs_of: dict, with_human: bool,
+                       roles: dict, projector, nbest: int, distinct: bool, read_later: set[int],
+                       morphology: TranslationMorphology) -> tuple[list[Translation], list[TraceRecord]]:
+    from cad.cm.class_model import antecedent_distribution, pronoun_mixture
+    from cad.cm.classes import aligned_words, pronoun_class
+
     done: list[Translation] = []
     traces: list[TraceRecord] = []
-    morph_cache: dict = {}
     passed_on: dict[tuple[int, int], dict] = {}     # (sentence, token) of a resolved pronoun -> its antecedents' features
     for k, sent in enumerate(sentences):
         text = " ".join(sent)
         recs = recs_of.get(k, [])
         if not recs:
             done.append(decoder.translate(text, nbest=nbest, distinct=distinct))
+            if k in read_later:
+                morphology.prefetch(done[-1])
             continue
         first: list[Translation] = []
 
@@ -174,9 +220,9 @@ def translate_document_feature(decoder, doc_id: str, sentences: list[list[str]],
             if projector is not None:
                 gn = projector(c)
             elif c.sentence < k:
-                gn = projection(done[c.sentence], c.start, c.end, morph_cache)
+                gn = projection(done[c.sentence], c.start, c.end, morphology)
             elif c.sentence == k and first:
-                gn = projection(first[0], c.start, c.end, morph_cache)
+                gn = projection(first[0], c.start, c.end, morphology)
             else:
                 gn = None
             if gn is None and (c.sentence, c.head) in passed_on:
@@ -194,9 +240,13 @@ def translate_document_feature(decoder, doc_id: str, sentences: list[list[str]],
 
         intra = projector is None and any(c.sentence == k and c.kind == "np" for r in recs for c in r.candidates)
         if intra:
-            first.append(decoder.translate(text, context=context()))
+            first_ctx = context()
+            first.append(decoder.translate(text, nbest=nbest, distinct=distinct, context=first_ctx))
         ctx = context()
-        result = decoder.translate(text, nbest=nbest, distinct=distinct, context=ctx)
+        if intra and ctx == first_ctx:
+            result = first[0]       # the first pass's words changed no bundle: decoding again gives the same
+        else:
+            result = decoder.translate(text, nbest=nbest, distinct=distinct, context=ctx)
         for r in recs:
             tr = TraceRecord(doc_id, k, r.index, r.token,
                              candidates=[(c.text, round(c.probability, 4)) for c in r.candidates],
@@ -211,8 +261,8 @@ def translate_document_feature(decoder, doc_id: str, sentences: list[list[str]],
             tr.target_class = pronoun_class(words)
             traces.append(tr)
         done.append(result)
-        if len(morph_cache) > 64:       # antecedents lie a few sentences back at most
-            morph_cache.clear()
+        if k in read_later:
+            morphology.prefetch(result)
     return done, traces
 
 

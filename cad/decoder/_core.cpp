@@ -11,6 +11,7 @@
 // in the same order, which is all the calls rely on), so the model is loaded once and no KenLM
 // source or header is needed to build this file.
 
+#include <atomic>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -138,6 +139,13 @@ class Core {
                    int algorithm, int stack_size, double log_beam, int limit, int pop_limit, int nbest,
                    bool distinct) {
     if (n <= 0 || n > MAX_WORDS) throw std::runtime_error("sentence length outside the core's range");
+    // the search state lives in the core and the GIL is released during the search: one
+    // search at a time per core
+    if (busy_.exchange(true)) throw std::runtime_error("a search core serves one search at a time");
+    struct Free {
+      std::atomic<bool> &flag;
+      ~Free() { flag = false; }
+    } free_on_exit{busy_};
     n_ = n;
     full_ = Coverage{};
     cover(full_, 0, n);
@@ -145,32 +153,38 @@ class Core {
     read_features(features);
     read_options(options);
     read_spans(spans);
-    hyps_.clear();
-    pool_.clear();
-    fc_cache_.clear();
-    spans_cache_.clear();
+    std::vector<int> finals;
+    {
+      // the search itself touches no Python object: other threads (the source analysis of
+      // the next documents) run meanwhile
+      py::gil_scoped_release unlocked;
+      hyps_.clear();
+      pool_.clear();
+      fc_cache_.clear();
+      spans_cache_.clear();
 
-    Hyp root;
-    root.prev = -1;
-    root.opt = -1;
-    root.cov = Coverage{};
-    root.ncov = 0;
-    root.score = 0.0;
-    root.total = fc_of(root.cov);
-    root.last_start = root.last_end = 0;
-    if (model_ != nullptr) {
-      root.lm_state = new_state();
-      std::memcpy(&pool_[root.lm_state], model_->begin_sentence_memory_, state_size_);
+      Hyp root;
+      root.prev = -1;
+      root.opt = -1;
+      root.cov = Coverage{};
+      root.ncov = 0;
+      root.score = 0.0;
+      root.total = fc_of(root.cov);
+      root.last_start = root.last_end = 0;
+      if (model_ != nullptr) {
+        root.lm_state = new_state();
+        std::memcpy(&pool_[root.lm_state], model_->begin_sentence_memory_, state_size_);
+      }
+      hyps_.push_back(root);
+      std::vector<Stack> stacks(n + 1, Stack(this));
+      stacks[0].add(0);
+      if (algorithm == 1) {
+        cube_pruning(stacks, pop_limit, limit, stack_size, log_beam);
+      } else {
+        normal(stacks, limit, stack_size, log_beam);
+      }
+      finals = prune(stacks[n], stack_size, log_beam);
     }
-    hyps_.push_back(root);
-    std::vector<Stack> stacks(n + 1, Stack(this));
-    stacks[0].add(0);
-    if (algorithm == 1) {
-      cube_pruning(stacks, pop_limit, limit, stack_size, log_beam);
-    } else {
-      normal(stacks, limit, stack_size, log_beam);
-    }
-    std::vector<int> finals = prune(stacks[n], stack_size, log_beam);
     if (finals.empty()) throw std::runtime_error("no complete translation survived the search");
     py::list best = py::cast(chain_options(chain(finals[0])));
     py::list lists;
@@ -693,6 +707,7 @@ class Core {
 
   // ------------------------------------------------------------------ members
   lm::base::Model *model_ = nullptr;
+  std::atomic<bool> busy_{false};
   py::object kenlm_;  // keeps the Python model (and so its C++ model) alive
   size_t state_size_ = 0;
   int context_words_ = 0;

@@ -39,6 +39,11 @@ class StatelessFeature:
     def evaluate(self, opt: Option) -> tuple[float, ...] | None:
         raise NotImplementedError
 
+    def reads_span(self, start: int, end: int) -> bool:
+        """False where no option of source span [start, end) can get a value from the sentence's
+        context, so that collect_options keeps those options' context-free scores unasked."""
+        return True
+
 
 class PhraseScores(StatelessFeature):
     """The scores of one phrase table, for the options it produced."""

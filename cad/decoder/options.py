@@ -114,6 +114,7 @@ def collect_options(model: DecoderModel, tokens: list[str],
                 if g > 0 and backoff != 0 and (end - start > backoff or options.get((start, end))):
                     continue
                 src = " ".join(tokens[start:end])
+                scoring = [f for f in in_context if f.reads_span(start, end)] if in_context else in_context
                 for t in table_ids:
                     table = model.tables[t]
                     entries = table.entries.get(src)
@@ -130,7 +131,7 @@ def collect_options(model: DecoderModel, tokens: list[str],
                         # a feature that reads the sentence's context and scores this option makes
                         # `_finish` run whole (the same sum in the same order); where none scores
                         # it, the template's context-free sums are already `_finish`'s result
-                        if in_context and any(f.evaluate(opt) is not None for f in in_context):
+                        if scoring and any(f.evaluate(opt) is not None for f in scoring):
                             _finish(opt, model)
                         opts.append(opt)
                     options.setdefault((start, end), []).extend(opts)

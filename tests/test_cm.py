@@ -3,6 +3,8 @@
 import gzip
 import math
 import json
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -314,3 +316,99 @@ def test_rerank_route_through_the_decode_command(sample_system, tmp_path, decode
                  "--coref", str(tmp_path / "coref.jsonl"), "--cm", str(out / "cm" / "cm.gz"), "--weight", "5",
                  "--out", str(tmp_path / "out")]) == 0
     assert (tmp_path / "out").read_text().splitlines()[1].split()[0] == "elle"
+
+
+def moses_stand_in(tmp_path: Path) -> Path:
+    """An executable with Moses's command line and stream behaviour (cad decode), which logs
+    every start, to check the route cad translate takes with a real Moses."""
+    script = tmp_path / "moses"
+    script.write_text(f"#!/bin/sh\necho start >> '{tmp_path / 'starts'}'\n"
+                      f"exec '{sys.executable}' -m cad decode \"$@\"\n")
+    script.chmod(0o755)
+    return script
+
+
+@pytest.mark.parametrize("system,extra", [("cm", []), ("baseline", []), ("pe", []),
+                                          ("cm", ["--cm-mode", "rerank", "--classes", "CLASSES"])])
+def test_translate_with_a_moses_binary_starts_one_process_per_pass(sample_system, tmp_path, system, extra):
+    """--decoder moses: one persistent process serves the sequential passes, one process runs a
+    whole independent pass (n-best lists for reranking), on the model filtered to the input; the
+    output is the one cad's own decoder gives."""
+    out, _ = sample_system
+    extra = [str(out / "cm" / "classes.gz") if x == "CLASSES" else x for x in extra]
+    write(tmp_path / "doc.txt", "i saw the mouse yesterday .\nit is old .\nwe bought a car .\nit was black .\n"
+                                "the cats sleep .\nthey are old .\n")
+    write(tmp_path / "docs", "0\ta\n2\tb\n4\tc\n")
+    config = out / ("model/moses.ini" if system != "cm" or extra else "cm.ini")
+    got = {}
+    for decoder in ("cad", "moses"):
+        args = ["-q", "translate", "--config", str(config), "--input", str(tmp_path / "doc.txt"), "--docs",
+                str(tmp_path / "docs"), "--system", system, "--backend", "sieve", "--decoder", decoder,
+                "--out", str(tmp_path / f"out.{decoder}"), "--alignment-out", str(tmp_path / f"al.{decoder}")]
+        if decoder == "moses":
+            args += ["--moses-bin", str(moses_stand_in(tmp_path))]
+        assert main(args + extra) == 0
+        got[decoder] = ((tmp_path / f"out.{decoder}").read_text(), (tmp_path / f"al.{decoder}").read_text())
+    assert got["moses"] == got["cad"]
+    assert len(got["cad"][0].splitlines()) == 6
+    assert (tmp_path / "starts").read_text() == "start\n"
+
+
+def test_decode_streams_standard_input_like_moses(sample_system, tmp_path, capsys):
+    """Each line read from stdin is translated and flushed before the next is read; with
+    -report-segmentation and -print-alignment-info the line carries the phrases and the word
+    alignment in Moses's layout, which cad's Moses reader reads back."""
+    import subprocess
+
+    from cad.decoder.moses_runner import MosesProcess, parse_best_line
+
+    out, _ = sample_system
+    ini = str(out / "model" / "moses.ini")
+    sents = ["i saw the mouse yesterday .", "it is old .", "we bought a car ."]
+    write(tmp_path / "in", "".join(s + "\n" for s in sents))
+    assert main(["-q", "decode", "-f", ini, "-input-file", str(tmp_path / "in"), "-alignment-output-file",
+                 str(tmp_path / "al")]) == 0
+    capsys.readouterr()
+    assert main(["-q", "decode", "-f", ini, "-input-file", str(tmp_path / "in")]) == 0
+    batch = capsys.readouterr().out.splitlines()
+    aligned = (tmp_path / "al").read_text().splitlines()
+    proc = subprocess.Popen([sys.executable, "-m", "cad", "decode", "-f", ini, "-t", "-print-alignment-info"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        for k, s in enumerate(sents):
+            proc.stdin.write(s + "\n")
+            proc.stdin.flush()
+            line = proc.stdout.readline()          # answered while stdin is still open
+            words, steps, alignment = parse_best_line(line.rstrip("\n"))
+            assert " ".join(words) == batch[k]
+            assert " ".join(f"{i}-{j}" for i, j in alignment) == aligned[k]
+            assert [w for st in steps for w in st.words] == words
+            assert steps[0].src_start == 0 or any(st.src_start == 0 for st in steps)
+            assert line.endswith("| ||| " + aligned[k] + "\n")
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+    assert proc.returncode == 0
+    # the same through the persistent-process reader, twice, from one process
+    with MosesProcess(str(moses_stand_in(tmp_path)), ini) as moses:
+        assert [moses.translate(s).text for s in sents] == batch
+        assert " ".join(f"{i}-{j}" for i, j in moses.translate(sents[0]).best.word_alignment) == aligned[0]
+    assert (tmp_path / "starts").read_text() == "start\n"
+
+
+def test_a_failing_moses_process_is_a_clear_error(tmp_path):
+    from cad.decoder.moses_runner import MosesProcess
+    from cad.errors import CadError
+
+    bad = tmp_path / "moses"
+    bad.write_text("#!/bin/sh\necho 'cannot load the model' >&2\nexit 3\n")
+    bad.chmod(0o755)
+    with pytest.raises(CadError, match="cannot load the model"):
+        with MosesProcess(str(bad), "moses.ini") as moses:
+            moses.translate("a b")
+    garbled = tmp_path / "garbled"
+    garbled.write_text("#!/bin/sh\nread line\necho 'x |0-0| ||| 0-zero'\n")
+    garbled.chmod(0o755)
+    with pytest.raises(CadError, match="unreadable line for sentence 1"):
+        with MosesProcess(str(garbled), "moses.ini") as moses:
+            moses.translate("a")

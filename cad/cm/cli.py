@@ -117,34 +117,60 @@ def _config(a: argparse.Namespace) -> None:
 
 
 class MosesAdapter:
-    """A real Moses binary behind the Decoder.translate interface (one call per sentence)."""
+    """A real Moses binary behind the Decoder.translate interface, on the model filtered to the
+    input: one persistent process serves the sentence-by-sentence passes (1-best), and
+    `translate_all` runs one process over a whole pass (n-best lists)."""
 
-    def __init__(self, binary: str, config: str):
-        self.binary, self.config = binary, config
+    def __init__(self, binary: str, config: str, sentences: list[str], search_algorithm: int = 1):
+        import tempfile
+        from pathlib import Path
+
+        from cad.moses.filter import filter_model
+
+        self.binary = binary
+        self._tmp = tempfile.TemporaryDirectory(prefix="cad-moses-model-")
+        text = Path(self._tmp.name) / "input"
+        text.write_text("".join(s + "\n" for s in sentences), encoding="utf-8")
+        self.config = str(filter_model(config, text, Path(self._tmp.name) / "model").source)
+        self.extra = ["-search-algorithm", str(search_algorithm)]   # as cad's decoder would search
+        self._process = None
 
     def translate(self, sentence: str, nbest: int = 0, distinct: bool = False):
+        if nbest:
+            return self.translate_all([sentence], nbest, distinct)[0]
+        from cad.decoder.moses_runner import MosesProcess
+
+        if self._process is None:
+            self._process = MosesProcess(self.binary, self.config, self.extra)
+        return self._process.translate(sentence)
+
+    def translate_all(self, sentences: list[str], nbest: int = 0, distinct: bool = False) -> list:
         from cad.decoder.moses_runner import run_moses
 
-        return run_moses(self.binary, self.config, [sentence], max(nbest, 1), distinct)[0]
+        return run_moses(self.binary, self.config, sentences, max(nbest, 1), distinct, self.extra) \
+            if sentences else []
+
+    def close(self) -> None:
+        if self._process is not None:
+            self._process.close()
+            self._process = None
+        self._tmp.cleanup()
 
 
-def load_decoder(config: str, sentences: list[str], decoder: str = "cad", moses_bin: str | None = None,
-                 search_algorithm: int = 1, engine: str = "native"):
-    if decoder == "moses":
-        from cad.decoder.moses_runner import find_moses
-        from cad.errors import CadError
+def translate_all(decoder, sentences: list[str], nbest: int = 0, distinct: bool = False) -> list:
+    """One pass over independent sentences: a real Moses runs it as one process."""
+    if hasattr(decoder, "translate_all"):
+        return decoder.translate_all(sentences, nbest, distinct)
+    return [decoder.translate(s, nbest=nbest, distinct=distinct) for s in sentences]
 
-        binary = find_moses(moses_bin)
-        if binary is None:
-            raise CadError("no Moses binary: give --moses-bin PATH, set $MOSES, or put moses on PATH")
-        return MosesAdapter(binary, config)
-    from cad.decoder import Decoder, DecoderModel, SearchSettings
 
+def feature_token_phrases(sentences: list[str]) -> list[str]:
+    """The CM's feature tokens the input's pronouns may become: a model filtered to the input
+    must keep their back-off entries."""
     from cad.cm.source_cm import bundle_vocabulary
     from cad.lang.en import CM_PRONOUNS
     from cad.lang.es import PRONOUNS as SPANISH_PRONOUNS
 
-    # feature tokens must be loadable from the CM: add them to the phrases wanted
     extra = []
     for s in sentences:
         for tok in s.split():
@@ -156,9 +182,24 @@ def load_decoder(config: str, sentences: list[str], decoder: str = "cad", moses_
                         extra.append(f"{tok.lower()}-{g}-{n}-nonhum")
             elif tok.lower() in SPANISH_PRONOUNS:
                 extra.extend(bundle_vocabulary([tok.lower()]))
+    return extra
+
+
+def load_decoder(config: str, sentences: list[str], decoder: str = "cad", moses_bin: str | None = None,
+                 search_algorithm: int = 1, engine: str = "native"):
+    wanted = sentences + [" ".join(feature_token_phrases(sentences))]
+    if decoder == "moses":
+        from cad.decoder.moses_runner import find_moses
+        from cad.errors import CadError
+
+        binary = find_moses(moses_bin)
+        if binary is None:
+            raise CadError("no Moses binary: give --moses-bin PATH, set $MOSES, or put moses on PATH")
+        return MosesAdapter(binary, config, wanted, search_algorithm)
+    from cad.decoder import Decoder, DecoderModel, SearchSettings
     from cad.decoder.cli import engine_is_native
 
-    return Decoder(DecoderModel.load(config, input_sentences=sentences + [" ".join(extra)],
+    return Decoder(DecoderModel.load(config, input_sentences=wanted,
                                      settings=SearchSettings(search_algorithm=search_algorithm)),
                    native=engine_is_native(engine))
 
@@ -227,6 +268,8 @@ def _translate(a: argparse.Namespace) -> None:
         analysed = read_ahead(docs, functools.partial(analyse_with, make_resolver, with_roles=feature_mode),
                               a.read_ahead, analysis_pool)
         decoder = load_decoder(a.config, sentences, a.decoder, a.moses_bin, a.search_algorithm, a.engine)
+        if hasattr(decoder, "close"):
+            workers.callback(decoder.close)
         reranker = None
         if a.system == "cm" and mode == "rerank" and source_features:
             from cad.cm.source_cm import SourceClassTable
@@ -243,12 +286,19 @@ def _translate(a: argparse.Namespace) -> None:
         outputs: list[str] = []
         alignments: list[str] = []
         traces = []
+        # the passes whose sentences do not wait for each other go whole to the decoder (a real
+        # Moses runs each as one process): reranking's n-best lists, the baseline and PE's input
+        one_pass = None
+        if a.system == "cm" and mode == "rerank":
+            one_pass = iter(translate_all(decoder, sentences, a.nbest, True))
+        elif a.system != "cm":
+            one_pass = iter(translate_all(decoder, sentences))
         for doc_id, sents, analysis in analysed:
             recs = analysis.records
             if a.system == "cm" and mode == "rerank":
                 from cad.cm.rerank import Hypothesis
 
-                trs = [decoder.translate(" ".join(s), nbest=a.nbest, distinct=True) for s in sents]
+                trs = [next(one_pass) for _ in sents]
                 hyps = [[Hypothesis(list(d.words), d.total, d.word_alignment) for d in (tr.nbest or [tr.best])]
                         for tr in trs]
                 chosen, _ = reranker.rerank_document(hyps, recs) if source_features \
@@ -273,7 +323,7 @@ def _translate(a: argparse.Namespace) -> None:
                 traces.extend(tr_records)
                 outputs.extend(tr.text for tr in trs)
             else:
-                trs = [decoder.translate(" ".join(s)) for s in sents]
+                trs = [next(one_pass) for _ in sents]
             alignments.extend(" ".join(f"{i}-{j}" for i, j in tr.best.word_alignment) for tr in trs)
             if a.system != "cm":
                 if a.system == "pe":

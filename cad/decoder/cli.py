@@ -4,7 +4,13 @@ Options keep Moses's spelling: -f, -input-file, -n-best-list FILE N [distinct],
 -alignment-output-file, -s/-stack, -b/-beam-threshold, -dl/-distortion-limit, -ttable-limit,
 -search-algorithm, -cube-pruning-pop-limit, -max-trans-opt-per-coverage, -translation-option-threshold
 (-tot), -weight-overwrite, -threads,
--include-alignment-in-n-best; cad's own: --decoder cad|moses, --moses-bin PATH, --engine native|python.
+-include-alignment-in-n-best, -report-segmentation (-t), -print-alignment-info; cad's own: --decoder
+cad|moses, --moses-bin PATH, --engine native|python.
+
+Read from standard input, sentences are translated as they arrive and each translation is written
+and flushed before the next line is read, as Moses does: a program can keep one decoder process
+and feed it sentence by sentence (cad translate --decoder moses). The model is then loaded whole,
+since the input is not known in advance.
 """
 
 from __future__ import annotations
@@ -24,8 +30,12 @@ USAGE = """usage: cad decode -f moses.ini [-input-file FILE] [-n-best-list FILE 
        [-alignment-output-file FILE] [-s N] [-b X] [-dl N] [-ttable-limit N] [-search-algorithm 0|1]
        [-cube-pruning-pop-limit N] [-max-trans-opt-per-coverage N] [-translation-option-threshold X]
        [-weight-overwrite 'Name= w ...'] [-threads N]
-       [-include-alignment-in-n-best] [-v N] [--decoder cad|moses] [--moses-bin PATH] [--engine native|python]
+       [-include-alignment-in-n-best] [-report-segmentation|-t] [-print-alignment-info]
+       [-v N] [--decoder cad|moses] [--moses-bin PATH] [--engine native|python]
 Reads one tokenized sentence per line (stdin or -input-file), writes translations to stdout in order.
+From stdin with one thread, each translation is written and flushed as soon as its line is read.
+-report-segmentation/-t: each phrase's words followed by |first-last| (source positions, Moses's format).
+-print-alignment-info: the word alignment after the translation, as "translation ||| 0-0 1-2 ...".
 --engine: cad's search, compiled (native, the default when built; the same output) or in Python.
 -v/-verbose N: 1 logs the model's load time on stderr (default 0: nothing)."""
 
@@ -33,10 +43,11 @@ ARITY = {"-f": 1, "-config": 1, "-input-file": 1, "-i": 1, "-alignment-output-fi
          "-b": 1, "-beam-threshold": 1, "-dl": 1, "-distortion-limit": 1, "-ttable-limit": 1,
          "-search-algorithm": 1, "-cube-pruning-pop-limit": 1, "-cbp": 1, "-weight-overwrite": 1,
          "-threads": 1, "-th": 1, "--decoder": 1, "--moses-bin": 1, "--engine": 1, "-v": 1, "-verbose": 1, "-include-alignment-in-n-best": 0,
+         "-report-segmentation": 0, "-t": 0, "-print-alignment-info": 0,
          "-max-trans-opt-per-coverage": 1, "-translation-option-threshold": 1, "-tot": 1}
 CANONICAL = {"-verbose": "-v", "-config": "-f", "-i": "-input-file", "-stack": "-s", "-beam-threshold": "-b",
              "-distortion-limit": "-dl", "-cbp": "-cube-pruning-pop-limit", "-th": "-threads",
-             "-tot": "-translation-option-threshold"}
+             "-tot": "-translation-option-threshold", "-t": "-report-segmentation"}
 
 
 @dataclass
@@ -48,6 +59,8 @@ class DecodeArgs:
     distinct: bool = False
     alignment_file: str | None = None
     include_alignment: bool = False
+    report_segmentation: bool = False
+    print_alignment: bool = False
     overrides: dict[str, str] = field(default_factory=dict)
     weight_overwrite: str | None = None
     threads: int = 1
@@ -90,6 +103,10 @@ def parse_args(argv: list[str]) -> DecodeArgs:
             a.alignment_file = value
         elif opt == "-include-alignment-in-n-best":
             a.include_alignment = True
+        elif opt == "-report-segmentation":
+            a.report_segmentation = True
+        elif opt == "-print-alignment-info":
+            a.print_alignment = True
         elif opt == "-weight-overwrite":
             a.weight_overwrite = value
         elif opt == "-threads":
@@ -203,6 +220,8 @@ def decode_main(argv: list[str]) -> int:
         settings.distortion_limit = cfg.distortion_limit if cfg.distortion_limit is not None else -1
     if a.threads == 1 and cfg.other.get("threads"):
         a.threads = _int("[threads]", cfg.other["threads"][0], 1)
+    if a.input_file is None and a.decoder == "cad" and a.threads == 1:
+        return _stream(a, settings)
     sentences = list(read_lines(a.input_file)) if a.input_file else [l.rstrip("\n") for l in sys.stdin]
 
     if a.decoder == "moses":
@@ -233,7 +252,7 @@ def decode_main(argv: list[str]) -> int:
             results = [_translate((k, s))[1] for k, s in enumerate(sentences)]
     out = sys.stdout
     for tr in results:
-        out.write(tr.text + "\n")
+        out.write(best_line(tr, a.report_segmentation, a.print_alignment) + "\n")
     out.flush()
     if a.nbest_file:
         with atomic_output(a.nbest_file) as fh:
@@ -244,4 +263,59 @@ def decode_main(argv: list[str]) -> int:
         with atomic_output(a.alignment_file) as fh:
             for tr in results:
                 fh.write(format_alignment(tr.best) + "\n")
+    return 0
+
+
+def best_line(tr, segmentation: bool = False, alignment: bool = False) -> str:
+    """The 1-best line. Plain: the words. With Moses's -report-segmentation or -print-alignment-info,
+    Moses's own layout (Manager's OutputSurface): every word followed by a space, each phrase by
+    `|first-last| ` in source positions, then `||| ` and the word alignment."""
+    if not segmentation and not alignment:
+        return tr.text
+    from cad.decoder.nbest import format_alignment
+
+    if segmentation:
+        line = "".join("".join(w + " " for w in st.words) + f"|{st.src_start}-{st.src_end - 1}| "
+                       for st in tr.best.steps)
+    else:
+        line = "".join(w + " " for w in tr.best.words)
+    if alignment:
+        line += "||| " + format_alignment(tr.best)
+    return line
+
+
+def _stream(a: DecodeArgs, settings) -> int:
+    """Moses's behaviour on standard input: translate each line as it is read, write its 1-best
+    line, its n-best lines and its alignment line, flushing each, before reading the next. The
+    n-best and alignment files grow as the translation goes, as Moses's do."""
+    from cad.decoder.model import DecoderModel
+    from cad.decoder.nbest import format_alignment, nbest_lines
+    from cad.decoder.search import Decoder
+
+    t0 = time.time()
+    model = DecoderModel.load(a.config, a.weight_overwrite, settings=settings)
+    model.settings.distortion_limit = settings.distortion_limit
+    log.log(logging.INFO if a.verbose >= 1 else logging.DEBUG, "model loaded in %.2f s", time.time() - t0)
+    decoder = Decoder(model, native=engine_is_native(a.engine))
+    nb = open(a.nbest_file, "w", encoding="utf-8") if a.nbest_file else None
+    al = open(a.alignment_file, "w", encoding="utf-8") if a.alignment_file else None
+    try:
+        for k, raw in enumerate(sys.stdin.buffer):
+            try:
+                line = raw.decode("utf-8").rstrip("\n").rstrip("\r")
+            except UnicodeDecodeError as exc:
+                raise CadError(f"invalid UTF-8 at byte {exc.start} of the line", "<stdin>", k + 1) from None
+            tr = decoder.translate(line, nbest=a.nbest_size, distinct=a.distinct)
+            sys.stdout.write(best_line(tr, a.report_segmentation, a.print_alignment) + "\n")
+            sys.stdout.flush()
+            if nb is not None:
+                nb.writelines(x + "\n" for x in nbest_lines(k, tr, a.include_alignment))
+                nb.flush()
+            if al is not None:
+                al.write(format_alignment(tr.best) + "\n")
+                al.flush()
+    finally:
+        for fh in (nb, al):
+            if fh is not None:
+                fh.close()
     return 0

@@ -132,14 +132,28 @@ def main() -> None:
                 source.write_text("\n".join(dev.read_text(encoding="utf-8").splitlines()[:len(lines)]) + "\n",
                                   encoding="utf-8")
             times = {}
-            for name, cfg, system in (("plain", a.model, "baseline"), ("cm", a.cm_config, "cm")):
+            # a stand-in with Moses's command line (cad decode streams stdin as Moses does), to time
+            # the route --decoder moses takes: one process per pass, on the model filtered to the input
+            stand_in = work / "moses"
+            stand_in.write_text(f"#!/bin/sh\nexec '{sys.executable}' -m cad decode \"$@\"\n", encoding="utf-8")
+            stand_in.chmod(0o755)
+            runs = (("plain", a.model, "baseline", []), ("cm", a.cm_config, "cm", []),
+                    ("cm, everything in one process", a.cm_config, "cm", ["--read-ahead", "0"]),
+                    ("plain through the Moses route", a.model, "baseline",
+                     ["--decoder", "moses", "--moses-bin", str(stand_in)]))
+            for name, cfg, system, extra in runs:
                 args = ["translate", "--config", cfg, "--input", str(source), "--system", system, "--out",
-                        str(work / f"translate.{name}")]
+                        str(work / f"translate.{len(times)}"), *extra]
                 if not a.limit and docs.exists():
                     args += ["--docs", str(docs)]
                 times[name], rss, _ = run(args)
-                print(f"cad translate --system {system} ({Path(cfg).name}): {times[name]:.1f} s, peak RSS {rss:.0f} MiB")
-            print(f"coreference-aware translation against plain: {times['cm'] / times['plain']:.2f}x")
+                print(f"cad translate --system {system} {' '.join(extra[:2])} ({Path(cfg).name}): "
+                      f"{times[name]:.1f} s, peak RSS {rss:.0f} MiB")
+            print(f"coreference-aware translation against plain: {times['cm'] / times['plain']:.2f}x "
+                  f"({times['cm, everything in one process'] / times['plain']:.2f}x with --read-ahead 0)")
+            same = (work / "translate.0").read_bytes() == (work / "translate.3").read_bytes()
+            print(f"plain translation through the Moses route (cad decode as the binary) against cad's decoder: "
+                  f"{times['plain through the Moses route'] / times['plain']:.2f}x, same output: {same}")
         if "native" in first and "python" in first:
             (o1, b1), (o2, b2) = first["native"], first["python"]
             same = sum(1 for x, y in zip(o1.read_text(encoding="utf-8").splitlines(),

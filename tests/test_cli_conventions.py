@@ -213,7 +213,7 @@ def test_coref_sieve_stdin_and_stdout(tmp_path, monkeypatch, capsys):
     assert capsys.readouterr().out == out
 
 
-def test_plm_predict_and_score_stdin_and_stdout(tmp_path, monkeypatch, capsys):
+def test_plm_predict_and_score_stdin_and_stdout(tmp_path, monkeypatch, capsys, caplog):
     pytest.importorskip("spacy")
     from cad.plm.model import train_plm
     from cad.sample import SAMPLE_PREFIX
@@ -235,3 +235,11 @@ def test_plm_predict_and_score_stdin_and_stdout(tmp_path, monkeypatch, capsys):
     _stdin(monkeypatch, pred)
     assert main(["plm", "score", str(gold), "-"]) == 0
     assert capsys.readouterr().out == scores
+    # unlabeled input: --classes auto cannot see whether ça is a class of its own, and says so
+    unlabeled = write(tmp_path / "unlabeled.tsv", "\t" + tsv.split("\t", 1)[1])
+    caplog.clear()
+    assert main(base + ["--input", str(unlabeled), "--out", str(tmp_path / "u.tsv")]) == 0
+    assert "no gold classes, so the 2016 classes" in caplog.text
+    caplog.clear()
+    assert main(base + ["--input", str(gold), "--out", str(tmp_path / "u.tsv")]) == 0
+    assert "no gold classes" not in caplog.text

@@ -1,6 +1,7 @@
 """The class CM: pronoun classes, Witten-Bell estimation, mixtures, the CoreferenceModel decoder
 feature, the class reranker, and feature-mode document translation."""
 
+import json
 import math
 
 import pytest
@@ -298,8 +299,15 @@ def test_translate_cli_modes(tmp_path, capsys):
     assert main(args + ["--config", str(tmp_path / "base.ini"), "--cm-mode", "rerank",
                         "--classes", str(tmp_path / "classes.gz"), "--cm-weight", "2"]) == 0
     assert (tmp_path / "out").read_text() == "la souris court\nelle dort\n"
-    assert main(args + ["--config", str(tmp_path / "base.ini"), "--system", "baseline"]) == 0
+    assert main(args + ["--config", str(tmp_path / "base.ini"), "--system", "baseline", "--trace",
+                        str(tmp_path / "bl.trace")]) == 0
     assert (tmp_path / "out").read_text() == "la souris court\nil dort\n"
+    # the baseline's trace: the same pronoun, its antecedent and what it became, beside the CM's
+    assert main(args + ["--config", str(tmp_path / "cm.ini"), "--trace", str(tmp_path / "cm.trace")]) == 0
+    bl, cm = (json.loads((tmp_path / f"{n}.trace").read_text()) for n in ("bl", "cm"))
+    assert (bl["sentence"], bl["index"], bl["antecedent"]) == (cm["sentence"], cm["index"], cm["antecedent"]) \
+        == (1, 0, "the mouse")
+    assert (bl["target"], bl["target_class"], cm["target"]) == ("il", "il", "elle")
     capsys.readouterr()
     assert main(args + ["--config", str(tmp_path / "base.ini"), "--cm-mode", "feature"]) == 1
     assert "no CoreferenceModel feature" in capsys.readouterr().err

@@ -208,7 +208,7 @@ def _translate(a: argparse.Namespace) -> None:
     from cad.cm.analysis import analyse_with, read_ahead, resolver_of, worker_pool
     from cad.cm.postedit import postedit_document
     from cad.errors import CadError
-    from cad.cm.translate import (TranslationMorphology, trace_json, translate_document,
+    from cad.cm.translate import (TranslationMorphology, plain_traces, trace_json, translate_document,
                                   translate_document_feature)
     from cad.cm.config import CM_NAME
     from cad.moses.ini import parse_config
@@ -249,7 +249,7 @@ def _translate(a: argparse.Namespace) -> None:
     # cad/cm/analysis.py): coreference and roles run ahead, the translations are tagged there
     make_resolver = functools.partial(get_backend, a.backend, corzu=a.corzu, docs=a.docs, n_lines=len(sentences),
                                       human_lexicon=a.human_lexicon, gender_lexicon=a.gender_lexicon) \
-        if a.system != "baseline" else None
+        if a.system != "baseline" or a.trace else None      # the baseline's trace reads coreference too
     feature_mode = a.system == "cm" and mode == "feature" and not source_features
     with contextlib.ExitStack() as workers:
         analysis_pool = tag_pool = None
@@ -326,11 +326,14 @@ def _translate(a: argparse.Namespace) -> None:
                 trs = [next(one_pass) for _ in sents]
             alignments.extend(" ".join(f"{i}-{j}" for i, j in tr.best.word_alignment) for tr in trs)
             if a.system != "cm":
+                words = None
                 if a.system == "pe":
                     words, edits = postedit_document(trs, recs)
                     outputs.extend(" ".join(w) for w in words)
                 else:
                     outputs.extend(tr.text for tr in trs)
+                if a.trace and not source_features:
+                    traces.extend(plain_traces(doc_id, sents, trs, recs, words))
         if a.detokenize:
             from sacremoses import MosesDetokenizer
 
@@ -697,7 +700,9 @@ def add_cm_parsers(sub) -> None:
                               "with --docs")
     _add_spanish_lexicons(s, add_in)
     s.add_argument("--humanness", action="store_true", help="the CM's bundles carry source-side humanness")
-    add_out(s, "--trace", help="one JSON line per pronoun (antecedent, features or bundles, target)")
+    add_out(s, "--trace", help="one JSON line per pronoun (antecedent, features or bundles, target); for "
+                               "--system baseline and pe too (antecedent and target, to compare systems "
+                               "pronoun by pronoun)")
     s.add_argument("--detokenize", action="store_true", help="detokenize the output (sacremoses, --tgt's rules)")
     add_out(s, "--alignment-out", help="write the source-translation word alignment (Moses i-j)")
     s.add_argument("--decoder", choices=["cad", "moses"], default="cad",

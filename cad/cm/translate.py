@@ -266,6 +266,30 @@ def _translate_feature(decoder, doc_id: str, sentences: list[list[str]], recs_of
     return done, traces
 
 
+def plain_traces(doc_id: str, sentences: list[list[str]], translations: list[Translation],
+                 resolutions: list[PronounResolution], words: list[list[str]] | None = None) -> list[TraceRecord]:
+    """Trace records of a translation made without the CM (the baseline, or PE's `words` over the
+    baseline's alignment): the pronouns' antecedents and what each pronoun became, read as the CM
+    feature's trace reads it, so that systems compare pronoun by pronoun."""
+    from cad.cm.class_model import CM_PRONOUNS
+    from cad.cm.classes import aligned_words, pronoun_class
+
+    out = []
+    for r in sorted(resolutions, key=lambda r: (r.sentence, r.index)):
+        if r.token.lower() not in CM_PRONOUNS:
+            continue
+        tr = TraceRecord(doc_id, r.sentence, r.index, r.token,
+                         candidates=[(c.text, round(c.probability, 4)) for c in r.candidates])
+        if r.referential and r.candidates:
+            tr.antecedent, tr.antecedent_sentence = r.best.text, r.best.sentence
+        best = translations[r.sentence].best
+        target = words[r.sentence] if words is not None else best.words
+        got = aligned_words(sentences[r.sentence], target, best.word_alignment, r.index)
+        tr.target, tr.target_class = " ".join(got), pronoun_class(got)
+        out.append(tr)
+    return out
+
+
 def trace_json(tr: TraceRecord) -> str:
     d = asdict(tr)
     d["pass"] = d.pop("pass_")

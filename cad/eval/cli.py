@@ -187,7 +187,10 @@ def add_eval_parser(sub) -> None:
 
     add_rank_parser(es, add_in, add_output_argument)
 
-    s = es.add_parser("report", help="several systems on one test set: Markdown, JSON and PNG")
+    s = es.add_parser("report", help="several systems on one test set: Markdown, JSON and PNG",
+                      description="Scores several systems on one test set and writes OUT.md, OUT.json and "
+                                  "OUT.png. The Markdown table is also printed on stdout: it is the result, "
+                                  "so -q (which quiets logs and progress on stderr) does not hide it.")
     s.add_argument("--source", required=True, help="tokenized source text")
     s.add_argument("--reference", required=True, help="tokenized reference translation")
     s.add_argument("--align-ref", required=True, help="source-reference alignment (Moses i-j)")

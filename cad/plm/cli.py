@@ -43,6 +43,13 @@ def _classes(a, gold_items):
         return CLASSES_2015
     if a.classes == "2016":
         return CLASSES_2016
+    if not gold_items:
+        # nothing to decide from: say which classes, since the 2016 ones never predict ça
+        import logging
+
+        logging.getLogger(__name__).warning(
+            "--classes auto: the input has no gold classes, so the 2016 classes are used (ça counted with "
+            "cela, never predicted); give --classes 2015 to predict ça apart")
     return detect_classes(gold_items)
 
 
@@ -204,7 +211,8 @@ def add_plm_parsers(sub) -> None:
     from cad.cliargs import add_input_argument as add_in, add_output_argument as add_out
 
     classes_help = ("pronoun classes: 2015 (DiscoMT, ça apart), 2016 (WMT, ça with cela), or auto: 2015 if the "
-                    "gold classes include ça (default: %(default)s)")
+                    "gold classes include ça, else 2016, with a warning when the input has no gold classes "
+                    "(default: %(default)s)")
     p = sub.add_parser("plm", help="the Pronoun Language Model: train, show, predict, score")
     ps = p.add_subparsers(dest="plm_command", metavar="ACTION", required=True)
     s = ps.add_parser("train", help="train a PLM on French text")

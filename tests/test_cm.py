@@ -383,7 +383,8 @@ def test_decode_streams_standard_input_like_moses(sample_system, tmp_path, capsy
             assert " ".join(words) == batch[k]
             assert " ".join(f"{i}-{j}" for i, j in alignment) == aligned[k]
             assert [w for st in steps for w in st.words] == words
-            assert steps[0].src_start == 0 or any(st.src_start == 0 for st in steps)
+            # the phrases cover every source word once
+            assert sorted(i for st in steps for i in range(st.src_start, st.src_end)) == list(range(len(s.split())))
             assert line.endswith("| ||| " + aligned[k] + "\n")
     finally:
         proc.stdin.close()
@@ -396,19 +397,17 @@ def test_decode_streams_standard_input_like_moses(sample_system, tmp_path, capsy
     assert (tmp_path / "starts").read_text() == "start\n"
 
 
-def test_a_failing_moses_process_is_a_clear_error(tmp_path):
+@pytest.mark.parametrize("script,message", [
+    ("echo 'cannot load the model' >&2\nexit 3", "cannot load the model"),        # dies at start
+    ("read line\necho 'x |0-0| ||| 0-zero'", "unreadable line for sentence 1"),   # garbled alignment
+])
+def test_a_failing_moses_process_is_a_clear_error(tmp_path, script, message):
     from cad.decoder.moses_runner import MosesProcess
     from cad.errors import CadError
 
     bad = tmp_path / "moses"
-    bad.write_text("#!/bin/sh\necho 'cannot load the model' >&2\nexit 3\n")
+    bad.write_text(f"#!/bin/sh\n{script}\n")
     bad.chmod(0o755)
-    with pytest.raises(CadError, match="cannot load the model"):
+    with pytest.raises(CadError, match=message):
         with MosesProcess(str(bad), "moses.ini") as moses:
             moses.translate("a b")
-    garbled = tmp_path / "garbled"
-    garbled.write_text("#!/bin/sh\nread line\necho 'x |0-0| ||| 0-zero'\n")
-    garbled.chmod(0o755)
-    with pytest.raises(CadError, match="unreadable line for sentence 1"):
-        with MosesProcess(str(garbled), "moses.ini") as moses:
-            moses.translate("a")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -34,18 +33,8 @@ DETERMINERS = {"le": ("masc", "sing"), "la": ("fem", "sing"), "un": ("masc", "si
                "l'": (None, "sing")}
 
 
-_LOADING = threading.Lock()
-
-
-def french_nlp(lemmas: bool = False):
-    """spaCy's French pipeline, loaded once even when threads ask for it together (cad translate
-    loads it in its read-ahead thread)."""
-    with _LOADING:
-        return _french_nlp(lemmas)
-
-
 @lru_cache(maxsize=2)
-def _french_nlp(lemmas: bool):
+def french_nlp(lemmas: bool = False):
     """spaCy's French pipeline (loaded once): the morphologizer alone, or with the parser and the
     lemmatizer when lemmas are asked for. The morphologizer reads the shared tok2vec, not the
     parse, so leaving the parser out gives the same tags and morphology in about 60% of the time."""

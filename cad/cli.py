@@ -68,7 +68,16 @@ def _cmd_extract(a: argparse.Namespace) -> None:
 def _cmd_lm(a: argparse.Namespace) -> None:
     from cad.pipeline import train_lm
 
-    train_lm(Path(a.text), Path(a.out), a.order, engine=a.engine)
+    train_lm(Path(a.text), Path(a.out), a.order, engine=a.engine, memory=a.memory, temp_dir=a.temp_dir)
+
+
+def _memory_size(text: str) -> int:
+    from cad.lm.native import parse_memory
+
+    try:
+        return parse_memory(text)
+    except CadError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _cmd_ini_write(a: argparse.Namespace) -> None:
@@ -190,6 +199,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--engine", choices=("native", "python"), default="native",
                    help="compiled estimator or the Python reference; both write the same bytes "
                         "(default: %(default)s)")
+    s.add_argument("--memory", type=_memory_size, default="1G", metavar="SIZE",
+                   help="memory for the n-grams (native engine): bytes, or a number with K, M, G or T "
+                        "(powers of 1024), at least 1M; beyond it sorted runs go to --temp-dir "
+                        "(default: %(default)s)")
+    s.add_argument("--temp-dir", metavar="DIR",
+                   help="directory for the sorted runs of the native engine, in a subdirectory removed when "
+                        "done (default: the system's temporary directory, $TMPDIR or /tmp)")
     add_out(s, "--out", required=True, help="ARPA file")
     s.set_defaults(func=_cmd_lm)
 

@@ -154,14 +154,17 @@ def _train(cfg: TrainConfig, force: bool, until: str | None) -> Path:
     return ini
 
 
-def train_lm(text: Path, out: Path, order: int, engine: str = "native") -> None:
+def train_lm(text: Path, out: Path, order: int, engine: str = "native", memory: int | None = None,
+             temp_dir: str | os.PathLike | None = None) -> None:
     """Modified Kneser-Ney ARPA of the non-blank lines of `text`; `engine` "native" (cad/lm/_kn.cpp)
-    or "python" (cad.lm.kneser_ney, the reference), which write the same bytes."""
+    or "python" (cad.lm.kneser_ney, the reference), which write the same bytes. The native engine
+    holds about `memory` bytes of n-grams (None: its default) and spills the rest under `temp_dir`."""
     sentences = (line.split() for line in read_lines(text) if line.strip())
     if engine == "native":
-        from cad.lm.native import estimate_to_arpa
+        from cad.lm.native import DEFAULT_MEMORY, estimate_to_arpa
 
-        estimate_to_arpa(sentences, order, out)
+        estimate_to_arpa(sentences, order, out, memory=DEFAULT_MEMORY if memory is None else memory,
+                         temp_dir=temp_dir)
     elif engine == "python":
         write_arpa(estimate(sentences, order), out)
     else:

@@ -151,3 +151,169 @@ def test_cad_lm_engines_agree_on_the_shared_corpus(tmp_path, shared_data):
     train_lm(text, tmp_path / "n.arpa", 5, engine="native")
     train_lm(text, tmp_path / "p.arpa", 5, engine="python")
     assert (tmp_path / "n.arpa").read_bytes() == (tmp_path / "p.arpa").read_bytes()
+
+
+# -- the native engine in a memory budget: sorted runs on disk, the same bytes -------------------
+
+def _native(tmp_path, sentences, order, name, **kw):
+    from cad.lm.native import estimate_to_arpa
+
+    files = estimate_to_arpa(iter(sentences), order, tmp_path / name, **kw)
+    return (tmp_path / name).read_bytes(), files
+
+
+@pytest.mark.parametrize("order", [1, 2, 3, 4, 5])
+def test_native_spilling_is_byte_identical_on_the_hand_corpus(tmp_path, order):
+    if not native.available():
+        pytest.skip("cad.lm._kn is not built")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    in_memory, files = _native(tmp_path, CORPUS, order, "mem.arpa")
+    assert files == 0
+    write_arpa(estimate(CORPUS, order), tmp_path / "python.arpa")
+    assert in_memory == (tmp_path / "python.arpa").read_bytes()
+    # 1 byte: every record spills as a run of its own (past the merge fan-in of 64 runs, so merged
+    # in two levels); 300 bytes: runs of a few records, some buffers staying in memory
+    for memory in (1, 300):
+        spilled, files = _native(tmp_path, CORPUS, order, f"spill{memory}.arpa", memory=memory, temp_dir=tmp)
+        assert spilled == in_memory, memory
+        assert files > (50 if memory == 1 else 3), (memory, files)
+        assert list(tmp.iterdir()) == []
+
+
+def test_native_spilling_random_unicode_corpora(tmp_path):
+    if not native.available():
+        pytest.skip("cad.lm._kn is not built")
+    words = ["a", "b", "é", "É", "z", "Z", "日本", "😀", "ab", "a-b", "<unk>", "l'", "ça", "\u00e9t\u00e9"]
+    rng = random.Random(23)
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    spilled_with_runs_of_several = 0
+    for trial in range(15):
+        # a vocabulary that grows between the spills of the counting pass (their order is by the
+        # words seen so far) with words sorting before and after the earlier ones
+        vocab = words + [rng.choice(["", "A", "é", "~"]) + str(i) for i in range(rng.randint(0, 40))]
+        sents = [[rng.choice(vocab[:max(3, len(vocab) * (k + 1) // 80)]) for _ in range(rng.randint(1, 9))]
+                 for k in range(rng.randint(1, 80))]
+        order = trial % 5 + 1
+        write_arpa(estimate(sents, order), tmp_path / "python.arpa")
+        reference = (tmp_path / "python.arpa").read_bytes()
+        assert _native(tmp_path, sents, order, "mem.arpa")[0] == reference, (trial, order)
+        for memory in (1, rng.randint(500, 5000)):
+            spilled, files = _native(tmp_path, sents, order, "spill.arpa", memory=memory, temp_dir=tmp)
+            assert spilled == reference, (trial, order, memory)
+            assert list(tmp.iterdir()) == []
+            assert files > 0 or memory > 1
+            spilled_with_runs_of_several += memory > 1 and files > 0
+    assert spilled_with_runs_of_several > 5
+
+
+def test_native_spilling_cleans_up_after_failures(tmp_path, monkeypatch):
+    if not native.available():
+        pytest.skip("cad.lm._kn is not built")
+    import contextlib
+
+    from cad.lm import native as native_module
+    from cad.lm.native import estimate_to_arpa
+
+    class FailingOutput:
+        def write(self, data: bytes) -> None:
+            raise OSError("disk full")
+
+    monkeypatch.setattr(native_module, "atomic_output", lambda *a, **k: contextlib.nullcontext(FailingOutput()))
+
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    sents = CORPUS * 3
+    # failures after runs were spilled: in counting (<s> in the corpus), between the passes (no
+    # valid discounts), in the ARPA write (its output fails, an exception through the C++ code)
+    with pytest.raises(CadError, match="<s>"):
+        estimate_to_arpa(iter(sents + [["a", "<s>"]]), 3, tmp_path / "x.arpa", memory=1, temp_dir=tmp)
+    assert list(tmp.iterdir()) == []
+    with pytest.raises(CadError, match="corpus too small"):
+        estimate_to_arpa(iter([["a", "b"]] * 50), 2, tmp_path / "x.arpa", discount_fallback=False, memory=1,
+                         temp_dir=tmp)
+    assert list(tmp.iterdir()) == []
+    with pytest.raises(OSError, match="disk full"):
+        estimate_to_arpa(iter(sents), 3, tmp_path / "x.arpa", memory=1, temp_dir=tmp)
+    assert list(tmp.iterdir()) == [] and not (tmp_path / "x.arpa").exists()
+    with pytest.raises(CadError, match="temporary directory .*nowhere"):
+        estimate_to_arpa(iter(sents), 3, tmp_path / "x.arpa", temp_dir=tmp_path / "nowhere")
+    with pytest.raises(CadError, match="must be positive"):
+        estimate_to_arpa(iter(sents), 3, tmp_path / "x.arpa", memory=0)
+
+
+def test_native_spilling_reports_a_failing_temporary_file(tmp_path):
+    if not native.available():
+        pytest.skip("cad.lm._kn is not built")
+    import subprocess
+    import sys
+    import textwrap
+
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    # a file size limit (writes past it fail with EFBIG) stands in for a full disk, in a child
+    # process so that pytest's own files are not limited
+    script = textwrap.dedent(f"""
+        import random, resource, signal
+        from cad.errors import CadError
+        from cad.lm.native import estimate_to_arpa
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (16384, resource.RLIM_INFINITY))
+        rng = random.Random(5)
+        sents = [[str(rng.randrange(3000)) for _ in range(10)] for _ in range(3000)]
+        try:
+            estimate_to_arpa(iter(sents), 3, {str(tmp_path / "x.arpa")!r}, memory=200_000, temp_dir={str(tmp)!r})
+        except CadError as exc:
+            print("CadError:", exc)
+    """)
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "CadError: language model estimation: cannot write the temporary file" in r.stdout, r.stdout
+    assert "File too large" in r.stdout and str(tmp) in r.stdout
+    assert list(tmp.iterdir()) == [] and not (tmp_path / "x.arpa").exists()
+
+
+@pytest.mark.parametrize("text,size", [("500M", 500 << 20), ("2G", 2 << 30), ("1.5g", 3 << 29), ("1048576", 1 << 20),
+                                       ("512MiB", 512 << 20), ("64mb", 64 << 20), (" 1T ", 1 << 40),
+                                       ("2048K", 2 << 20), ("3000000B", 3_000_000)])
+def test_parse_memory(text, size):
+    from cad.lm.native import parse_memory
+
+    assert parse_memory(text) == size
+
+
+@pytest.mark.parametrize("text", ["", "abc", "-5M", "5X", "1.2.3G", "M", "5 M B", "0", "500", "512K"])
+def test_parse_memory_refuses_bad_sizes(text):
+    from cad.lm.native import parse_memory
+
+    with pytest.raises(CadError, match="invalid memory size|give at least 1M"):
+        parse_memory(text)
+
+
+def test_cad_lm_memory_and_temp_dir_options(tmp_path, capsys):
+    if not native.available():
+        pytest.skip("cad.lm._kn is not built")
+    from cad.cli import build_parser, main
+
+    text = tmp_path / "t.txt"
+    rng = random.Random(3)
+    text.write_text("".join(" ".join(str(int(rng.paretovariate(1))) for _ in range(12)) + "\n" for _ in range(8000)),
+                    encoding="utf-8")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    assert main(["-q", "lm", "--text", str(text), "--order", "4", "--out", str(tmp_path / "a.arpa")]) == 0
+    assert main(["-q", "lm", "--text", str(text), "--order", "4", "--out", str(tmp_path / "b.arpa"),
+                 "--memory", "1M", "--temp-dir", str(tmp)]) == 0
+    assert (tmp_path / "a.arpa").read_bytes() == (tmp_path / "b.arpa").read_bytes()
+    assert list(tmp.iterdir()) == []
+    assert build_parser().parse_args(["lm", "--text", "t", "--out", "o"]).memory == 1 << 30
+    with pytest.raises(SystemExit) as exit_:
+        main(["lm", "--text", str(text), "--out", str(tmp_path / "c.arpa"), "--memory", "lots"])
+    assert exit_.value.code == 2
+    assert "argument --memory: invalid memory size 'lots'" in capsys.readouterr().err
+    assert main(["lm", "--text", str(text), "--out", str(tmp_path / "c.arpa"), "--temp-dir",
+                 str(tmp_path / "none")]) == 1
+    assert "temporary directory" in capsys.readouterr().err
+    help_text = " ".join(build_parser()._subparsers._group_actions[0].choices["lm"].format_help().split())
+    assert "--memory SIZE" in help_text and "(default: 1G)" in help_text and "--temp-dir DIR" in help_text

@@ -1,22 +1,52 @@
 // Interpolated modified Kneser-Ney in C++ (cad/lm/kneser_ney.py is the reference): `cad lm` spent
-// its time in Python dictionaries of string tuples. The n-grams here are word ids in open-addressing
-// tables; every probability is the same double as the Python estimate computes (same operations in
-// the same order, no fused multiply-add), and the ARPA text is byte-identical to write_arpa's
-// (tests/test_lm.py compares them). The discounts come from Python (compute_discounts), so that
-// their maths and their error stay in one place.
+// its time in Python dictionaries of string tuples. Every probability is the same double as the
+// Python estimate computes (same operations in the same order, no fused multiply-add), and the ARPA
+// text is byte-identical to write_arpa's (tests/test_lm.py compares them). The discounts come from
+// Python (compute_discounts), so that their maths and their error stay in one place.
+//
+// Memory stays within a budget whatever the corpus size, as KenLM's lmplz does it: every set of
+// n-grams is a Buffer of fixed-size records (word ids, then a count or doubles) that lives in
+// memory while the budget allows and otherwise spills sorted runs to a temporary directory, read
+// back by a k-way merge. Only the vocabulary and per-word arrays stay in memory regardless. The
+// passes, each streaming one order's records in the order it needs:
+//   1. counting: the highest-order n-grams (raw counts) and, below it, the n-grams that begin at
+//      <s> (which keep raw counts), aggregated in hash tables, spilled in suffix order (last word
+//      first);
+//   2. adjusting (one pass over the merged highest order, in suffix order): the n-grams sharing a
+//      suffix are adjacent, so each lower order's continuation counts come out of a running group,
+//      already in suffix order, merged with that order's <s> n-grams and passed further down; every
+//      order's adjusted counts go to a buffer in context order, and their counts of counts to Python;
+//   3. per order, in context order: each context's denominator, N1/N2/N3+ and so its γ (the back-off
+//      of the context), and each n-gram's discounted term, re-sorted by suffix (words 2..n, then 1)
+//      so that a merge with the lower order's probabilities, in word order, finds p(w|c') for the
+//      interpolation; the result is sorted back into word order, which is the ARPA order, and
+//      written while the next order is interpolated against it.
+// Word ids become ranks (the words' UTF-8 byte order, Python's str order) once the vocabulary is
+// complete, so that "word order" is a plain comparison of ids from pass 2 on. Runs spilled during
+// counting are sorted by the ranks of the vocabulary so far: adding words never changes the
+// relative order of the words already seen, so those runs are also sorted by the final ranks.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <deque>
+#include <filesystem>
+#include <functional>
+#include <memory>
 #include <numeric>
 #include <stdexcept>
 #include <string>
-#include <deque>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -27,69 +57,541 @@ namespace {
 
 constexpr uint32_t kBos = 0, kEos = 1, kUnk = 2;
 
-// n-grams of one length: keys stored flat (n ids per entry) in insertion order, found by hash
-class NgramTable {
+// a failure of the temporary files (disk full, directory gone, ...): Python turns it into a CadError
+class TempFileError : public std::runtime_error {
  public:
-  explicit NgramTable(int n) : n_(n), slots_(1024, -1) {}
+  using std::runtime_error::runtime_error;
+};
 
-  int n() const { return n_; }
-  size_t size() const { return counts_.size(); }
-  const uint32_t* key(size_t i) const { return keys_.data() + i * n_; }
-  uint64_t& count(size_t i) { return counts_[i]; }
-  uint64_t count(size_t i) const { return counts_[i]; }
+[[noreturn]] void fail(const std::string& what, const std::string& path) {
+  throw TempFileError(what + " " + path + ": " + std::strerror(errno));
+}
 
-  // index of `k`, inserted with count 0 if absent
-  size_t insert(const uint32_t* k) {
-    size_t mask = slots_.size() - 1;
-    for (size_t s = hash(k) & mask;; s = (s + 1) & mask) {
-      int64_t e = slots_[s];
-      if (e < 0) {
-        slots_[s] = static_cast<int64_t>(counts_.size());
-        keys_.insert(keys_.end(), k, k + n_);
-        counts_.push_back(0);
-        if (counts_.size() * 2 > slots_.size()) grow();
-        return counts_.size() - 1;
-      }
-      if (std::equal(k, k + n_, key(static_cast<size_t>(e)))) return static_cast<size_t>(e);
+// payloads are stored in uint32 words; memcpy keeps the doubles bit-exact and the access legal
+uint64_t get_u64(const uint32_t* p) {
+  uint64_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+void set_u64(uint32_t* p, uint64_t v) { std::memcpy(p, &v, sizeof v); }
+double get_f64(const uint32_t* p) {
+  double v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+void set_f64(uint32_t* p, double v) { std::memcpy(p, &v, sizeof v); }
+
+// (std::equal and std::copy call memcmp and memmove, slow for a few words)
+inline void copy_words(uint32_t* dst, const uint32_t* src, int n) {
+  for (int i = 0; i < n; ++i) dst[i] = src[i];
+}
+inline bool same_words(const uint32_t* a, const uint32_t* b, int n) {
+  for (int i = 0; i < n; ++i)
+    if (a[i] != b[i]) return false;
+  return true;
+}
+
+// the record format of a buffer and the order its runs are sorted in
+struct Layout {
+  int key = 0;                               // words of the n-gram
+  int words = 0;                             // key + payload, in uint32 words
+  std::vector<int> perm;                     // key positions in order of significance
+  const std::vector<uint32_t>* rank = nullptr;  // compare rank[id] (counting, before ids are ranks)
+  bool combine = false;                      // equal keys merge by summing the count after the key
+
+  size_t bytes() const { return static_cast<size_t>(words) * 4; }
+  int cmp(const uint32_t* a, const uint32_t* b) const {
+    for (int p : perm) {
+      uint32_t x = a[p], y = b[p];
+      if (rank) x = (*rank)[x], y = (*rank)[y];
+      if (x != y) return x < y ? -1 : 1;
     }
+    return 0;
   }
+  bool same_key(const uint32_t* a, const uint32_t* b) const { return same_words(a, b, key); }
+};
 
-  // index of `k`, or -1
-  int64_t find(const uint32_t* k) const {
-    size_t mask = slots_.size() - 1;
-    for (size_t s = hash(k) & mask;; s = (s + 1) & mask) {
-      int64_t e = slots_[s];
-      if (e < 0) return -1;
-      if (std::equal(k, k + n_, key(static_cast<size_t>(e)))) return e;
+// w1..wn: the ARPA order and the context order (a context's n-grams are adjacent)
+Layout word_order(int key, int payload) {
+  Layout l{key, key + payload, {}};
+  for (int i = 0; i < key; ++i) l.perm.push_back(i);
+  return l;
+}
+// wn..w1: the n-grams that share a suffix are adjacent, and the suffixes come in their own suffix order
+Layout suffix_order(int key, int payload) {
+  Layout l{key, key + payload, {}};
+  for (int i = key - 1; i >= 0; --i) l.perm.push_back(i);
+  return l;
+}
+// w2..wn then w1: the suffixes come in word order, to merge with the lower order's probabilities
+Layout suffix_word_order(int key, int payload) {
+  Layout l{key, key + payload, {}};
+  for (int i = 1; i < key; ++i) l.perm.push_back(i);
+  l.perm.push_back(0);
+  return l;
+}
+
+int word_cmp(const uint32_t* a, const uint32_t* b, int n) {
+  for (int i = 0; i < n; ++i)
+    if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
+  return 0;
+}
+int suffix_cmp(const uint32_t* a, const uint32_t* b, int n) {
+  for (int i = n - 1; i >= 0; --i)
+    if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
+  return 0;
+}
+
+class TempDir {
+ public:
+  explicit TempDir(std::string parent) : parent_(std::move(parent)) {}
+  ~TempDir() { remove(); }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  // created on the first spill: a corpus that fits the budget touches no disk
+  std::string new_file() {
+    if (path_.empty()) {
+      std::string templ = parent_ + "/cad-lm-XXXXXX";
+      std::vector<char> b(templ.begin(), templ.end());
+      b.push_back('\0');
+      if (!::mkdtemp(b.data())) fail("cannot create a temporary directory in", parent_);
+      path_ = b.data();
     }
+    ++files_;
+    return path_ + "/run-" + std::to_string(files_) + ".bin";
+  }
+  uint64_t files() const { return files_; }
+  void remove() noexcept {
+    if (path_.empty()) return;
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+    path_.clear();
   }
 
  private:
+  std::string parent_, path_;
+  uint64_t files_ = 0;
+};
+
+class FileWriter {
+ public:
+  FileWriter(std::string path, bool append, size_t buf_bytes) : path_(std::move(path)), buf_(buf_bytes / 4) {
+    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0600);
+    if (fd_ < 0) fail("cannot create the temporary file", path_);
+  }
+  ~FileWriter() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  FileWriter(const FileWriter&) = delete;
+  FileWriter& operator=(const FileWriter&) = delete;
+
+  void put(const uint32_t* rec, int words) {
+    if (used_ + words > buf_.size()) flush();
+    if (static_cast<size_t>(words) > buf_.size()) buf_.resize(words);
+    copy_words(&buf_[used_], rec, words);
+    used_ += words;
+  }
+  // close() reports the errors that a full disk may only give then
+  void finish() {
+    flush();
+    int fd = fd_;
+    fd_ = -1;
+    if (::close(fd) != 0) fail("cannot write the temporary file", path_);
+  }
+
+ private:
+  void flush() {
+    const char* p = reinterpret_cast<const char*>(buf_.data());
+    size_t off = 0, size = used_ * 4;
+    while (off < size) {
+      ssize_t w = ::write(fd_, p + off, size - off);
+      if (w < 0) {
+        if (errno == EINTR) continue;
+        fail("cannot write the temporary file", path_);
+      }
+      off += static_cast<size_t>(w);
+    }
+    used_ = 0;
+  }
+
+  std::string path_;
+  std::vector<uint32_t> buf_;
+  size_t used_ = 0;
+  int fd_ = -1;
+};
+
+// records one at a time; a pointer stays valid until the next call
+class Stream {
+ public:
+  virtual ~Stream() = default;
+  virtual const uint32_t* next() = 0;
+};
+
+class FileStream : public Stream {
+ public:
+  FileStream(std::string path, int words, size_t buf_bytes) : path_(std::move(path)), words_(words) {
+    fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) fail("cannot open the temporary file", path_);
+    buf_.resize(std::max<size_t>(1, buf_bytes / (4 * words_)) * words_);
+  }
+  ~FileStream() override {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  const uint32_t* next() override {
+    if (pos_ == end_) {
+      refill();
+      if (pos_ == end_) return nullptr;
+    }
+    const uint32_t* r = buf_.data() + pos_;
+    pos_ += words_;
+    return r;
+  }
+
+ private:
+  void refill() {
+    char* p = reinterpret_cast<char*>(buf_.data());
+    size_t want = buf_.size() * 4, got = 0;
+    while (got < want) {
+      ssize_t r = ::read(fd_, p + got, want - got);
+      if (r < 0) {
+        if (errno == EINTR) continue;
+        fail("cannot read the temporary file", path_);
+      }
+      if (r == 0) break;
+      got += static_cast<size_t>(r);
+    }
+    if (got % (4 * static_cast<size_t>(words_))) throw TempFileError("the temporary file " + path_ + " is truncated");
+    pos_ = 0;
+    end_ = got / 4;
+  }
+
+  std::string path_;
+  size_t words_;
+  int fd_ = -1;
+  std::vector<uint32_t> buf_;
+  size_t pos_ = 0, end_ = 0;
+};
+
+// k-way merge of sorted streams (a binary heap of their heads)
+class MergeStream : public Stream {
+ public:
+  MergeStream(std::vector<std::unique_ptr<Stream>> in, const Layout& lay)
+      : in_(std::move(in)), lay_(lay), head_(in_.size()), cur_(lay.words) {
+    for (size_t i = 0; i < in_.size(); ++i)
+      if ((head_[i] = in_[i]->next())) heap_.push_back(i);
+    std::make_heap(heap_.begin(), heap_.end(), greater());
+  }
+  const uint32_t* next() override {
+    if (heap_.empty()) return nullptr;
+    size_t i = pop();
+    copy_words(cur_.data(), head_[i], lay_.words);
+    advance(i);
+    if (lay_.combine) {
+      while (!heap_.empty() && lay_.same_key(head_[heap_.front()], cur_.data())) {
+        size_t j = pop();
+        set_u64(&cur_[lay_.key], get_u64(&cur_[lay_.key]) + get_u64(head_[j] + lay_.key));
+        advance(j);
+      }
+    }
+    return cur_.data();
+  }
+
+ private:
+  struct Greater {
+    const MergeStream* m;
+    bool operator()(size_t a, size_t b) const { return m->lay_.cmp(m->head_[a], m->head_[b]) > 0; }
+  };
+  Greater greater() const { return Greater{this}; }
+  size_t pop() {
+    std::pop_heap(heap_.begin(), heap_.end(), greater());
+    size_t i = heap_.back();
+    heap_.pop_back();
+    return i;
+  }
+  void advance(size_t i) {
+    if ((head_[i] = in_[i]->next())) {
+      heap_.push_back(i);
+      std::push_heap(heap_.begin(), heap_.end(), greater());
+    }
+  }
+
+  std::vector<std::unique_ptr<Stream>> in_;
+  const Layout& lay_;
+  std::vector<const uint32_t*> head_;
+  std::vector<size_t> heap_;
+  std::vector<uint32_t> cur_;
+};
+
+class Buffer;
+
+// The budget shared by every buffer: when a buffer needs room, the largest buffer that is not
+// being read spills to disk (the one asking included), which gives long runs and few of them.
+class Memory {
+ public:
+  explicit Memory(uint64_t budget) : budget_(budget) {}
+  // read and write buffers of the temporary files: small next to the budget, even at the fan-in
+  size_t io_bytes() const { return std::clamp<uint64_t>(budget_ / 4096, 16u << 10, 1u << 20); }
+  uint64_t budget() const { return budget_; }
+  void make_room(size_t bytes);
+  void charge(size_t bytes) { used_ += bytes; }
+  void release(size_t bytes) { used_ -= bytes; }
+  void enroll(Buffer* b) { buffers_.push_back(b); }
+  void leave(Buffer* b) { buffers_.erase(std::remove(buffers_.begin(), buffers_.end(), b), buffers_.end()); }
+
+ private:
+  uint64_t budget_, used_ = 0;
+  std::vector<Buffer*> buffers_;
+};
+
+// A set of records: in memory (blocks of a fixed size, so that growth never copies) and, once it
+// had to spill, in runs on disk. kSorted buffers are read in their layout's order (sorted runs,
+// merged); kSequential ones are appended in the order they are read in (one file, appended to).
+// An aggregating buffer finds records by key (a hash table) to count them.
+class Buffer {
+ public:
+  enum Kind { kSorted, kSequential };
+  static constexpr size_t kFanIn = 64;
+
+  Buffer(Memory& mem, TempDir& tmp, Layout lay, Kind kind, bool aggregate = false)
+      : mem_(mem), tmp_(tmp), lay_(std::move(lay)), kind_(kind), aggregate_(aggregate) {
+    // a dozen buffers may each hold a part-filled block, charged whole: small blocks leave the
+    // budget to records, and a tiny budget (the tests') gives runs of single records
+    size_t target = std::max<uint64_t>(lay_.bytes(), std::min<uint64_t>(1u << 20, mem.budget() / 32));
+    per_block_ = 1;
+    shift_ = 0;
+    while (per_block_ * 2 * lay_.bytes() <= target) per_block_ *= 2, ++shift_;
+    // the sort index is allocated when sorting, but counted from the start
+    block_charge_ = per_block_ * (lay_.bytes() + (kind_ == kSorted ? sizeof(SortEntry) : 0));
+    if (aggregate_) slots_.assign(kInitialSlots, kEmpty);
+    mem_.enroll(this);
+  }
+  ~Buffer() {
+    drop();
+    mem_.leave(this);
+  }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+
+  size_t held() const { return held_; }
+  bool evictable() const { return !reading_ && n_ > 0; }
+  const uint32_t* at(size_t i) const { return blocks_[i >> shift_].get() + (i & (per_block_ - 1)) * lay_.words; }
+
+  void append(const uint32_t* rec) { copy_words(push(), rec, lay_.words); }
+
+  // the record of `key`, added with count 0 if absent
+  uint32_t* find_or_add(const uint32_t* key) {
+    size_t h = hash(key);
+    for (size_t mask = slots_.size() - 1, s = h & mask;; s = (s + 1) & mask) {
+      uint32_t e = slots_[s];
+      if (e == kEmpty) break;
+      uint32_t* r = rec(e);
+      if (lay_.same_key(key, r)) return r;
+    }
+    if ((n_ + 1) * 2 > slots_.size()) {
+      size_t extra = slots_.size() * sizeof(uint32_t);
+      mem_.make_room(extra);  // may spill this table, which then needs no bigger one
+      if ((n_ + 1) * 2 > slots_.size()) {
+        rehash(slots_.size() * 2);
+        slot_charge_ += extra;
+        held_ += extra;
+        mem_.charge(extra);
+      }
+    }
+    uint32_t* r = push();  // after a spill the key is absent from the emptied table too
+    copy_words(r, key, lay_.key);
+    set_u64(r + lay_.key, 0);
+    place(h, static_cast<uint32_t>(n_ - 1));
+    return r;
+  }
+
+  // Called from Memory: the records in memory go to disk
+  void spill() {
+    if (n_ == 0) return;
+    if (kind_ == kSequential) {
+      if (runs_.empty()) runs_.push_back(tmp_.new_file());
+      FileWriter w(runs_[0], true, mem_.io_bytes());
+      for (size_t i = 0; i < n_; ++i) w.put(at(i), lay_.words);
+      w.finish();
+    } else {
+      std::vector<SortEntry> idx = sorted_index();
+      runs_.push_back(tmp_.new_file());
+      FileWriter w(runs_.back(), false, mem_.io_bytes());
+      for (const SortEntry& e : idx) w.put(at(e.idx), lay_.words);
+      w.finish();
+    }
+    clear_memory();
+  }
+
+  // Every record in order; the buffer stays in memory or on disk, unspillable, until drop()
+  std::unique_ptr<Stream> open() {
+    reading_ = true;
+    if (aggregate_) {
+      std::vector<uint32_t>().swap(slots_);
+      mem_.release(slot_charge_);
+      held_ -= slot_charge_;
+      slot_charge_ = 0;
+    }
+    if (runs_.empty()) {
+      if (kind_ == kSorted) index_ = sorted_index();
+      return std::make_unique<MemoryStream>(*this);
+    }
+    // a buffer that spilled once spills its tail as well: only the read buffers stay in memory
+    spill();
+    if (kind_ == kSequential) return std::make_unique<FileStream>(runs_[0], lay_.words, mem_.io_bytes());
+    while (runs_.size() > kFanIn) merge_runs();
+    if (runs_.size() == 1) return std::make_unique<FileStream>(runs_[0], lay_.words, mem_.io_bytes());
+    return std::make_unique<MergeStream>(open_runs(runs_), lay_);
+  }
+
+  void drop() noexcept {
+    clear_memory();
+    std::vector<SortEntry>().swap(index_);
+    for (const std::string& p : runs_) ::unlink(p.c_str());
+    runs_.clear();
+    reading_ = false;
+  }
+
+  std::function<void()> before_sort;  // counting: refresh the ranks of the growing vocabulary
+
+ private:
+  struct SortEntry {
+    uint64_t prefix;
+    uint32_t idx;
+  };
+  static constexpr uint32_t kEmpty = UINT32_MAX;
+  static constexpr size_t kInitialSlots = 16;
+  static constexpr size_t kMaxRecords = size_t{1} << 31;  // record numbers are uint32
+
+  class MemoryStream : public Stream {
+   public:
+    explicit MemoryStream(const Buffer& b) : b_(b) {}
+    const uint32_t* next() override {
+      if (i_ == b_.n_) return nullptr;
+      size_t k = b_.index_.empty() ? i_ : b_.index_[i_].idx;
+      ++i_;
+      return b_.at(k);
+    }
+
+   private:
+    const Buffer& b_;
+    size_t i_ = 0;
+  };
+
+  uint32_t* rec(size_t i) { return blocks_[i >> shift_].get() + (i & (per_block_ - 1)) * lay_.words; }
+
+  // room for one more record; asking for it may spill this very buffer
+  uint32_t* push() {
+    if (n_ >= kMaxRecords) spill();
+    if (n_ == blocks_.size() * per_block_) {
+      mem_.make_room(block_charge_);
+      blocks_.emplace_back(new uint32_t[per_block_ * lay_.words]);
+      held_ += block_charge_;
+      mem_.charge(block_charge_);
+    }
+    return rec(n_++);
+  }
+
+  // As many significant words as fit in 64 bits (at the width of the largest one) ride along with
+  // the record number: most comparisons, or all, end there without a visit to the record
+  std::vector<SortEntry> sorted_index() {
+    if (before_sort) before_sort();
+    auto word = [this](uint32_t id) -> uint64_t { return lay_.rank ? (*lay_.rank)[id] : id; };
+    uint64_t top = 1;
+    for (size_t i = 0; i < n_; ++i)
+      for (int p : lay_.perm) top = std::max(top, word(at(i)[p]));
+    int bits = 0;
+    while (top >> bits) ++bits;
+    const size_t packed = std::min<size_t>(lay_.perm.size(), 64 / bits);
+    std::vector<SortEntry> idx(n_);
+    for (size_t i = 0; i < n_; ++i) {
+      const uint32_t* r = at(i);
+      uint64_t v = 0;
+      for (size_t j = 0; j < packed; ++j) v = v << bits | word(r[lay_.perm[j]]);
+      idx[i] = {v, static_cast<uint32_t>(i)};
+    }
+    if (packed == lay_.perm.size()) {
+      std::sort(idx.begin(), idx.end(), [](const SortEntry& a, const SortEntry& b) { return a.prefix < b.prefix; });
+    } else {
+      std::sort(idx.begin(), idx.end(), [this](const SortEntry& a, const SortEntry& b) {
+        if (a.prefix != b.prefix) return a.prefix < b.prefix;
+        return lay_.cmp(at(a.idx), at(b.idx)) < 0;
+      });
+    }
+    return idx;
+  }
+
+  std::vector<std::unique_ptr<Stream>> open_runs(const std::vector<std::string>& paths) const {
+    std::vector<std::unique_ptr<Stream>> in;
+    for (const std::string& p : paths) in.push_back(std::make_unique<FileStream>(p, lay_.words, mem_.io_bytes()));
+    return in;
+  }
+
+  // more runs than kFanIn: the first kFanIn become one (open files and read buffers stay bounded)
+  void merge_runs() {
+    std::vector<std::string> group(runs_.begin(), runs_.begin() + kFanIn);
+    runs_.erase(runs_.begin(), runs_.begin() + kFanIn);
+    runs_.push_back(tmp_.new_file());
+    {
+      MergeStream m(open_runs(group), lay_);
+      FileWriter w(runs_.back(), false, mem_.io_bytes());
+      while (const uint32_t* r = m.next()) w.put(r, lay_.words);
+      w.finish();
+    }
+    for (const std::string& p : group) ::unlink(p.c_str());
+  }
+
+  void clear_memory() noexcept {
+    blocks_.clear();
+    n_ = 0;
+    if (aggregate_ && !reading_) slots_.assign(kInitialSlots, kEmpty), slots_.shrink_to_fit();
+    mem_.release(held_);
+    held_ = 0;
+    slot_charge_ = 0;
+  }
+
   size_t hash(const uint32_t* k) const {
     uint64_t h = 0x9E3779B97F4A7C15ull;
-    for (int i = 0; i < n_; ++i) {
+    for (int i = 0; i < lay_.key; ++i) {
       h ^= k[i] + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
       h *= 0xff51afd7ed558ccdull;
     }
     return static_cast<size_t>(h ^ (h >> 29));
   }
-
-  void grow() {
-    std::vector<int64_t> bigger(slots_.size() * 2, -1);
-    size_t mask = bigger.size() - 1;
-    for (size_t e = 0; e < counts_.size(); ++e) {
-      size_t s = hash(key(e)) & mask;
-      while (bigger[s] >= 0) s = (s + 1) & mask;
-      bigger[s] = static_cast<int64_t>(e);
-    }
-    slots_.swap(bigger);
+  void place(size_t h, uint32_t e) {
+    size_t mask = slots_.size() - 1, s = h & mask;
+    while (slots_[s] != kEmpty) s = (s + 1) & mask;
+    slots_[s] = e;
+  }
+  void rehash(size_t size) {
+    slots_.assign(size, kEmpty);
+    for (size_t e = 0; e < n_; ++e) place(hash(at(e)), static_cast<uint32_t>(e));
   }
 
-  int n_;
-  std::vector<uint32_t> keys_;
-  std::vector<uint64_t> counts_;
-  std::vector<int64_t> slots_;
+  Memory& mem_;
+  TempDir& tmp_;
+  Layout lay_;
+  Kind kind_;
+  bool aggregate_;
+  size_t per_block_ = 1, shift_ = 0, block_charge_ = 0;
+  std::vector<std::unique_ptr<uint32_t[]>> blocks_;
+  size_t n_ = 0;
+  std::vector<uint32_t> slots_;
+  std::vector<SortEntry> index_;
+  std::vector<std::string> runs_;
+  size_t held_ = 0, slot_charge_ = 0;
+  bool reading_ = false;
 };
+
+void Memory::make_room(size_t bytes) {
+  while (used_ + bytes > budget_) {
+    Buffer* victim = nullptr;
+    for (Buffer* b : buffers_)
+      if (b->evictable() && (!victim || b->held() > victim->held())) victim = b;
+    if (!victim) return;
+    victim->spill();
+  }
+}
 
 // printf's %.9g, which is what Python's f"{v:.9g}" writes (std::to_chars is specified as printf)
 std::string format_g9(double v) {
@@ -103,11 +605,19 @@ std::string log10_text(double p) { return format_g9(p > 0 ? std::log10(p) : -99.
 
 class KneserNeyCounter {
  public:
-  explicit KneserNeyCounter(int order) : order_(order) {
+  KneserNeyCounter(int order, uint64_t memory, const std::string& temp_dir)
+      : order_(order), mem_(memory), tmp_(temp_dir) {
     if (order < 1) throw std::invalid_argument("language model order must be at least 1");
+    if (memory == 0) throw std::invalid_argument("the memory budget must be positive");
     for (const char* w : {"<s>", "</s>", "<unk>"}) id(w);
-    for (int n = 1; n <= order; ++n) starts_.emplace_back(n);
-    top_.emplace_back(order);
+    // grams_[k-1]: for k == order every k-gram (raw counts), below it the k-grams that begin at <s>
+    for (int k = 1; k <= order; ++k) {
+      Layout lay = suffix_order(k, 2);
+      lay.rank = &rank_;
+      lay.combine = true;
+      grams_.push_back(std::make_unique<Buffer>(mem_, tmp_, std::move(lay), Buffer::kSorted, true));
+      grams_.back()->before_sort = [this] { refresh_ranks(); };
+    }
   }
 
   // sentences separated by '\n', tokens by single spaces, no empty sentence
@@ -137,115 +647,58 @@ class KneserNeyCounter {
 
   int64_t sentences() const { return sentences_; }
   bool reserved() const { return reserved_; }
+  uint64_t temp_files() const { return tmp_.files(); }
 
   // per order, the number of n-grams whose adjusted count is 1, 2, 3 and 4
   std::vector<std::array<uint64_t, 4>> counts_of_counts() {
     adjust();
-    std::vector<std::array<uint64_t, 4>> out(order_, std::array<uint64_t, 4>{0, 0, 0, 0});
-    for (int n = 0; n < order_; ++n) {
-      const NgramTable& t = adjusted_[n];
-      for (size_t i = 0; i < t.size(); ++i) {
-        if (n == 0 && i == bos_unigram_) continue;
-        uint64_t c = t.count(i);
-        if (c >= 1 && c <= 4) ++out[n][c - 1];
-      }
-    }
-    return out;
+    return coc_;
   }
 
   // the ARPA text, handed to `write` in pieces
   void write_arpa(const std::vector<std::array<double, 3>>& discounts, const py::function& write) {
     adjust();
     if (static_cast<int>(discounts.size()) != order_) throw std::invalid_argument("one discount triple per order");
-    std::vector<std::vector<double>> prob(order_);
-    std::vector<NgramTable> contexts;       // contexts[n]: the (n)-word contexts of the (n+1)-grams
-    std::vector<std::vector<double>> gamma;
-    for (int n = 0; n < order_; ++n) {
-      const NgramTable& t = adjusted_[n];
-      const auto& d = discounts[n];
-      NgramTable ctx(std::max(n, 1));
-      std::vector<uint64_t> denom;
-      std::vector<std::array<uint64_t, 3>> nk;
-      std::vector<size_t> of(t.size());
-      uint32_t none = 0;
-      for (size_t i = 0; i < t.size(); ++i) {
-        if (n == 0 && i == bos_unigram_) continue;
-        size_t c = n == 0 ? ctx.insert(&none) : ctx.insert(t.key(i));
-        if (c == denom.size()) {
-          denom.push_back(0);
-          nk.push_back({0, 0, 0});
-        }
-        of[i] = c;
-        uint64_t a = t.count(i);
-        denom[c] += a;
-        if (a > 0) ++nk[c][std::min<uint64_t>(a, 3) - 1];
+    if (written_) throw std::logic_error("write_arpa() runs once");
+    written_ = true;
+    write_ = &write;
+    unigram_probabilities(discounts[0]);
+    buf_ = "\\data\\\n";
+    for (int n = 0; n < order_; ++n) buf_ += "ngram " + std::to_string(n + 1) + "=" + std::to_string(sizes_[n]) + "\n";
+    if (order_ == 1) write_unigrams(nullptr);
+    std::unique_ptr<Buffer> lower;  // the probabilities of the previous order, in word order
+    for (int len = 2; len <= order_; ++len) {
+      auto backoff = std::make_unique<Buffer>(mem_, tmp_, word_order(len - 1, 2), Buffer::kSequential);
+      std::unique_ptr<Buffer> terms =
+          len == 2 ? std::make_unique<Buffer>(mem_, tmp_, word_order(2, 2), Buffer::kSequential)
+                   : std::make_unique<Buffer>(mem_, tmp_, suffix_word_order(len, 4), Buffer::kSorted);
+      context_pass(len, discounts[len - 1], *backoff, *terms);
+      if (len == 2) {
+        auto bo = backoff->open();
+        write_unigrams(bo.get());
+        lower = std::move(terms);
+      } else {
+        auto prob = std::make_unique<Buffer>(mem_, tmp_, word_order(len, 2), Buffer::kSorted);
+        interpolate(len, *terms, *lower, *backoff, *prob);
+        lower = std::move(prob);
       }
-      std::vector<double> g(denom.size());
-      for (size_t c = 0; c < denom.size(); ++c)
-        g[c] = denom[c] > 0 ? (d[0] * static_cast<double>(nk[c][0]) + d[1] * static_cast<double>(nk[c][1]) +
-                               d[2] * static_cast<double>(nk[c][2])) /
-                                  static_cast<double>(denom[c])
-                            : 1.0;
-      std::vector<double>& p = prob[n];
-      p.assign(t.size(), 0.0);
-      double uniform = 1.0 / static_cast<double>(vocab_size_);
-      for (size_t i = 0; i < t.size(); ++i) {
-        if (n == 0 && i == bos_unigram_) continue;
-        uint64_t a = t.count(i);
-        double base = uniform;
-        if (n > 0) {
-          int64_t lower = adjusted_[n - 1].find(t.key(i) + 1);
-          if (lower < 0) throw std::logic_error("an n-gram's suffix is missing from the lower order");
-          base = prob[n - 1][static_cast<size_t>(lower)];
-        }
-        double disc = a > 0 ? d[std::min<uint64_t>(a, 3) - 1] : 0.0;
-        double uninterp = denom[of[i]] > 0 ? (static_cast<double>(a) - disc) / static_cast<double>(denom[of[i]]) : 0.0;
-        p[i] = uninterp + g[of[i]] * base;
-      }
-      contexts.push_back(std::move(ctx));
-      gamma.push_back(std::move(g));
     }
+    if (order_ > 1) {
+      section(order_);
+      auto in = lower->open();
+      while (const uint32_t* r = in->next()) line(r, order_, get_f64(r + order_), 1.0);
+    }
+    buf_ += "\n\\end\\\n";
+    flush();
+    write_ = nullptr;
+  }
 
-    std::vector<uint32_t> rank = word_ranks();
-    std::string buf = "\\data\\\n";
-    for (int n = 0; n < order_; ++n) buf += "ngram " + std::to_string(n + 1) + "=" + std::to_string(adjusted_[n].size()) + "\n";
-    for (int n = 0; n < order_; ++n) {
-      const NgramTable& t = adjusted_[n];
-      int len = n + 1;
-      buf += "\n\\" + std::to_string(len) + "-grams:\n";
-      std::vector<size_t> idx(t.size());
-      std::iota(idx.begin(), idx.end(), 0);
-      std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
-        const uint32_t *ka = t.key(a), *kb = t.key(b);
-        for (int k = 0; k < len; ++k)
-          if (ka[k] != kb[k]) return rank[ka[k]] < rank[kb[k]];
-        return false;
-      });
-      const bool with_backoff = len < order_;
-      for (size_t i : idx) {
-        const uint32_t* k = t.key(i);
-        bool bos = n == 0 && i == bos_unigram_;
-        buf += bos ? std::string("0") : log10_text(prob[n][i]);
-        buf += '\t';
-        for (int j = 0; j < len; ++j) {
-          if (j) buf += ' ';
-          buf += words_[k[j]];
-        }
-        if (with_backoff) {
-          double bo = 1.0;
-          if (k[len - 1] != kEos && k[len - 1] != kUnk) {
-            int64_t c = contexts[n + 1].find(k);
-            if (c >= 0) bo = gamma[n + 1][static_cast<size_t>(c)];
-          }
-          buf += '\t';
-          buf += bo != 1.0 ? log10_text(bo) : std::string("0");
-        }
-        buf += '\n';
-        if (buf.size() > (1u << 20)) flush(buf, write);
-      }
-    }
-    buf += "\n\\end\\\n";
-    flush(buf, write);
+  // frees the memory and removes the temporary directory; the counter is unusable afterwards
+  void close() noexcept {
+    grams_.clear();
+    contexts_.clear();
+    tmp_.remove();
+    closed_ = true;
   }
 
  private:
@@ -259,34 +712,15 @@ class KneserNeyCounter {
   }
 
   void count_sentence(const std::vector<uint32_t>& w) {
+    if (closed_) throw std::logic_error("the counter is closed");
     const int len = static_cast<int>(w.size());
-    NgramTable& top = top_[0];
-    for (int i = 0; i + order_ <= len; ++i) ++top.count(top.insert(&w[i]));
+    Buffer& top = *grams_[order_ - 1];
+    for (int i = 0; i + order_ <= len; ++i) bump(top.find_or_add(&w[i]), order_);
     // n-grams that begin at <s> keep raw counts at every order below the highest (a padded
     // sentence shorter than the order is itself such an n-gram)
-    for (int n = 1; n < std::min(order_, len + 1); ++n) ++starts_[n - 1].count(starts_[n - 1].insert(&w[0]));
+    for (int n = 1; n < std::min(order_, len + 1); ++n) bump(grams_[n - 1]->find_or_add(&w[0]), n);
   }
-
-  void adjust() {
-    if (adjusted_done_) return;
-    adjusted_done_ = true;
-    for (int n = 1; n <= order_; ++n) adjusted_.emplace_back(n);
-    adjusted_[order_ - 1] = std::move(top_[0]);
-    for (int n = order_ - 1; n >= 1; --n) {
-      const NgramTable& higher = adjusted_[n];
-      NgramTable& cur = adjusted_[n - 1];
-      for (size_t i = 0; i < higher.size(); ++i) ++cur.count(cur.insert(higher.key(i) + 1));
-      const NgramTable& s = starts_[n - 1];
-      for (size_t i = 0; i < s.size(); ++i) cur.count(cur.insert(s.key(i))) = s.count(i);
-    }
-    NgramTable& uni = adjusted_[0];
-    // <s> is never predicted: it stays in the table (it is a context and is written with
-    // probability 0) but not among the counts; <unk> and </s> get only the interpolation mass
-    bos_unigram_ = uni.insert(&kBos);
-    uni.insert(&kUnk);
-    uni.insert(&kEos);
-    vocab_size_ = uni.size() - 1;
-  }
+  static void bump(uint32_t* rec, int key) { set_u64(rec + key, get_u64(rec + key) + 1); }
 
   // ids ordered as Python orders str: by code point, which is UTF-8's byte order
   std::vector<uint32_t> word_ranks() const {
@@ -297,30 +731,317 @@ class KneserNeyCounter {
     for (size_t r = 0; r < order.size(); ++r) rank[order[r]] = static_cast<uint32_t>(r);
     return rank;
   }
+  void refresh_ranks() {
+    if (rank_.size() != words_.size()) rank_ = word_ranks();
+  }
 
-  static void flush(std::string& buf, const py::function& write) {
-    write(py::bytes(buf));
-    buf.clear();
+  // -- pass 2: adjusted counts ------------------------------------------------------------------
+
+  // one lower order while the adjusting pass runs: the suffix being counted and the <s> n-grams
+  struct Level {
+    std::vector<uint32_t> cur, start;
+    uint64_t count = 0, start_count = 0;
+    bool has = false, has_start = false;
+    std::unique_ptr<Stream> starts;
+  };
+
+  void adjust() {
+    if (closed_) throw std::logic_error("the counter is closed");
+    if (adjusted_done_) return;
+    adjusted_done_ = true;
+    rank_ = word_ranks();
+    by_rank_.resize(words_.size());
+    for (size_t i = 0; i < words_.size(); ++i) by_rank_[rank_[i]] = &words_[i];
+    bos_ = rank_[kBos], eos_ = rank_[kEos], unk_ = rank_[kUnk];
+    uni_count_.assign(words_.size(), 0);
+    uni_present_.assign(words_.size(), 0);
+    coc_.assign(order_, std::array<uint64_t, 4>{0, 0, 0, 0});
+    sizes_.assign(order_, 0);
+    contexts_.resize(order_ + 1);
+    for (int k = 2; k <= order_; ++k)
+      contexts_[k] = std::make_unique<Buffer>(mem_, tmp_, word_order(k, 2), Buffer::kSorted);
+
+    scratch_.resize(order_ + 2);
+    levels_.clear();
+    levels_.resize(order_);
+    for (int k = 1; k < order_; ++k) {
+      levels_[k].starts = grams_[k - 1]->open();
+      pull_start(k);
+    }
+    {
+      auto top = grams_[order_ - 1]->open();
+      std::vector<uint32_t> key(order_);
+      while (const uint32_t* r = top->next()) {
+        for (int i = 0; i < order_; ++i) key[i] = rank_[r[i]];
+        emit_final(order_, key.data(), get_u64(r + order_));
+      }
+    }
+    for (int k = order_ - 1; k >= 1; --k) {
+      Level& lv = levels_[k];
+      if (lv.has) {
+        lv.has = false;
+        emit(k, lv.cur.data(), lv.count);
+      }
+      while (lv.has_start) {
+        emit_final(k, lv.start.data(), lv.start_count);
+        pull_start(k);
+      }
+    }
+    levels_.clear();
+    grams_.clear();
+
+    // <s> is never predicted: it stays in the table (it is a context and is written with
+    // probability 0) but not among the counts; <unk> and </s> get only the interpolation mass
+    for (uint32_t w : {bos_, unk_, eos_}) uni_present_[w] = 1;
+    for (size_t w = 0; w < words_.size(); ++w) {
+      if (!uni_present_[w]) continue;
+      ++sizes_[0];
+      if (w != bos_) tally(0, uni_count_[w]);
+    }
+    vocab_size_ = sizes_[0] - 1;
+  }
+
+  void pull_start(int k) {
+    Level& lv = levels_[k];
+    const uint32_t* r = lv.starts->next();
+    lv.has_start = r != nullptr;
+    if (!r) return;
+    lv.start.resize(k);
+    for (int i = 0; i < k; ++i) lv.start[i] = rank_[r[i]];
+    lv.start_count = get_u64(r + k);
+  }
+
+  void tally(int n, uint64_t c) {
+    if (c >= 1 && c <= 4) ++coc_[n][c - 1];
+  }
+
+  // a (k+1)-gram, in suffix order: one more left extension of its suffix
+  void feed(int k, const uint32_t* higher) {
+    Level& lv = levels_[k];
+    const uint32_t* suf = higher + 1;
+    if (lv.has && same_words(suf, lv.cur.data(), k)) {
+      ++lv.count;
+      return;
+    }
+    if (lv.has) emit(k, lv.cur.data(), lv.count);
+    lv.cur.assign(suf, suf + k);
+    lv.count = 1;
+    lv.has = true;
+  }
+
+  // a k-gram's continuation count is complete: merge it with the <s> k-grams, in suffix order
+  void emit(int k, const uint32_t* key, uint64_t count) {
+    Level& lv = levels_[k];
+    while (lv.has_start && suffix_cmp(lv.start.data(), key, k) < 0) {
+      emit_final(k, lv.start.data(), lv.start_count);
+      pull_start(k);
+    }
+    if (lv.has_start && same_words(key, lv.start.data(), k)) {
+      count = lv.start_count;  // raw counts replace continuation counts
+      pull_start(k);
+    }
+    emit_final(k, key, count);
+  }
+
+  void emit_final(int k, const uint32_t* key, uint64_t count) {
+    if (k == 1) {
+      uni_count_[key[0]] = count;
+      uni_present_[key[0]] = 1;
+      return;
+    }
+    ++sizes_[k - 1];
+    tally(k - 1, count);
+    // appended before feed(), which may come back here for the lower orders
+    copy_words(scratch_.data(), key, k);
+    set_u64(&scratch_[k], count);
+    contexts_[k]->append(scratch_.data());
+    feed(k - 1, key);
+  }
+
+  // -- pass 3: probabilities, back-offs, the ARPA text ------------------------------------------
+
+  void unigram_probabilities(const std::array<double, 3>& d) {
+    uint64_t denom = 0;
+    std::array<uint64_t, 3> nk{0, 0, 0};
+    for (size_t w = 0; w < words_.size(); ++w) {
+      if (!uni_present_[w] || w == bos_) continue;
+      uint64_t a = uni_count_[w];
+      denom += a;
+      if (a > 0) ++nk[std::min<uint64_t>(a, 3) - 1];
+    }
+    double g = gamma(d, nk, denom);
+    double uniform = 1.0 / static_cast<double>(vocab_size_);
+    uni_prob_.assign(words_.size(), 0.0);
+    for (size_t w = 0; w < words_.size(); ++w) {
+      if (!uni_present_[w] || w == bos_) continue;
+      uni_prob_[w] = uninterpolated(d, uni_count_[w], denom) + g * uniform;
+    }
+  }
+
+  static double gamma(const std::array<double, 3>& d, const std::array<uint64_t, 3>& nk, uint64_t denom) {
+    return denom > 0 ? (d[0] * static_cast<double>(nk[0]) + d[1] * static_cast<double>(nk[1]) +
+                        d[2] * static_cast<double>(nk[2])) /
+                           static_cast<double>(denom)
+                     : 1.0;
+  }
+  static double uninterpolated(const std::array<double, 3>& d, uint64_t a, uint64_t denom) {
+    double disc = a > 0 ? d[std::min<uint64_t>(a, 3) - 1] : 0.0;
+    return denom > 0 ? (static_cast<double>(a) - disc) / static_cast<double>(denom) : 0.0;
+  }
+
+  // The len-grams in context order: each context's γ goes to `backoff`, each n-gram's discounted
+  // term and γ to `terms` (bigrams: their probability, as the unigrams are in memory). A context's
+  // n-grams are held at once: at most one per word of the vocabulary.
+  void context_pass(int len, const std::array<double, 3>& d, Buffer& backoff, Buffer& terms) {
+    auto in = contexts_[len]->open();
+    const int w = len + 2;
+    std::vector<uint32_t> group, out(std::max(len + 4, len + 1));
+    size_t n = 0;
+    auto flush_group = [&] {
+      uint64_t denom = 0;
+      std::array<uint64_t, 3> nk{0, 0, 0};
+      for (size_t i = 0; i < n; ++i) {
+        uint64_t a = get_u64(&group[i * w + len]);
+        denom += a;
+        if (a > 0) ++nk[std::min<uint64_t>(a, 3) - 1];
+      }
+      double g = gamma(d, nk, denom);
+      copy_words(out.data(), group.data(), len - 1);
+      set_f64(&out[len - 1], g);
+      backoff.append(out.data());
+      for (size_t i = 0; i < n; ++i) {
+        const uint32_t* r = &group[i * w];
+        double u = uninterpolated(d, get_u64(r + len), denom);
+        copy_words(out.data(), r, len);
+        if (len == 2) {
+          set_f64(&out[2], u + g * uni_prob_[r[1]]);
+        } else {
+          set_f64(&out[len], u);
+          set_f64(&out[len + 2], g);
+        }
+        terms.append(out.data());
+      }
+      n = 0;
+    };
+    while (const uint32_t* r = in->next()) {
+      if (n > 0 && !same_words(r, group.data(), len - 1)) flush_group();
+      group.resize((n + 1) * w);
+      copy_words(&group[n * w], r, w);
+      ++n;
+    }
+    if (n > 0) flush_group();
+    in.reset();
+    contexts_[len].reset();
+  }
+
+  // p = term + γ p(suffix): `terms` in suffix-word order meets the (len-1)-grams' probabilities in
+  // word order, which are written out (with their back-offs) as the merge passes them
+  void interpolate(int len, Buffer& terms, Buffer& lower, Buffer& backoff, Buffer& prob) {
+    auto xs = terms.open();
+    auto fs = lower.open();
+    auto bs = backoff.open();
+    bo_ = bs.get();
+    bo_head_ = bo_->next();
+    section(len - 1);
+    const int n = len - 1;
+    std::vector<uint32_t> out(len + 2);
+    const uint32_t* f = fs->next();
+    while (const uint32_t* x = xs->next()) {
+      const uint32_t* suf = x + 1;
+      while (f && word_cmp(f, suf, n) < 0) {
+        line(f, n, get_f64(f + n), backoff_of(f, n));
+        f = fs->next();
+      }
+      if (!f || !same_words(suf, f, n)) throw std::logic_error("an n-gram's suffix is missing from the lower order");
+      copy_words(out.data(), x, len);
+      set_f64(&out[len], get_f64(x + len) + get_f64(x + len + 2) * get_f64(f + n));
+      prob.append(out.data());
+    }
+    for (; f; f = fs->next()) line(f, n, get_f64(f + n), backoff_of(f, n));
+    bo_ = nullptr;
+  }
+
+  void write_unigrams(Stream* backoff) {
+    bo_ = backoff;
+    bo_head_ = bo_ ? bo_->next() : nullptr;
+    section(1);
+    uint32_t key;
+    for (size_t w = 0; w < words_.size(); ++w) {
+      if (!uni_present_[w]) continue;
+      key = static_cast<uint32_t>(w);
+      line(&key, 1, uni_prob_[w], backoff ? backoff_of(&key, 1) : 1.0);
+    }
+    bo_ = nullptr;
+  }
+
+  // the γ of the context `key`, from the back-off stream in word order (1: not a context)
+  double backoff_of(const uint32_t* key, int n) {
+    // lmplz gives no backoff to n-grams ending in </s> or <unk>: they are never contexts
+    if (key[n - 1] == eos_ || key[n - 1] == unk_) return 1.0;
+    while (bo_head_ && word_cmp(bo_head_, key, n) < 0) bo_head_ = bo_->next();
+    if (bo_head_ && same_words(key, bo_head_, n)) return get_f64(bo_head_ + n);
+    return 1.0;
+  }
+
+  void section(int len) { buf_ += "\n\\" + std::to_string(len) + "-grams:\n"; }
+
+  void line(const uint32_t* key, int len, double p, double bo) {
+    buf_ += len == 1 && key[0] == bos_ ? std::string("0") : log10_text(p);
+    buf_ += '\t';
+    for (int j = 0; j < len; ++j) {
+      if (j) buf_ += ' ';
+      buf_ += *by_rank_[key[j]];
+    }
+    if (len < order_) {
+      buf_ += '\t';
+      buf_ += bo != 1.0 ? log10_text(bo) : std::string("0");
+    }
+    buf_ += '\n';
+    if (buf_.size() > (1u << 20)) flush();
+  }
+
+  void flush() {
+    (*write_)(py::bytes(buf_));
+    buf_.clear();
   }
 
   int order_;
+  Memory mem_;
+  TempDir tmp_;
   std::deque<std::string> words_;                  // a deque: ids_ views its strings, which must not move
   std::unordered_map<std::string_view, uint32_t> ids_;
-  std::vector<NgramTable> top_, starts_, adjusted_;
-  bool adjusted_done_ = false, reserved_ = false;
+  std::vector<uint32_t> rank_;                     // id -> rank; from pass 2 on, records hold ranks
+  std::vector<const std::string*> by_rank_;
+  uint32_t bos_ = 0, eos_ = 1, unk_ = 2;
+  std::vector<std::unique_ptr<Buffer>> grams_, contexts_;
+  std::vector<Level> levels_;
+  std::vector<uint32_t> scratch_;
+  std::vector<uint64_t> uni_count_;
+  std::vector<char> uni_present_;
+  std::vector<double> uni_prob_;
+  std::vector<std::array<uint64_t, 4>> coc_;
+  std::vector<uint64_t> sizes_;
+  bool adjusted_done_ = false, reserved_ = false, written_ = false, closed_ = false;
   int64_t sentences_ = 0;
-  size_t bos_unigram_ = 0, vocab_size_ = 0;
+  uint64_t vocab_size_ = 0;
+  const py::function* write_ = nullptr;
+  std::string buf_;
+  Stream* bo_ = nullptr;
+  const uint32_t* bo_head_ = nullptr;
 };
 
 }  // namespace
 
 PYBIND11_MODULE(_kn, m) {
   m.doc() = "Modified Kneser-Ney counting and ARPA writing (cad.lm.kneser_ney's native engine)";
+  py::register_exception<TempFileError>(m, "TempFileError", PyExc_OSError);
   py::class_<KneserNeyCounter>(m, "KneserNeyCounter")
-      .def(py::init<int>(), py::arg("order"))
+      .def(py::init<int, uint64_t, const std::string&>(), py::arg("order"), py::arg("memory"), py::arg("temp_dir"))
       .def("add", [](KneserNeyCounter& c, const std::string& text) { c.add(text); }, py::arg("text"))
       .def("sentences", &KneserNeyCounter::sentences)
       .def("reserved", &KneserNeyCounter::reserved)
+      .def("temp_files", &KneserNeyCounter::temp_files)
       .def("counts_of_counts", &KneserNeyCounter::counts_of_counts)
-      .def("write_arpa", &KneserNeyCounter::write_arpa, py::arg("discounts"), py::arg("write"));
+      .def("write_arpa", &KneserNeyCounter::write_arpa, py::arg("discounts"), py::arg("write"))
+      .def("close", &KneserNeyCounter::close);
 }

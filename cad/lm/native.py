@@ -1,16 +1,43 @@
 """`cad lm`'s compiled engine (cad/lm/_kn.cpp): the same estimate as cad.lm.kneser_ney.estimate
-followed by cad.lm.arpa.write_arpa, byte for byte, at a fraction of the time and memory."""
+followed by cad.lm.arpa.write_arpa, byte for byte, at a fraction of the time and in a memory budget
+(sorted runs spilled to a temporary directory once the n-grams outgrow it)."""
 
 from __future__ import annotations
 
+import logging
 import os
-from typing import Iterable
+import re
+import tempfile
+from fractions import Fraction
+from typing import TYPE_CHECKING, Iterable
 
 from cad.errors import CadError
 from cad.lm.kneser_ney import discounts_from_counts_of_counts
 from cad.textio import atomic_output
 
+if TYPE_CHECKING:
+    from cad.lm._kn import KneserNeyCounter
+
+log = logging.getLogger(__name__)
+
 BATCH = 20_000      # sentences handed to the counter at once
+DEFAULT_MEMORY = 1 << 30
+# below this a size is more likely a forgotten unit (--memory 500) than a wish for millions of runs
+MIN_MEMORY = 1 << 20
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+_SIZE = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(?:([KMGT])(?:I?B)?|B)?")
+
+
+def parse_memory(text: str) -> int:
+    """Bytes of a size such as 500M, 2G, 1.5G or 1073741824 (K, M, G, T: powers of 1024; a
+    trailing B or iB is allowed); at least MIN_MEMORY."""
+    m = _SIZE.fullmatch(text.strip().upper())
+    if not m:
+        raise CadError(f"invalid memory size {text!r}: give bytes or a number with K, M, G or T (e.g. 500M, 2G)")
+    size = int(Fraction(m.group(1)) * _UNITS[m.group(2) or ""])
+    if size < MIN_MEMORY:
+        raise CadError(f"memory size {text!r} is {size} bytes: give at least 1M (units K, M, G, T)")
+    return size
 
 
 def available() -> bool:
@@ -22,16 +49,45 @@ def available() -> bool:
 
 
 def estimate_to_arpa(sentences: Iterable[list[str]], order: int, out: str | os.PathLike,
-                     discount_fallback: bool = True) -> None:
-    """Estimate the model of `sentences` (token lists) and write it as ARPA to `out` ('-' = stdout)."""
+                     discount_fallback: bool = True, memory: int = DEFAULT_MEMORY,
+                     temp_dir: str | os.PathLike | None = None) -> int:
+    """Estimate the model of `sentences` (token lists) and write it as ARPA to `out` ('-' = stdout),
+    holding about `memory` bytes of n-grams (plus the vocabulary); the rest goes to sorted runs in a
+    private directory under `temp_dir` (default: the system's), removed whatever happens. Returns
+    the number of temporary files written (0: everything fitted in memory)."""
     if order < 1:
         raise CadError(f"language model order must be at least 1, got {order}")
+    if memory < 1:
+        raise CadError(f"the memory budget must be positive, got {memory}")
     if not available():
         raise CadError("the compiled language-model estimator (cad.lm._kn) is not built; run pip install -e . "
                        "(needs a C++ compiler) or use --engine python")
     from cad.lm import _kn
 
-    counter = _kn.KneserNeyCounter(order)
+    tmp = tempfile.gettempdir() if temp_dir is None else os.fspath(temp_dir)
+    # checked now, not at the first spill, which a small corpus never reaches
+    if not os.path.isdir(tmp):
+        raise CadError(f"temporary directory {tmp} does not exist or is not a directory")
+    counter = _kn.KneserNeyCounter(order, memory, tmp)
+    try:
+        _count(counter, sentences)
+        discounts = [discounts_from_counts_of_counts(list(t), n + 1, discount_fallback)
+                     for n, t in enumerate(counter.counts_of_counts())]
+        with atomic_output(out, binary=True) as fh:
+            counter.write_arpa([list(d) for d in discounts], fh.write)
+        files = counter.temp_files()
+    except _kn.TempFileError as exc:
+        raise CadError(f"language model estimation: {exc} (temporary files under {tmp}: see --temp-dir, "
+                       f"or a larger --memory to spill less)") from None
+    finally:
+        counter.close()
+    if files:
+        log.info("the n-grams outgrew the memory budget (%d bytes): spilled to %d temporary files under %s",
+                 memory, files, tmp)
+    return files
+
+
+def _count(counter: KneserNeyCounter, sentences: Iterable[list[str]]) -> None:
     batch: list[str] = []
     for toks in sentences:
         if toks:
@@ -49,7 +105,3 @@ def estimate_to_arpa(sentences: Iterable[list[str]], order: int, out: str | os.P
         raise CadError("cannot estimate a language model from an empty corpus")
     if counter.reserved():
         raise CadError("the corpus contains <s> or </s> tokens")
-    discounts = [discounts_from_counts_of_counts(list(t), n + 1, discount_fallback)
-                 for n, t in enumerate(counter.counts_of_counts())]
-    with atomic_output(out, binary=True) as fh:
-        counter.write_arpa([list(d) for d in discounts], fh.write)

@@ -117,6 +117,15 @@ def read_parallel(paths: Sequence[str | os.PathLike]) -> Iterator[tuple[int, lis
         yield lineno, row
 
 
+def _write_in_place(target: Path, binary: bool, compress: bool):
+    with open(target, "wb") as raw:
+        if compress:
+            with gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=6, mtime=0) as gz:
+                yield gz if binary else io.TextIOWrapper(gz, encoding="utf-8", newline="\n", write_through=True)
+        else:
+            yield raw if binary else io.TextIOWrapper(raw, encoding="utf-8", newline="\n", write_through=True)
+
+
 @contextlib.contextmanager
 def atomic_output(path: str | os.PathLike, binary: bool = False, compress: bool | None = None):
     """Write to a temporary file beside `path` and rename it into place only on success.
@@ -139,6 +148,11 @@ def atomic_output(path: str | os.PathLike, binary: bool = False, compress: bool 
     target.parent.mkdir(parents=True, exist_ok=True)
     if compress is None:
         compress = target.name.endswith(".gz")
+    if target.exists() and not target.is_file():
+        # a device or a pipe (/dev/null, /dev/stdout, a FIFO): written in place, as any Unix tool
+        # writes it; a file renamed over it would replace the device itself
+        yield from _write_in_place(target, binary, compress)
+        return
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     os.close(fd)
     try:

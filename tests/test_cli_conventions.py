@@ -101,6 +101,28 @@ def test_atomic_output_to_stdout_only_on_success(capsys):
     assert capsys.readouterr().out == ""
 
 
+@pytest.mark.parametrize("binary,compress", [(False, False), (True, False), (False, True)])
+def test_atomic_output_writes_a_pipe_in_place(tmp_path, binary, compress):
+    # as /dev/null or a FIFO: a temporary file renamed over it would replace the device itself
+    import gzip
+    import os
+    import stat
+    import threading
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    with textio.atomic_output(fifo, binary=binary, compress=compress) as fh:
+        fh.write(b"one\n" if binary else "un \u00e9t\u00e9\n")
+    reader.join(10)
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
+    data = gzip.decompress(got[0]) if compress else got[0]
+    assert data == ("one\n" if binary else "un \u00e9t\u00e9\n").encode("utf-8")
+
+
 # -- commands: '-' gives the same as the file ----------------------------------------------------
 
 HYP = "le chat est noir .\nil dort .\n"

@@ -572,3 +572,114 @@ def test_translation_morphology_in_a_worker_equals_tagging_here():
         for tr in trs:
             there.prefetch(tr)
         assert [there.of(tr) for tr in trs] == [here.of(tr) for tr in trs] == tag([tr.best.words for tr in trs])
+
+
+def test_second_pass_recollects_only_the_spans_its_context_reads(tmp_path):
+    from cad.decoder.options import sentence_options
+
+    model = tiny_model(tmp_path, 2.0)
+    words = "the mouse runs it sleeps".split()
+    masc = {"pronouns": {3: {"it-subj-masc-sing": 1.0}}}
+    fem = {"pronouns": {3: {"it-subj-fem-sing": 1.0}}}
+    first = sentence_options(model, words, masc)
+    again = sentence_options(model, words, fem, first)
+    fresh = sentence_options(model, words, fem)
+
+    def view(opts):
+        return {span: [(o.words, o.stateless, o.future, o.values) for o in kept] for span, kept in opts.items()}
+
+    # the same options, scores and span order as collecting afresh
+    assert list(again.options) == list(fresh.options)
+    assert view(again.options) == view(fresh.options)
+    assert again.read == fresh.read == {(2, 4), (2, 5), (3, 4), (3, 5)} & set(fresh.options)
+    # spans without the pronoun are kept, those with it collected anew
+    assert again.options[(0, 2)] is first.options[(0, 2)]
+    assert again.options[(3, 5)] is not first.options[(3, 5)]
+    assert view({0: again.options[(3, 4)]}) != view({0: first.options[(3, 4)]})
+    # other words or other weights: nothing is kept
+    assert sentence_options(model, ["it", "sleeps"], {"pronouns": {0: {"it-subj-fem-sing": 1.0}}},
+                            first).tokens == ("it", "sleeps")
+    other = model.with_weights(FEATURE_NAME, [0.5])
+    assert all(a is not b for a, b in zip(sentence_options(other, words, fem, first).options.values(),
+                                          first.options.values()))
+    # the decoder keeps the last sentence's options: a second pass gives what a fresh decoder gives
+    dec = Decoder(model)
+    assert dec.translate(" ".join(words), context=masc).text == "la souris court il dort"
+    second = dec.translate(" ".join(words), context=fem, nbest=5)
+    alone = Decoder(model).translate(" ".join(words), context=fem, nbest=5)
+    assert second.text == alone.text == "la souris court elle dort"
+    assert [(d.text, d.total, d.features) for d in second.nbest] == [(d.text, d.total, d.features) for d in alone.nbest]
+
+
+def test_cm_feature_classifies_a_phrase_pair_by_its_place_too():
+    # the class cache is keyed by the phrase pair *and* where the pronoun falls in it: the same
+    # target words score as another class when the pronoun is another source word of the span
+    table = ClassTable({"it-cop-fem-sing": {"elle": 0.5, "ce": 0.3, NONE: 0.2}})
+    f = feature_with(table, {1: {"it-cop-fem-sing": 1.0}})
+    f.begin_sentence(["it", "it", "was", "dead"], {"pronouns": {0: {"it-cop-fem-sing": 1.0}}})
+    pair = (["elle", "était"], [(0, 0), (1, 1)])
+    assert f.evaluate(option(0, 2, *pair)) == pytest.approx((math.log(0.5),))
+    f.begin_sentence(["it", "it", "was", "dead"], {"pronouns": {1: {"it-cop-fem-sing": 1.0}}})
+    fresh = feature_with(table, {1: {"it-cop-fem-sing": 1.0}})
+    fresh.begin_sentence(["it", "it", "was", "dead"], {"pronouns": {1: {"it-cop-fem-sing": 1.0}}})
+    assert f.evaluate(option(0, 2, *pair)) == fresh.evaluate(option(0, 2, *pair))
+    assert option_class(option(0, 2, *pair), 1, ["it", "it", "was", "dead"]) != "elle"
+    # other source words under the same pair and place: classified on their own
+    f.begin_sentence(["it", "was", "dead"], {"pronouns": {0: {"it-cop-fem-sing": 1.0}}})
+    assert f.evaluate(option(0, 2, ["c'", "était"], [(0, 0), (1, 1)])) == pytest.approx((math.log(0.3),))
+
+
+class _LateFuture:
+    """A tagging result that is computed only when asked for: done() stays false until then, as
+    for a worker that has not answered yet."""
+
+    def __init__(self, fn, args):
+        self.fn, self.args, self.value = fn, args, None
+
+    def done(self) -> bool:
+        return self.value is not None
+
+    def result(self):
+        if self.value is None:
+            self.value = self.fn(*self.args)
+        return self.value
+
+
+class _LateExecutor:
+    def submit(self, fn, *args):
+        return _LateFuture(fn, args)
+
+
+def test_feature_mode_decodes_ahead_while_the_antecedent_is_tagged(tmp_path):
+    """While the first sentence that needs tags waits for them, later sentences that need none are
+    decoded; the translations and traces are those of the in-order run."""
+    pytest.importorskip("spacy")
+    from cad.cm.translate import TranslationMorphology, translate_document_feature
+
+    dec = Decoder(tiny_model(tmp_path, 2.0))
+    order = []
+    translate = dec.translate
+
+    def logged(text, **kw):
+        order.append((text, bool(kw.get("context"))))
+        return translate(text, **kw)
+
+    sents = [["the", "mouse", "runs"], ["it", "sleeps"], ["the", "cat", "runs"], ["the", "mouse", "runs"],
+             ["the", "cat", "runs", "it", "sleeps"]]
+    recs = [PronounResolution("d", 1, 0, "it", True, [Candidate(0, 0, 2, 1, "the mouse", 1.0)], 1.0),
+            PronounResolution("d", 4, 3, "it", True, [Candidate(4, 0, 2, 1, "the cat", 0.7),
+                                                      Candidate(0, 0, 2, 1, "the mouse", 0.3)], 1.0)]
+    dec.translate = logged
+    in_order, in_order_traces = translate_document_feature(dec, "d", sents, recs, roles={(1, 0): "subj", (4, 3): "subj"})
+    assert [s for s, _ in order] == [" ".join(s) for s in sents[:4]] + ["the cat runs it sleeps"] * 2
+    order.clear()
+    ahead, ahead_traces = translate_document_feature(dec, "d", sents, recs, roles={(1, 0): "subj", (4, 3): "subj"},
+                                                     morphology=TranslationMorphology(_LateExecutor()))
+    assert [t.text for t in ahead] == [t.text for t in in_order]
+    assert ahead[1].text == "elle dort" and ahead[4].text == "le chat court il dort"
+    assert ahead_traces == in_order_traces
+    # sentences 2 and 3 went before sentence 1, whose antecedent's tags were not in yet; sentence
+    # 4's second pass waited for its first pass's tags, so nothing else was left to go first
+    assert [s for s, _ in order] == ["the mouse runs", "the cat runs", "the mouse runs", "it sleeps",
+                                     "the cat runs it sleeps", "the cat runs it sleeps"]
+    assert order[-2:] == [("the cat runs it sleeps", True)] * 2

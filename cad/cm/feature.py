@@ -29,6 +29,7 @@ from cad.errors import CadError
 from cad.moses.ini import Feature
 
 _MODELS: dict[str, Any] = {}
+CLASS_CACHE = 200_000       # option classes kept
 
 
 def option_class(opt: Option, index: int, tokens: list[str]) -> str:
@@ -73,6 +74,9 @@ class CoreferenceModelFeature(StatelessFeature):
                            config_path, feature.line)
         self.pronouns: dict[int, dict[str, float]] = {}
         self.tokens: list[str] = []
+        # an option's class depends on its words, alignment and source span only: a phrase pair is
+        # classified once, not in every sentence and pass that covers a pronoun with it
+        self._classes: dict[tuple, str] = {}
 
     def begin_sentence(self, tokens: list[str], context: dict[str, Any] | None) -> None:
         self.tokens = tokens
@@ -93,7 +97,12 @@ class CoreferenceModelFeature(StatelessFeature):
         total = None
         for i, dist in self.pronouns.items():
             if opt.start <= i < opt.end:
-                cls = self.option_class(opt, i, self.tokens)
+                key = (opt.table < 0, opt.words, opt.alignment, i - opt.start, *self.tokens[opt.start:opt.end])
+                cls = self._classes.get(key)
+                if cls is None:
+                    if len(self._classes) >= CLASS_CACHE:
+                        self._classes.clear()
+                    cls = self._classes[key] = self.option_class(opt, i, self.tokens)
                 v = self._scores.get((i, cls))
                 if v is None:
                     v = self._scores[(i, cls)] = score_class(dist, cls, self.objective)

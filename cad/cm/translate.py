@@ -22,6 +22,7 @@ from cad.decoder.search import Decoder, Translation
 from coref.records import PronounResolution
 
 log = logging.getLogger(__name__)
+AHEAD = 8       # sentences looked at for one that can be decoded while an earlier one waits for tags
 
 
 @dataclass
@@ -151,6 +152,13 @@ class TranslationMorphology:
             done = self.pool.submit(tag_words, tr.best.words)
         self.cache[id(tr)] = (tr, done)     # the translation kept alive, so that its id stays its own
 
+    def ready(self, tr: Translation) -> bool:
+        """Whether `of(tr)` would return at once."""
+        if self.pool is None or not tr.best.words:
+            return True
+        self._start(tr)
+        return self.cache[id(tr)][1].done()
+
     def of(self, tr: Translation) -> list:
         self._start(tr)
         return self.cache[id(tr)][1].result()
@@ -203,51 +211,42 @@ def _translate_feature(decoder, doc_id: str, sentences: list[list[str]], recs_of
     from cad.cm.class_model import antecedent_distribution, pronoun_mixture
     from cad.cm.classes import aligned_words, pronoun_class
 
-    done: list[Translation] = []
-    traces: list[TraceRecord] = []
+    n = len(sentences)
+    done: list[Translation | None] = [None] * n
+    traces: list[list[TraceRecord]] = [[] for _ in range(n)]
     passed_on: dict[tuple[int, int], dict] = {}     # (sentence, token) of a resolved pronoun -> its antecedents' features
-    for k, sent in enumerate(sentences):
-        text = " ".join(sent)
-        recs = recs_of.get(k, [])
-        if not recs:
-            done.append(decoder.translate(text, nbest=nbest, distinct=distinct))
-            if k in read_later:
-                morphology.prefetch(done[-1])
-            continue
-        first: list[Translation] = []
+    firsts: dict[int, tuple[Translation, dict]] = {}     # intra: the first pass and its context
+    # the earlier sentences whose translations (and their pronouns' features) a sentence reads
+    needs = {k: sorted({c.sentence for r in recs for c in r.candidates if c.sentence < k}) for k, recs in recs_of.items()}
 
-        def project(c, k=k, first=first):
+    def context(k: int, first: Translation | None) -> dict:
+        def project(c):
             if projector is not None:
                 gn = projector(c)
             elif c.sentence < k:
                 gn = projection(done[c.sentence], c.start, c.end, morphology)
-            elif c.sentence == k and first:
-                gn = projection(first[0], c.start, c.end, morphology)
+            elif c.sentence == k and first is not None:
+                gn = projection(first, c.start, c.end, morphology)
             else:
                 gn = None
             if gn is None and (c.sentence, c.head) in passed_on:
                 return passed_on[(c.sentence, c.head)]      # *it* ... *it*: the chain's features
             return {gn: 1.0}
 
-        def context():
-            # in token order, so that a pronoun whose antecedent is an earlier pronoun of the same
-            # sentence (*it was not dead but it was wounded*) inherits that one's features
-            mixes = {}
-            for r in sorted(recs, key=lambda r: r.index):
-                mixes[r.index] = pronoun_mixture(r, roles[(k, r.index)], project, with_human)
-                passed_on[(k, r.index)] = antecedent_distribution(mixes[r.index])
-            return {"pronouns": mixes}
+        # in token order, so that a pronoun whose antecedent is an earlier pronoun of the same
+        # sentence (*it was not dead but it was wounded*) inherits that one's features
+        mixes = {}
+        for r in sorted(recs_of[k], key=lambda r: r.index):
+            mixes[r.index] = pronoun_mixture(r, roles[(k, r.index)], project, with_human)
+            passed_on[(k, r.index)] = antecedent_distribution(mixes[r.index])
+        return {"pronouns": mixes}
 
-        intra = projector is None and any(c.sentence == k and c.kind == "np" for r in recs for c in r.candidates)
-        if intra:
-            first_ctx = context()
-            first.append(decoder.translate(text, nbest=nbest, distinct=distinct, context=first_ctx))
-        ctx = context()
-        if intra and ctx == first_ctx:
-            result = first[0]       # the first pass's words changed no bundle: decoding again gives the same
-        else:
-            result = decoder.translate(text, nbest=nbest, distinct=distinct, context=ctx)
-        for r in recs:
+    def finish(k: int, result: Translation, ctx: dict | None, intra: bool) -> None:
+        done[k] = result
+        if k in read_later:
+            morphology.prefetch(result)
+        sent = sentences[k]
+        for r in recs_of.get(k, []):
             tr = TraceRecord(doc_id, k, r.index, r.token,
                              candidates=[(c.text, round(c.probability, 4)) for c in r.candidates],
                              pass_="intra" if intra else "inter" if r.candidates else "none")
@@ -259,11 +258,61 @@ def _translate_feature(decoder, doc_id: str, sentences: list[list[str]], recs_of
             words = aligned_words(sent, result.best.words, result.best.word_alignment, r.index)
             tr.target = " ".join(words)
             tr.target_class = pronoun_class(words)
-            traces.append(tr)
-        done.append(result)
-        if k in read_later:
-            morphology.prefetch(result)
-    return done, traces
+            traces[k].append(tr)
+
+    def step(k: int) -> bool:
+        """Translate sentence k as far as it can go now; True once it is done."""
+        text = " ".join(sentences[k])
+        if k not in recs_of:
+            finish(k, decoder.translate(text, nbest=nbest, distinct=distinct), None, False)
+            return True
+        if k in firsts:
+            first, first_ctx = firsts.pop(k)
+            ctx = context(k, first)
+            # the first pass's words changed no bundle: decoding again gives the same
+            result = first if ctx == first_ctx else decoder.translate(text, nbest=nbest, distinct=distinct,
+                                                                      context=ctx)
+            finish(k, result, ctx, True)
+            return True
+        intra = projector is None and any(c.sentence == k and c.kind == "np" for r in recs_of[k] for c in r.candidates)
+        ctx = context(k, None)
+        result = decoder.translate(text, nbest=nbest, distinct=distinct, context=ctx)
+        if not intra:
+            finish(k, result, ctx, False)
+            return True
+        firsts[k] = (result, ctx)
+        morphology.prefetch(result)
+        return False
+
+    def waits_for(k: int) -> Translation | bool | None:
+        """What sentence k waits for: an earlier sentence not yet done (True), the translation whose
+        tags it reads, or nothing (None)."""
+        if k in firsts:
+            return None if morphology.ready(firsts[k][0]) else firsts[k][0]
+        for j in needs.get(k, ()):
+            if done[j] is None:
+                return True
+            if j in read_later and not morphology.ready(done[j]):
+                return done[j]
+        return None
+
+    # Sentences go in order, except that while the first waiting sentence's antecedent is being
+    # tagged (in the French worker), a later one that waits for nothing is decoded. Each
+    # sentence's translation depends only on its own context, so the output is the same in any order.
+    pending = list(range(n))
+    while pending:
+        for pos, k in enumerate(pending[:AHEAD]):
+            if waits_for(k) is None:
+                if step(k):
+                    del pending[pos]
+                break
+        else:
+            # the first pending sentence's earlier sentences are all done: it waits only for tags
+            # (which may have come in since it was looked at)
+            tr = waits_for(pending[0])
+            if isinstance(tr, Translation):
+                morphology.of(tr)
+    return done, [tr for recs in traces for tr in recs]
 
 
 def plain_traces(doc_id: str, sentences: list[list[str]], translations: list[Translation],

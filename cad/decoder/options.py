@@ -93,18 +93,107 @@ def _place(template: TranslationOption, start: int, end: int) -> TranslationOpti
     return opt
 
 
-def collect_options(model: DecoderModel, tokens: list[str],
-                    context=None) -> dict[tuple[int, int], list[TranslationOption]]:
-    """Every translation option of the sentence, scored by the stateless features; `context` goes
-    to the features' begin_sentence (the coreference model's antecedent bundles)."""
+@dataclass
+class SentenceOptions:
+    """One sentence's options and the spans whose options read the sentence's context: a second
+    pass over the same words with another context (seed 004's intra-sentential pass) recomputes
+    only those spans."""
+
+    tokens: tuple[str, ...]
+    key: tuple                      # the weights and settings the options were scored under
+    options: dict[tuple[int, int], list[TranslationOption]]
+    read: frozenset[tuple[int, int]]
+
+
+def _key(model: DecoderModel) -> tuple:
+    return tuple(model.weights()) + tuple(t.table_limit for t in model.tables) + tuple(vars(model.settings).items())
+
+
+def _begin(model: DecoderModel, tokens: list[str], context) -> list:
+    """Start the sentence for every feature; the stateless features that read its context."""
     model.begin_sentence(tokens, context)
     for f in model.stateful:
         f.begin_sentence(tokens)
+    return [f for f in model.stateless if f.reads_context]
+
+
+def _max_len(model: DecoderModel) -> int:
+    return min(model.settings.max_phrase_length, max(t.max_source_length for t in model.tables) or 1)
+
+
+def _path_options(model: DecoderModel, limited: dict, table_ids: list[int], tokens: list[str], start: int,
+                  end: int, in_context: list) -> list[TranslationOption]:
+    """The options of one decoding path's tables for source span [start, end), before pruning."""
+    src = " ".join(tokens[start:end])
+    scoring = [f for f in in_context if f.reads_span(start, end)] if in_context else in_context
+    opts = []
+    for t in table_ids:
+        table = model.tables[t]
+        entries = table.entries.get(src)
+        if not entries:
+            continue
+        # Moses applies the table limit inside the phrase table, before the features that read
+        # the sentence's context (EvaluateWithSourceContext) have scored
+        kept = limited.get((t, src))
+        if kept is None:
+            kept = limited[(t, src)] = _limit_entries(model, t, src, entries, table.table_limit)
+        for template in kept:
+            opt = _place(template, start, end)
+            # a feature that reads the sentence's context and scores this option makes `_finish`
+            # run whole (the same sum in the same order); where none scores it, the template's
+            # context-free sums are already `_finish`'s result
+            if scoring and any(f.evaluate(opt) is not None for f in scoring):
+                _finish(opt, model)
+            opts.append(opt)
+    return opts
+
+
+def _unknown(model: DecoderModel, tokens: list[str], i: int) -> TranslationOption:
+    opt = TranslationOption(i, i + 1, (tokens[i],), -1, (), ((0, 0),), None)
+    _finish(opt, model)
+    return opt
+
+
+def _pruned(model: DecoderModel, opts: list[TranslationOption]) -> list[TranslationOption]:
+    """Moses's TranslationOptionCollection::Prune, after unknown words: at most `cap` options per
+    span (the best by estimated score), then those within the threshold of the best."""
+    cap = model.settings.max_trans_opt
+    ratio = model.settings.option_threshold
+    opts.sort(key=lambda o: -o.future)
+    if cap > 0 and len(opts) > cap:
+        del opts[cap:]
+    if ratio > 0 and len(opts) > 1:
+        limit = opts[0].future + math.log(ratio)
+        return [o for o in opts if o.future >= limit]
+    return opts
+
+
+def _read_spans(spans, in_context: list) -> frozenset[tuple[int, int]]:
+    return frozenset(sp for sp in spans if any(f.reads_span(*sp) for f in in_context))
+
+
+def collect_options(model: DecoderModel, tokens: list[str],
+                    context=None) -> dict[tuple[int, int], list[TranslationOption]]:
+    """Every translation option of the sentence by source span, scored by the stateless features."""
+    return sentence_options(model, tokens, context).options
+
+
+def sentence_options(model: DecoderModel, tokens: list[str], context=None,
+                     previous: SentenceOptions | None = None) -> SentenceOptions:
+    """Every translation option of the sentence, scored by the stateless features; `context` goes
+    to the features' begin_sentence (the coreference model's antecedent bundles). `previous`: the
+    same sentence's options under another context, whose spans that neither context reads are
+    kept as they are (a feature's reads_span promises that they cannot change)."""
+    in_context = _begin(model, tokens, context)
+    key = _key(model)
+    if previous is not None and (previous.tokens != tuple(tokens) or previous.key != key):
+        previous = None
+    if previous is not None:
+        return _collect_again(model, tokens, in_context, previous)
     n = len(tokens)
-    max_len = min(model.settings.max_phrase_length, max(t.max_source_length for t in model.tables) or 1)
+    max_len = _max_len(model)
     options: dict[tuple[int, int], list[TranslationOption]] = {}
     limited = _limited(model)
-    in_context = [f for f in model.stateless if f.reads_context]
     for g, table_ids in enumerate(model.paths):
         backoff = model.backoff[g] if g < len(model.backoff) else 0
         for start in range(n):
@@ -113,46 +202,40 @@ def collect_options(model: DecoderModel, tokens: list[str],
                 # that no earlier path could translate (N = 0: always used)
                 if g > 0 and backoff != 0 and (end - start > backoff or options.get((start, end))):
                     continue
-                src = " ".join(tokens[start:end])
-                scoring = [f for f in in_context if f.reads_span(start, end)] if in_context else in_context
-                for t in table_ids:
-                    table = model.tables[t]
-                    entries = table.entries.get(src)
-                    if not entries:
-                        continue
-                    # Moses applies the table limit inside the phrase table, before the features
-                    # that read the sentence's context (EvaluateWithSourceContext) have scored
-                    kept = limited.get((t, src))
-                    if kept is None:
-                        kept = limited[(t, src)] = _limit_entries(model, t, src, entries, table.table_limit)
-                    opts = []
-                    for template in kept:
-                        opt = _place(template, start, end)
-                        # a feature that reads the sentence's context and scores this option makes
-                        # `_finish` run whole (the same sum in the same order); where none scores
-                        # it, the template's context-free sums are already `_finish`'s result
-                        if scoring and any(f.evaluate(opt) is not None for f in scoring):
-                            _finish(opt, model)
-                        opts.append(opt)
+                opts = _path_options(model, limited, table_ids, tokens, start, end, in_context)
+                if opts:
                     options.setdefault((start, end), []).extend(opts)
-    for i, tok in enumerate(tokens):
+    for i in range(n):
         if not options.get((i, i + 1)):
-            opt = TranslationOption(i, i + 1, (tok,), -1, (), ((0, 0),), None)
-            _finish(opt, model)
-            options[(i, i + 1)] = [opt]
-    cap = model.settings.max_trans_opt
-    ratio = model.settings.option_threshold
-    floor = math.log(ratio) if ratio > 0 else NEG_INF
-    for key, opts in options.items():
-        # Moses's TranslationOptionCollection::Prune, after unknown words: at most `cap` options
-        # per span (the best by estimated score), then those within the threshold of the best
-        opts.sort(key=lambda o: -o.future)
-        if cap > 0 and len(opts) > cap:
-            del opts[cap:]
-        if floor != NEG_INF and len(opts) > 1:
-            limit = opts[0].future + floor
-            options[key] = [o for o in opts if o.future >= limit]
-    return options
+            options[(i, i + 1)] = [_unknown(model, tokens, i)]
+    for span, opts in options.items():
+        options[span] = _pruned(model, opts)
+    return SentenceOptions(tuple(tokens), key, options, _read_spans(options, in_context))
+
+
+def _collect_again(model: DecoderModel, tokens: list[str], in_context: list,
+                   previous: SentenceOptions) -> SentenceOptions:
+    """collect_options's result, in the same span order, from `previous`: the spans that either
+    context reads are collected afresh (every path, unknown word, pruning), the others kept."""
+    read = _read_spans(previous.options, in_context)
+    again = read | previous.read
+    limited = _limited(model)
+    options = {}
+    for span, kept in previous.options.items():
+        if span not in again:
+            options[span] = kept
+            continue
+        start, end = span
+        opts: list[TranslationOption] = []
+        for g, table_ids in enumerate(model.paths):
+            backoff = model.backoff[g] if g < len(model.backoff) else 0
+            if g > 0 and backoff != 0 and (end - start > backoff or opts):
+                continue
+            opts.extend(_path_options(model, limited, table_ids, tokens, start, end, in_context))
+        if not opts:
+            opts = [_unknown(model, tokens, start)]     # only a one-word span can have had none
+        options[span] = _pruned(model, opts)
+    return SentenceOptions(previous.tokens, previous.key, options, read)
 
 
 def future_costs(n: int, options: dict[tuple[int, int], list[TranslationOption]]) -> list[list[float]]:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from cad.decoder import native
 from cad.decoder.model import DecoderModel
-from cad.decoder.options import NEG_INF, TranslationOption, collect_options, future_costs
+from cad.decoder.options import NEG_INF, SentenceOptions, TranslationOption, future_costs, sentence_options
 from cad.decoder.stateful import StatefulFeature
 
 class Hypothesis:
@@ -97,6 +97,9 @@ def _within(options: dict, target: tuple[str, ...]) -> dict:
     return {span: kept for span, opts in options.items() if (kept := [o for o in opts if o.words in pieces])}
 
 
+RECENT = 8      # sentences whose options a decoder keeps
+
+
 class Decoder:
     """Search over the options the stateless features scored, extended through the stateful
     features of `model.stateful`; it names no model."""
@@ -113,6 +116,9 @@ class Decoder:
         self._check = [f.expensive for f in self.stateful]
         self._native: object | None = None
         self._native_checked = not native
+        # the last few sentences' options, for a second pass over the same words (seed 004's
+        # intra-sentential pass, which cad translate may interleave with other sentences)
+        self._recent: dict[tuple[str, ...], SentenceOptions] = {}
         # only features whose score depends on the jump alone order cube pruning's edges
         self._jump = [f.jump_score for f in self.stateful if type(f).jump_score is not StatefulFeature.jump_score]
 
@@ -217,9 +223,16 @@ class Decoder:
         if n == 0:
             empty = Derivation([], 0.0, [0.0] * self.model.size, [])
             return Translation(tokens, empty, [empty] if nbest else [], names)
-        options = collect_options(self.model, tokens, context)
+        words = tuple(tokens)
+        collected = sentence_options(self.model, tokens, context, self._recent.get(words))
+        options = collected.options
         if self._constraint is not None:
             options = _within(options, self._constraint)
+        else:
+            self._recent.pop(words, None)
+            self._recent[words] = collected
+            if len(self._recent) > RECENT:
+                del self._recent[next(iter(self._recent))]
         fc = future_costs(n, options)
         self._begin(tokens)
         core = self._core() if self._constraint is None else None

@@ -71,6 +71,25 @@ def _cmd_lm(a: argparse.Namespace) -> None:
     train_lm(Path(a.text), Path(a.out), a.order, engine=a.engine, memory=a.memory, temp_dir=a.temp_dir)
 
 
+def _cmd_truecase_train(a: argparse.Namespace) -> None:
+    from cad.truecase import text_documents, train_truecaser
+
+    used, skipped = train_truecaser(text_documents(a.text, a.docs), a.model)
+    log.info("truecasing model from %d documents (%d without case skipped)", used, skipped)
+    if not used:
+        log.warning("%s has no capital letter: the truecasing model is empty and leaves text as it is", a.text)
+
+
+def _cmd_truecase_apply(a: argparse.Namespace) -> None:
+    from cad.textio import atomic_output, read_lines
+    from cad.truecase import Truecaser, detruecase
+
+    case = Truecaser(a.model).truecase if getattr(a, "model", None) else detruecase
+    with atomic_output(a.out) as fh:
+        for line in read_lines(a.input):
+            fh.write(" ".join(case(line.split())) + "\n")
+
+
 def _memory_size(text: str) -> int:
     from cad.lm.native import parse_memory
 
@@ -208,6 +227,25 @@ def build_parser() -> argparse.ArgumentParser:
                         "done (default: the system's temporary directory, $TMPDIR or /tmp)")
     add_out(s, "--out", required=True, help="ARPA file")
     s.set_defaults(func=_cmd_lm)
+
+    s = sub.add_parser("truecase", help="Moses's truecasing: train a model, truecase or detruecase text")
+    ssub = s.add_subparsers(dest="truecase_command", metavar="ACTION", required=True)
+    t = ssub.add_parser("train", help="learn a truecasing model (train-truecaser.perl) from the documents that "
+                                      "have case")
+    add_in(t, "--text", required=True, help="tokenized text, one sentence per line")
+    add_in(t, "--docs", help="document boundaries of --text; a document without a capital letter is skipped "
+                             "(default: every line is a document)")
+    add_out(t, "--model", required=True, help="the truecasing model, in Moses's format")
+    t.set_defaults(func=_cmd_truecase_train)
+    t = ssub.add_parser("apply", help="truecase tokenized text (truecase.perl)")
+    t.add_argument("--model", required=True, help="truecasing model (cad truecase train or train-truecaser.perl)")
+    add_in(t, "--input", default="-", help="tokenized text (default '-')")
+    add_out(t, "--out", default="-", help="truecased text")
+    t.set_defaults(func=_cmd_truecase_apply)
+    t = ssub.add_parser("detruecase", help="capitalize the first word of each sentence (detruecase.perl)")
+    add_in(t, "--input", default="-", help="truecased tokenized text (default '-')")
+    add_out(t, "--out", default="-", help="detruecased text")
+    t.set_defaults(func=_cmd_truecase_apply)
 
     s = sub.add_parser("moses-ini", help="write or check a moses.ini")
     ssub = s.add_subparsers(dest="ini_command", metavar="ACTION", required=True)

@@ -1,0 +1,111 @@
+"""Truecasing as Moses's pipeline does it (scripts/recaser/train-truecaser.perl, truecase.perl,
+detruecase.perl), through sacremoses's port of those scripts (MosesTruecaser, MosesDetruecaser).
+
+Training counts, for every word not at the start of a sentence, the forms it is written in; the
+model file is Moses's (`best (count/total) other (count) ...` per word). Truecasing gives the first
+word of a sentence its most frequent form and leaves a later word alone when that form of it was
+seen (truecase.perl's KNOWN; sacremoses's `use_known=True`), else gives it its most frequent form.
+A document written without a single capital letter (the lowercased SATED part of the shared corpus)
+would teach that every name is lowercase: training skips it (see has_case). A corpus with no capital letter at all
+gives an empty model, under which truecasing changes nothing: the text stays lowercased.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Iterable
+
+from cad.errors import CadError
+from cad.textio import atomic_output, read_lines
+
+_COUNT = re.compile(r"^\((\d+)(?:/(\d+))?\)$")
+
+
+def has_case(sentences: Iterable[list[str]]) -> bool:
+    """Whether a document was written with case: more than half of its sentences begin with a
+    capital letter. "Any capital letter at all" is not enough: the SATED release lowercased ASCII
+    letters only, and 140 of its documents keep an *États-Unis* or a sentence-initial *Ça*."""
+    starts = capitals = 0
+    for s in sentences:
+        first = next((ch for t in s for ch in t if ch.isalpha()), None)
+        if first is not None:
+            starts += 1
+            capitals += first.isupper()
+    return 2 * capitals > starts
+
+
+def train_truecaser(documents: Iterable[list[list[str]]], out: str | os.PathLike) -> tuple[int, int]:
+    """Write a Moses truecasing model of the documents that have case; (documents used, skipped)."""
+    from sacremoses import MosesTruecaser
+
+    learner = MosesTruecaser()
+    casing: dict[str, dict[str, int]] = {}
+    used = skipped = 0
+    for doc in documents:
+        if not has_case(doc):
+            skipped += 1
+            continue
+        used += 1
+        for sent in doc:
+            for low, form, weight in learner.learn_truecase_weights(sent):
+                forms = casing.setdefault(low, {})
+                forms[form] = forms.get(form, 0) + weight
+    with atomic_output(out) as fh:
+        # words in sorted order and, within a word, forms by count, ties by first occurrence
+        # (train-truecaser.perl leaves both orders to Perl's hash order)
+        for low in sorted(casing):
+            forms = sorted(casing[low].items(), key=lambda x: -x[1])
+            total = sum(c for _, c in forms)
+            fh.write(" ".join(f"{w} ({c}/{total})" if i == 0 else f"{w} ({c})"
+                              for i, (w, c) in enumerate(forms)) + "\n")
+    return used, skipped
+
+
+class Truecaser:
+    """A Moses truecasing model (`cad truecase train`'s or train-truecaser.perl's file)."""
+
+    def __init__(self, path: str | os.PathLike):
+        from sacremoses import MosesTruecaser
+
+        self.path = str(path)
+        # checked here with the line named: sacremoses's loader raises a bare ValueError
+        for lineno, line in enumerate(read_lines(path), 1):
+            fields = line.split()
+            if not fields or len(fields) % 2 or not all(_COUNT.match(c) for c in fields[1::2]):
+                raise CadError("not a truecasing model line (word (count/total) [word (count)] ...)", path, lineno)
+        self._model = MosesTruecaser(load_from=self.path)
+
+    def truecase(self, tokens: list[str]) -> list[str]:
+        if not tokens:
+            return []
+        return self._model.truecase(" ".join(tokens), use_known=True)
+
+
+def detruecase(tokens: list[str]) -> list[str]:
+    """detruecase.perl: the first word of each sentence in the line capitalized."""
+    from sacremoses import MosesDetruecaser
+
+    return MosesDetruecaser().detruecase(" ".join(tokens)) if tokens else []
+
+
+def text_documents(text: str | os.PathLike, docs: str | os.PathLike | None) -> Iterable[list[list[str]]]:
+    """The documents of a tokenized text, streamed: split at the starts of a .docs file, or one
+    document per line without one."""
+    from cad.docs import read_docs
+
+    starts = iter([d.first_line for d in read_docs(docs)][1:]) if docs else None
+    nxt = next(starts, None) if starts is not None else None
+    doc: list[list[str]] = []
+    for i, line in enumerate(read_lines(text)):
+        if starts is None:
+            yield [line.split()]
+            continue
+        if i == nxt:
+            yield doc
+            doc, nxt = [], next(starts, None)
+        doc.append(line.split())
+    if nxt is not None:
+        raise CadError(f"a document starts at line {nxt + 1}, after the end of {text}", docs)
+    if doc:
+        yield doc

@@ -73,7 +73,7 @@ def _coref_eval(a: argparse.Namespace) -> None:
         resolvers = {name: backend for name, _, _, _ in pairs}
     for name, gdoc, k, sents in pairs:
         t = time.time()
-        recs = resolvers[name].resolve(str(k), sents)
+        recs = resolvers[name].resolve(str(k), [[w.lower() for w in s] for s in sents] if a.lowercase else sents)
         secs += time.time() - t
         records.extend(recs)
         sc = score(recs, gold_pronouns(gdoc, sents, str(k), pronouns))
@@ -162,6 +162,9 @@ def add_coref_parsers(sub) -> None:
     s.add_argument("--cv-folds", type=int, default=0,
                    help="ranker only: cross-validate by talk, training one model per fold without its talks")
     s.add_argument("--train-data", help="with --cv-folds: gold coreference folder (../shared/data/coref)")
+    s.add_argument("--lowercase", action="store_true",
+                   help="resolve the lowercased text (as cad translate gave it before it kept the case; "
+                        "default: the text as written)")
     _training_options(s)
     s.add_argument("--out", help="write the evaluated pronoun records (JSON Lines) here (a file: the report goes "
                                  "to stdout)")

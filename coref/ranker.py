@@ -142,6 +142,8 @@ def _possible(pclass: str, c: Mention, tracker: EntityTracker) -> bool:
 class RankerResolver:
     """Backend `ranker`: learned anaphoricity and antecedent ranking (see the module's doc)."""
 
+    reads_case = True       # trained on the cased gold corpora: give it the text as written
+
     def __init__(self, model: str | os.PathLike | RankerModel | None = None, nlp=None,
                  pronouns: tuple[str, ...] = ("it", "they")):
         if isinstance(model, RankerModel):

@@ -576,6 +576,8 @@ class SpanishResolver:
     pronouns) with its candidate antecedents, seed 003's `keep_likely` over the ranker's
     probabilities. Works on lowercased tokens (see the module's doc)."""
 
+    reads_case = False      # trained on lowercased text: callers give it lowercased tokens
+
     def __init__(self, model: str | os.PathLike | SpanishModel | None = None, nlp=None, lexicon="model",
                  pronouns: tuple[str, ...] = ALL_PRONOUNS, genders=None):
         """`lexicon`: "model" (the human-noun lexicon stored with the model), None (no lexicon:

@@ -177,6 +177,16 @@ def test_cm_cli_show_and_translate(sample_system, tmp_path, capsys):
                  "--trace", str(tmp_path / "trace.jsonl"), "--out", str(tmp_path / "out.fr")]) == 0
     assert len((tmp_path / "out.fr").read_text().splitlines()) == 2
     assert (tmp_path / "trace.jsonl").read_text().count("\n") == 1
+    # a truecasing model for the input: raw text in, cased detokenized text out
+    write(tmp_path / "cased.en", "I saw the Mouse in Paris .\nThe mouse is old .\n")
+    assert main(["-q", "truecase", "train", "--text", str(tmp_path / "cased.en"), "--model", str(tmp_path / "tc.en")]) == 0
+    assert main(["-q", "translate", "--config", str(out / "cm.ini"), "--input", str(tmp_path / "doc.txt"), "--raw",
+                 "--truecase-model", str(tmp_path / "tc.en"), "--out", str(tmp_path / "cased.fr")]) == 0
+    plain, cased = (tmp_path / "out.fr").read_text().splitlines(), (tmp_path / "cased.fr").read_text().splitlines()
+    assert [c[:1].isupper() for c in cased] == [True, True]
+    assert not any(c.endswith(" .") for c in cased + plain)
+    # the truecased input: *It* became *it*, which the (lowercased) sample model knows
+    assert cased[1].lower() == plain[1].lower()
 
 
 def test_cm_weight_grid_search(sample_system, tmp_path):

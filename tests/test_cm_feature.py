@@ -683,3 +683,41 @@ def test_feature_mode_decodes_ahead_while_the_antecedent_is_tagged(tmp_path):
     assert [s for s, _ in order] == ["the mouse runs", "the cat runs", "the mouse runs", "it sleeps",
                                      "the cat runs it sleeps", "the cat runs it sleeps"]
     assert order[-2:] == [("the cat runs it sleeps", True)] * 2
+
+
+def test_coreference_reads_the_cased_text_and_its_records_map_onto_the_decoder_tokens():
+    pytest.importorskip("spacy")
+    from cad.cm.analysis import analyse, onto_tokens
+    from cad.errors import CadError
+    from coref.backends import get_backend
+
+    cased = [["Mary", "bought", "a", "car", "."], ["It", "was", "red", "and", "she", "liked", "it", "."]]
+    lowered = [[t.lower() for t in s] for s in cased]
+    resolver = get_backend("ranker")
+    assert resolver.reads_case
+    got = analyse(resolver, "d", cased, with_roles=True)
+    its = [r for r in got.records if r.token.lower() == "it"]
+    assert [(r.sentence, r.index, r.token) for r in its] == [(1, 0, "It"), (1, 6, "it")]
+    assert "a car" in [c.text for c in its[0].candidates]
+    mapped = onto_tokens(got.records, lowered, "d")
+    assert [(r.sentence, r.index, r.token) for r in mapped if r.token == "it"] == [(1, 0, "it"), (1, 6, "it")]
+    assert all(lowered[r.sentence][r.index] == r.token for r in mapped)
+    with pytest.raises(CadError, match="sentence 2, token 1"):
+        onto_tokens(got.records, [lowered[0], ["that"] + lowered[1][1:]], "d")
+
+
+def test_a_resolver_trained_on_lowercased_text_gets_it_lowercased():
+    pytest.importorskip("spacy")
+    try:
+        from coref.spanish import SpanishResolver
+
+        resolver = SpanishResolver()
+    except (OSError, ImportError) as exc:
+        pytest.skip(f"the Spanish pipeline is not installed ({exc})")
+    from cad.cm.analysis import analyse
+
+    assert not resolver.reads_case
+    cased = [["María", "compró", "un", "coche", "."], ["Ella", "lo", "vendió", "ayer", "."]]
+    got = analyse(resolver, "d", cased, with_roles=False).records
+    assert got == resolver.resolve("d", [[t.lower() for t in s] for s in cased])
+    assert any(r.token == "ella" for r in got)

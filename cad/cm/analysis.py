@@ -12,7 +12,7 @@ from __future__ import annotations
 import multiprocessing
 from collections import deque
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Iterator
 
 from coref.records import PronounResolution
@@ -25,10 +25,15 @@ class Analysis:
 
 
 def analyse(resolver, doc_id: str, sentences: list[list[str]], with_roles: bool) -> Analysis:
-    """Resolve a document's pronouns; with_roles: also the roles of the CM's pronouns, read from
-    the resolver's own parse where it parses with the English pipeline the roles need."""
+    """Resolve a document's pronouns in `sentences` as written (names and sentence starts keep
+    their case, which the English parser and resolver were trained with; a resolver with
+    `reads_case = False` gets them lowercased); with_roles: also the roles of the CM's pronouns,
+    read from the resolver's own parse where it parses with the English pipeline the roles need.
+    The records' positions are those of `sentences`, their tokens as the resolver read them."""
     if resolver is None:
         return Analysis([])
+    if not getattr(resolver, "reads_case", True):
+        sentences = [[t.lower() for t in s] for s in sentences]
     parsed = resolver.parse(sentences) if getattr(resolver, "shares_english_parse", False) else None
     records = resolver.resolve(doc_id, sentences, parsed=parsed) if parsed is not None \
         else resolver.resolve(doc_id, sentences)
@@ -40,6 +45,21 @@ def analyse(resolver, doc_id: str, sentences: list[list[str]], with_roles: bool)
         roles = pronoun_roles(sentences, {(r.sentence, r.index) for r in records if r.token.lower() in CM_PRONOUNS},
                               parsed)
     return Analysis(records, roles)
+
+
+def onto_tokens(records: list[PronounResolution], sentences: list[list[str]], doc_id: str) -> list[PronounResolution]:
+    """The records of a document resolved on its cased text, with the tokens of `sentences`, the
+    same words as the decoder reads them (lowercased or truecased: one token for one token)."""
+    from cad.errors import CadError
+
+    out = []
+    for r in records:
+        if not (0 <= r.sentence < len(sentences) and 0 <= r.index < len(sentences[r.sentence])) \
+                or sentences[r.sentence][r.index].lower() != r.token.lower():
+            raise CadError(f"document {doc_id}: the pronoun {r.token!r} at sentence {r.sentence + 1}, token "
+                           f"{r.index + 1} is not a word of the decoder's input there")
+        out.append(replace(r, token=sentences[r.sentence][r.index]))
+    return out
 
 
 _RESOLVERS: dict = {}       # in a worker: the resolver its factory made, made once

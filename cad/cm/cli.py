@@ -205,7 +205,7 @@ def load_decoder(config: str, sentences: list[str], decoder: str = "cad", moses_
 
 
 def _translate(a: argparse.Namespace) -> None:
-    from cad.cm.analysis import analyse_with, read_ahead, resolver_of, worker_pool
+    from cad.cm.analysis import analyse_with, onto_tokens, read_ahead, resolver_of, worker_pool
     from cad.cm.postedit import postedit_document
     from cad.errors import CadError
     from cad.cm.translate import (TranslationMorphology, plain_traces, trace_json, translate_document,
@@ -222,7 +222,14 @@ def _translate(a: argparse.Namespace) -> None:
     if a.raw:
         tok = Tokenizer(a.src)
         docs = [(d, [clean_tokens(tok(" ".join(s))) for s in sents]) for d, sents in docs]
-    if not a.no_lowercase:
+    # coreference reads the text as written; the decoder reads it as its model was trained
+    cased_docs = docs
+    if a.truecase_model:
+        from cad.truecase import Truecaser
+
+        truecaser = Truecaser(a.truecase_model)
+        docs = [(d, [truecaser.truecase(s) for s in sents]) for d, sents in docs]
+    elif not a.no_lowercase:
         docs = [(d, [[t.lower() for t in s] for s in sents]) for d, sents in docs]
     sentences = [" ".join(s) for _, sents in docs for s in sents]
     cfg = parse_config(a.config)
@@ -265,7 +272,7 @@ def _translate(a: argparse.Namespace) -> None:
         elif make_resolver is not None:
             resolver_of(make_resolver)      # its errors (a missing file) before the model's long load
         morphology = TranslationMorphology(tag_pool)
-        analysed = read_ahead(docs, functools.partial(analyse_with, make_resolver, with_roles=feature_mode),
+        analysed = read_ahead(cased_docs, functools.partial(analyse_with, make_resolver, with_roles=feature_mode),
                               a.read_ahead, analysis_pool)
         decoder = load_decoder(a.config, sentences, a.decoder, a.moses_bin, a.search_algorithm, a.engine)
         if hasattr(decoder, "close"):
@@ -293,8 +300,8 @@ def _translate(a: argparse.Namespace) -> None:
             one_pass = iter(translate_all(decoder, sentences, a.nbest, True))
         elif a.system != "cm":
             one_pass = iter(translate_all(decoder, sentences))
-        for doc_id, sents, analysis in analysed:
-            recs = analysis.records
+        for (doc_id, _, analysis), (_, sents) in zip(analysed, docs):
+            recs = onto_tokens(analysis.records, sents, doc_id)
             if a.system == "cm" and mode == "rerank":
                 from cad.cm.rerank import Hypothesis
 
@@ -334,7 +341,11 @@ def _translate(a: argparse.Namespace) -> None:
                     outputs.extend(tr.text for tr in trs)
                 if a.trace and not source_features:
                     traces.extend(plain_traces(doc_id, sents, trs, recs, words))
-        if a.detokenize:
+        if a.truecase_model and (a.raw or a.detokenize):
+            from cad.truecase import detruecase
+
+            outputs = [" ".join(detruecase(o.split())) for o in outputs]
+        if a.detokenize or a.raw:
             from sacremoses import MosesDetokenizer
 
             md = MosesDetokenizer(lang=a.tgt)
@@ -672,8 +683,16 @@ def add_cm_parsers(sub) -> None:
                         "(cad cm config --mode), which decides the mode")
     add_in(s, "--input", required=True, help="source text, one sentence per line")
     add_in(s, "--docs", help="document boundaries (first_line<TAB>doc_id; default: one document)")
-    s.add_argument("--raw", action="store_true", help="input is not tokenized")
-    s.add_argument("--no-lowercase", action="store_true", help="keep the input's case (the model is lowercased)")
+    s.add_argument("--raw", action="store_true",
+                   help="raw text in, text to read out: the input is tokenized, the output detruecased (with "
+                        "--truecase-model) and detokenized")
+    s.add_argument("--no-lowercase", action="store_true",
+                   help="give the decoder the input's case as it is (default: lowercased, as a model trained "
+                        "with cad train's default)")
+    s.add_argument("--truecase-model",
+                   help="the source side's truecasing model (cad truecase train) of a model trained on truecased "
+                        "text: the input is truecased instead of lowercased, and the output detruecased with "
+                        "--raw or --detokenize")
     s.add_argument("--src", default="en", choices=("en", "es"),
                    help="source language (default: %(default)s); es: the CM's bundles carry the Spanish "
                         "antecedent's own gender, number and humanness (seed 003; --cm-mode backoff)")
@@ -703,7 +722,8 @@ def add_cm_parsers(sub) -> None:
     add_out(s, "--trace", help="one JSON line per pronoun (antecedent, features or bundles, target); for "
                                "--system baseline and pe too (antecedent and target, to compare systems "
                                "pronoun by pronoun)")
-    s.add_argument("--detokenize", action="store_true", help="detokenize the output (sacremoses, --tgt's rules)")
+    s.add_argument("--detokenize", action="store_true",
+                   help="detokenize the output (sacremoses, --tgt's rules; implied by --raw)")
     add_out(s, "--alignment-out", help="write the source-translation word alignment (Moses i-j)")
     s.add_argument("--decoder", choices=["cad", "moses"], default="cad",
                    help="cad's decoder, or a real Moses binary (not with a CoreferenceModel feature) "

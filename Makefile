@@ -18,7 +18,10 @@ SRC ?= en
 TGT ?= fr
 NAME ?= baseline
 OUT ?= models/$(NAME)
-TRAIN_ARGS = --corpus $(CORPUS) --src $(SRC) --tgt $(TGT) --out $(OUT) $(if $(filter 1,$(TOKENIZED)),--tokenized)
+# TRUECASE=1: train on truecased text (Moses's pipeline); cad translate then finds OUT/truecase-model.<src>
+TRUECASE ?= 0
+TRAIN_ARGS = --corpus $(CORPUS) --src $(SRC) --tgt $(TGT) --out $(OUT) $(if $(filter 1,$(TOKENIZED)),--tokenized) \
+	$(if $(filter 1,$(TRUECASE)),--truecase)
 
 .PHONY: rank-eval es-en es-en-eval all install coref-model coref-ranker coref-eval cm plm demo pronoun-eval train prepare align lex phrases lm moses-ini check test test-all bench clean decode
 

@@ -77,7 +77,7 @@ def _cmd_truecase_train(a: argparse.Namespace) -> None:
     used, skipped = train_truecaser(text_documents(a.text, a.docs), a.model)
     log.info("truecasing model from %d documents (%d without case skipped)", used, skipped)
     if not used:
-        log.warning("%s has no capital letter: the truecasing model is empty and leaves text as it is", a.text)
+        log.warning("%s has no document written with case: the truecasing model is empty and lowercases", a.text)
 
 
 def _cmd_truecase_apply(a: argparse.Namespace) -> None:
@@ -126,7 +126,7 @@ def _cmd_train(a: argparse.Namespace) -> None:
     from cad.pipeline import TrainConfig, train
 
     cfg = TrainConfig(corpus=a.corpus, src=a.src, tgt=a.tgt, out=a.out, pretokenized=a.tokenized,
-                      lowercase=not a.no_lowercase, max_phrase_length=a.max_phrase_length,
+                      lowercase=not a.no_lowercase, truecase=a.truecase, max_phrase_length=a.max_phrase_length,
                       lm_order=a.lm_order, lm_text=a.lm_text, seed=a.seed, allow_empty=a.allow_empty,
                       test_corpus=a.test)
     ini = train(cfg, force=a.force, until=a.until)
@@ -233,8 +233,8 @@ def build_parser() -> argparse.ArgumentParser:
     t = ssub.add_parser("train", help="learn a truecasing model (train-truecaser.perl) from the documents that "
                                       "have case")
     add_in(t, "--text", required=True, help="tokenized text, one sentence per line")
-    add_in(t, "--docs", help="document boundaries of --text; a document without a capital letter is skipped "
-                             "(default: every line is a document)")
+    add_in(t, "--docs", help="document boundaries of --text; a document not written with case (at most half its "
+                             "sentences start with a capital) is skipped (default: every line is a document)")
     add_out(t, "--model", required=True, help="the truecasing model, in Moses's format")
     t.set_defaults(func=_cmd_truecase_train)
     t = ssub.add_parser("apply", help="truecase tokenized text (truecase.perl)")
@@ -280,7 +280,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", default="models/baseline",
                    help="model directory, moses.ini included (default: %(default)s)")
     s.add_argument("--tokenized", action="store_true", help="corpus is already tokenized")
-    s.add_argument("--no-lowercase", action="store_true", help="keep the case of the corpus")
+    case = s.add_mutually_exclusive_group()
+    case.add_argument("--no-lowercase", action="store_true", help="keep the case of the corpus")
+    case.add_argument("--truecase", action="store_true",
+                      help="truecase the corpus as Moses's pipeline does, instead of lowercasing it: "
+                           "OUT/truecase-model.<lang> learned from the documents written with case (translate "
+                           "with cad translate --truecase-model OUT/truecase-model.<src> --raw)")
     s.add_argument("--allow-empty", action="store_true", help="drop empty lines instead of failing")
     s.add_argument("--max-phrase-length", type=int, default=7,
                    help="longest phrase extracted, in tokens (default: %(default)s)")

@@ -39,6 +39,7 @@ class TrainConfig:
     out: str = "models/baseline"
     pretokenized: bool = False
     lowercase: bool = True
+    truecase: bool = False      # Moses's truecasing instead of lowercasing (models OUT/truecase-model.<lang>)
     max_phrase_length: int = 7
     lm_order: int = 5
     lm_text: str | None = None
@@ -129,10 +130,16 @@ def _train(cfg: TrainConfig, force: bool, until: str | None) -> Path:
     if not settings.exists() or settings.read_text() != settings_text:
         settings.write_text(settings_text)   # changed settings make every stage stale
 
-    _stage("prepare", [src, tgt], [src_in, tgt_in, settings], force, lambda: prepare_corpus(
-        src_in, tgt_in, corpus, cfg.src, cfg.tgt, docs_in if docs_in.exists() else None,
-        pretokenized=cfg.pretokenized, lowercase=cfg.lowercase, clean=CleanConfig(),
-        allow_empty=cfg.allow_empty), until=until)
+    truecase_models = [truecase_model(out, cfg.src), truecase_model(out, cfg.tgt)] if cfg.truecase else []
+
+    def prepare() -> None:
+        prepare_corpus(src_in, tgt_in, corpus, cfg.src, cfg.tgt, docs_in if docs_in.exists() else None,
+                       pretokenized=cfg.pretokenized, lowercase=cfg.lowercase and not cfg.truecase,
+                       clean=CleanConfig(), allow_empty=cfg.allow_empty)
+        if cfg.truecase:
+            truecase_corpus(corpus, [cfg.src, cfg.tgt], out)
+
+    _stage("prepare", [src, tgt, *truecase_models], [src_in, tgt_in, settings], force, prepare, until=until)
     extra_inputs: list[Path] = []
     extra = None
     if cfg.test_corpus:
@@ -152,6 +159,31 @@ def _train(cfg: TrainConfig, force: bool, until: str | None) -> Path:
     _stage("moses.ini", [ini], [pt, ro, lm, settings], force, lambda: write_config(
         baseline_config(str(pt.resolve()), str(ro.resolve()), str(lm.resolve()), cfg.lm_order), ini), until=until)
     return ini
+
+
+def truecase_model(out: Path, lang: str) -> Path:
+    return out / f"truecase-model.{lang}"
+
+
+def truecase_corpus(corpus: Path, langs: list[str], out: Path) -> None:
+    """Moses's pipeline between tokenizing and cleaning: learn a truecasing model of each side
+    (OUT/truecase-model.<lang>, from the documents written with case) and truecase the prepared
+    corpus with it."""
+    from cad.textio import atomic_output, read_lines
+    from cad.truecase import Truecaser, text_documents, train_truecaser
+
+    docs = Path(f"{corpus}.docs")
+    for lang in langs:
+        text = Path(f"{corpus}.{lang}")
+        used, skipped = train_truecaser(text_documents(text, docs), truecase_model(out, lang))
+        log.info("truecasing model %s from %d documents (%d without case skipped)", truecase_model(out, lang),
+                 used, skipped)
+        if not used:
+            log.warning("the %s side has no case: its truecasing model is empty and lowercases the text", lang)
+        tc = Truecaser(truecase_model(out, lang))
+        with atomic_output(text) as fh:
+            for line in read_lines(text):
+                fh.write(" ".join(tc.truecase(line.split())) + "\n")
 
 
 def train_lm(text: Path, out: Path, order: int, engine: str = "native", memory: int | None = None,

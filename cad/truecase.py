@@ -5,9 +5,11 @@ Training counts, for every word not at the start of a sentence, the forms it is 
 model file is Moses's (`best (count/total) other (count) ...` per word). Truecasing gives the first
 word of a sentence its most frequent form and leaves a later word alone when that form of it was
 seen (truecase.perl's KNOWN; sacremoses's `use_known=True`), else gives it its most frequent form.
-A document written without a single capital letter (the lowercased SATED part of the shared corpus)
-would teach that every name is lowercase: training skips it (see has_case). A corpus with no capital letter at all
-gives an empty model, under which truecasing changes nothing: the text stays lowercased.
+A document written without case (the lowercased SATED part of the shared corpus) would teach that
+every name is lowercase: training skips it (see has_case). A corpus without any case gives an empty
+model; truecasing with it lowercases, so that a model trained on such a corpus (which is then a
+lowercased model) gets the lowercased input it was trained on (truecase.perl would leave the input
+as it is, capitals the model never saw included).
 """
 
 from __future__ import annotations
@@ -75,10 +77,13 @@ class Truecaser:
             if not fields or len(fields) % 2 or not all(_COUNT.match(c) for c in fields[1::2]):
                 raise CadError("not a truecasing model line (word (count/total) [word (count)] ...)", path, lineno)
         self._model = MosesTruecaser(load_from=self.path)
+        self.empty = not self._model.model["best"]
 
     def truecase(self, tokens: list[str]) -> list[str]:
         if not tokens:
             return []
+        if self.empty:
+            return [t.lower() for t in tokens]
         return self._model.truecase(" ".join(tokens), use_known=True)
 
 

@@ -153,3 +153,17 @@ def test_eval_apt_flags_and_errors(tmp_path, capsys):
     write(tmp_path / "o.detail", "bad\n1\t2\n")
     assert main(["eval", "mcnemar", str(tmp_path / "o.detail"), str(tmp_path / "o.detail")]) == 1
     assert "o.detail:2" in capsys.readouterr().err
+
+
+def test_report_scores_case_unless_told_to_lowercase(tmp_path):
+    from cad.eval.report import System, build_report
+
+    src = write(tmp_path / "s", "It is big .\nThey sleep .\n")
+    ref = write(tmp_path / "r", "Il est grand .\nIls dorment .\n")
+    low = write(tmp_path / "c", "il est grand .\nils dorment .\n")
+    al = write(tmp_path / "a", "0-0 1-1 2-2 3-3\n0-0 1-1 2-2\n")
+    cased = build_report(str(src), str(ref), str(al), [System("low", str(low), str(al))])["systems"][0]
+    lower = build_report(str(src), str(ref), str(al), [System("low", str(low), str(al))],
+                         lowercase=True)["systems"][0]
+    assert lower["bleu"] == pytest.approx(100.0) and cased["bleu"] < 60
+    assert "case:mixed" in cased["bleu_signature"] and "case:lc" in lower["bleu_signature"]

@@ -98,3 +98,22 @@ def test_train_reads_gzipped_corpora(trained, tmp_path):
     assert main(["-q", "train", "--corpus", str(tmp_path / "c"), "--out", str(tmp_path / "m")]) == 0
     for name in ("corpus.en", "phrase-table.gz", "lm.arpa"):
         assert (tmp_path / "m" / name).read_bytes() == (trained / name).read_bytes(), name
+
+
+def test_train_truecases_the_corpus_as_moses_does(tmp_path):
+    # the second document was released lowercased: the truecasers skip it, and truecase it too
+    write(tmp_path / "c.en", "The cat saw Paris .\nParis saw the cat .\nthe mouse saw paris .\n")
+    write(tmp_path / "c.fr", "Le chat a vu Paris .\nParis a vu le chat .\nla souris a vu paris .\n")
+    write(tmp_path / "c.docs", "0\ta\n2\tb\n")
+    out = tmp_path / "m"
+    assert main(["-q", "train", "--corpus", str(tmp_path / "c"), "--tokenized", "--truecase", "--out", str(out),
+                 "--until", "prepare"]) == 0
+    assert (out / "corpus.en").read_text(encoding="utf-8") == \
+        "the cat saw Paris .\nParis saw the cat .\nthe mouse saw Paris .\n"
+    assert (out / "corpus.fr").read_text(encoding="utf-8") == \
+        "le chat a vu Paris .\nParis a vu le chat .\nla souris a vu Paris .\n"
+    assert "Paris (1/1)" in (out / "truecase-model.fr").read_text(encoding="utf-8").splitlines()
+    assert "paris" not in (out / "truecase-model.en").read_text(encoding="utf-8")
+    # --truecase and --no-lowercase contradict each other
+    with pytest.raises(SystemExit):
+        main(["train", "--corpus", str(tmp_path / "c"), "--truecase", "--no-lowercase", "--out", str(out)])

@@ -82,8 +82,21 @@ def test_cli_train_apply_detruecase(tmp_path, capsys, caplog):
     assert (tmp_path / "out").read_text(encoding="utf-8") == "the UN met in Paris .\n\nBob !\n"
     assert main(["truecase", "detruecase", "--input", str(tmp_path / "out")]) == 0
     assert capsys.readouterr().out == "The UN met in Paris .\n\nBob !\n"
-    # a lowercased corpus: an empty model, said so, which leaves the text alone
+    # a lowercased corpus: an empty model, said so, which lowercases (as the corpus was)
     (tmp_path / "low").write_text("bob went to paris .\n", encoding="utf-8")
     assert main(["truecase", "train", "--text", str(tmp_path / "low"), "--model", str(tmp_path / "empty")]) == 0
-    assert "no capital letter" in caplog.text
-    assert Truecaser(tmp_path / "empty").truecase(["bob", "."]) == ["bob", "."]
+    assert "no document written with case" in caplog.text
+    assert Truecaser(tmp_path / "empty").truecase(["Bob", "went", "."]) == ["bob", "went", "."]
+
+
+def test_translate_finds_the_truecasing_model_beside_the_phrase_table(tmp_path):
+    from cad.cm.cli import model_truecaser
+    from cad.moses.ini import baseline_config
+
+    cfg = baseline_config(str(tmp_path / "phrase-table.gz"), None, str(tmp_path / "lm.arpa"), 3)
+    assert model_truecaser("auto", cfg, "en") is None           # a lowercased model: none there
+    (tmp_path / "truecase-model.en").write_text("the (1/1)\n", encoding="utf-8")
+    assert model_truecaser("auto", cfg, "en") == str(tmp_path / "truecase-model.en")
+    assert model_truecaser("auto", cfg, "es") is None
+    assert model_truecaser("none", cfg, "en") is None
+    assert model_truecaser("other.tc", cfg, "en") == "other.tc"

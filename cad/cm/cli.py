@@ -7,6 +7,7 @@ import contextlib
 import functools
 import sys
 import time
+from pathlib import Path
 
 from coref.backends import BACKENDS, DEFAULT_BACKEND
 # source languages whose pronouns' antecedents state gender and number on the source side
@@ -185,6 +186,20 @@ def feature_token_phrases(sentences: list[str]) -> list[str]:
     return extra
 
 
+def model_truecaser(option: str, cfg, src: str) -> str | None:
+    """The source truecasing model `--truecase-model` names: a file, "none", or "auto", the
+    truecase-model.<src> that cad train --truecase writes beside the model's phrase table."""
+    if option == "none":
+        return None
+    if option != "auto":
+        return option
+    tables = [f.path for f in cfg.translation_models() if f.path]
+    if not tables:
+        return None
+    found = Path(tables[0]).parent / f"truecase-model.{src}"
+    return str(found) if found.exists() else None
+
+
 def load_decoder(config: str, sentences: list[str], decoder: str = "cad", moses_bin: str | None = None,
                  search_algorithm: int = 1, engine: str = "native"):
     wanted = sentences + [" ".join(feature_token_phrases(sentences))]
@@ -222,17 +237,18 @@ def _translate(a: argparse.Namespace) -> None:
     if a.raw:
         tok = Tokenizer(a.src)
         docs = [(d, [clean_tokens(tok(" ".join(s))) for s in sents]) for d, sents in docs]
+    cfg = parse_config(a.config)
     # coreference reads the text as written; the decoder reads it as its model was trained
     cased_docs = docs
-    if a.truecase_model:
+    truecase_model = None if a.no_lowercase else model_truecaser(a.truecase_model, cfg, a.src)
+    if truecase_model is not None:
         from cad.truecase import Truecaser
 
-        truecaser = Truecaser(a.truecase_model)
+        truecaser = Truecaser(truecase_model)
         docs = [(d, [truecaser.truecase(s) for s in sents]) for d, sents in docs]
     elif not a.no_lowercase:
         docs = [(d, [[t.lower() for t in s] for s in sents]) for d, sents in docs]
     sentences = [" ".join(s) for _, sents in docs for s in sents]
-    cfg = parse_config(a.config)
     has_feature = any(f.type == "CoreferenceModel" for f in cfg.features)
     has_backoff = any(f.name == CM_NAME for f in cfg.features)
     mode = a.cm_mode
@@ -341,7 +357,7 @@ def _translate(a: argparse.Namespace) -> None:
                     outputs.extend(tr.text for tr in trs)
                 if a.trace and not source_features:
                     traces.extend(plain_traces(doc_id, sents, trs, recs, words))
-        if a.truecase_model and (a.raw or a.detokenize):
+        if truecase_model is not None and (a.raw or a.detokenize):
             from cad.truecase import detruecase
 
             outputs = [" ".join(detruecase(o.split())) for o in outputs]
@@ -689,10 +705,11 @@ def add_cm_parsers(sub) -> None:
     s.add_argument("--no-lowercase", action="store_true",
                    help="give the decoder the input's case as it is (default: lowercased, as a model trained "
                         "with cad train's default)")
-    s.add_argument("--truecase-model",
-                   help="the source side's truecasing model (cad truecase train) of a model trained on truecased "
-                        "text: the input is truecased instead of lowercased, and the output detruecased with "
-                        "--raw or --detokenize")
+    s.add_argument("--truecase-model", default="auto",
+                   help="the source side's truecasing model of a model trained on truecased text (cad train "
+                        "--truecase, cad truecase train): the input is truecased instead of lowercased, and the "
+                        "output detruecased with --raw or --detokenize; auto: truecase-model.<src> beside the "
+                        "config's first phrase table when there is one; none: lowercase (default: %(default)s)")
     s.add_argument("--src", default="en", choices=("en", "es"),
                    help="source language (default: %(default)s); es: the CM's bundles carry the Spanish "
                         "antecedent's own gender, number and humanness (seed 003; --cm-mode backoff)")

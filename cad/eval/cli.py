@@ -109,7 +109,8 @@ def _correlation(a: argparse.Namespace) -> None:
 def _report(a: argparse.Namespace) -> None:
     from cad.eval.report import System, build_report, to_markdown, write_report
 
-    report = build_report(a.source, a.reference, a.align_ref, [System.parse(s) for s in a.system], docs=a.docs)
+    report = build_report(a.source, a.reference, a.align_ref, [System.parse(s) for s in a.system], docs=a.docs,
+                          lowercase=a.lowercase)
     write_report(report, a.out)
     sys.stdout.write(to_markdown(report))
 
@@ -196,5 +197,8 @@ def add_eval_parser(sub) -> None:
     s.add_argument("--align-ref", required=True, help="source-reference alignment (Moses i-j)")
     s.add_argument("--system", action="append", required=True, help="NAME=CANDIDATE:ALIGNMENT (repeat)")
     s.add_argument("--docs", help="document boundaries of --source, for the pronoun P/R/F")
+    s.add_argument("--lowercase", action="store_true",
+                   help="case-insensitive BLEU and chrF, for systems trained lowercased (default: the texts' "
+                        "case, as sacrebleu; the signature in the report says which)")
     s.add_argument("--out", required=True, help="writes OUT.md, OUT.json, OUT.png")
     s.set_defaults(func=_report)

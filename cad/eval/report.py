@@ -43,7 +43,10 @@ def correct(result: AptResult, cases: tuple[int, ...]) -> list[bool]:
 
 
 def build_report(source: str, reference: str, align_ref: str, systems: list[System],
-                 docs: str | None = None, settings: AptSettings | None = None) -> dict:
+                 docs: str | None = None, settings: AptSettings | None = None, lowercase: bool = False) -> dict:
+    """APT, pronoun P/R/F and BLEU/chrF of each system. BLEU and chrF score the texts as given,
+    with their case (sacrebleu's default; `lowercase`: case-insensitive, for lowercased systems),
+    and their signatures say so."""
     if not systems:
         raise CadError("no system to report on")
     rows = []
@@ -53,7 +56,7 @@ def build_report(source: str, reference: str, align_ref: str, systems: list[Syst
         res = evaluate(source, reference, sys_.candidate, align_ref, sys_.alignment, s)
         results.append(res)
         prf = pronoun_prf(source, reference, sys_.candidate, align_ref, sys_.alignment, docs=docs)
-        bl = bleu_chrf(sys_.candidate, reference)
+        bl = bleu_chrf(sys_.candidate, reference, lowercase=lowercase)
         total = sum(res.counts.values())
         rows.append({
             "system": sys_.name,

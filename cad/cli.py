@@ -81,13 +81,9 @@ def _cmd_truecase_train(a: argparse.Namespace) -> None:
 
 
 def _cmd_truecase_apply(a: argparse.Namespace) -> None:
-    from cad.textio import atomic_output, read_lines
-    from cad.truecase import Truecaser, detruecase
+    from cad.truecase import Truecaser, detruecase, recase_file
 
-    case = Truecaser(a.model).truecase if getattr(a, "model", None) else detruecase
-    with atomic_output(a.out) as fh:
-        for line in read_lines(a.input):
-            fh.write(" ".join(case(line.split())) + "\n")
+    recase_file(Truecaser(a.model).truecase if getattr(a, "model", None) else detruecase, a.input, a.out)
 
 
 def _memory_size(text: str) -> int:

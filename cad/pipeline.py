@@ -169,8 +169,7 @@ def truecase_corpus(corpus: Path, langs: list[str], out: Path) -> None:
     """Moses's pipeline between tokenizing and cleaning: learn a truecasing model of each side
     (OUT/truecase-model.<lang>, from the documents written with case) and truecase the prepared
     corpus with it."""
-    from cad.textio import atomic_output, read_lines
-    from cad.truecase import Truecaser, text_documents, train_truecaser
+    from cad.truecase import Truecaser, recase_file, text_documents, train_truecaser
 
     docs = Path(f"{corpus}.docs")
     for lang in langs:
@@ -180,10 +179,7 @@ def truecase_corpus(corpus: Path, langs: list[str], out: Path) -> None:
                  used, skipped)
         if not used:
             log.warning("the %s side has no case: its truecasing model is empty and lowercases the text", lang)
-        tc = Truecaser(truecase_model(out, lang))
-        with atomic_output(text) as fh:
-            for line in read_lines(text):
-                fh.write(" ".join(tc.truecase(line.split())) + "\n")
+        recase_file(Truecaser(truecase_model(out, lang)).truecase, text, text)
 
 
 def train_lm(text: Path, out: Path, order: int, engine: str = "native", memory: int | None = None,

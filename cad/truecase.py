@@ -87,6 +87,13 @@ class Truecaser:
         return self._model.truecase(" ".join(tokens), use_known=True)
 
 
+def recase_file(case, text: str | os.PathLike, out: str | os.PathLike) -> None:
+    """Write `text` with `case` (a Truecaser's truecase, or detruecase) applied to each line."""
+    with atomic_output(out) as fh:
+        for line in read_lines(text):
+            fh.write(" ".join(case(line.split())) + "\n")
+
+
 def detruecase(tokens: list[str]) -> list[str]:
     """detruecase.perl: the first word of each sentence in the line capitalized."""
     from sacremoses import MosesDetruecaser

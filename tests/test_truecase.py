@@ -100,3 +100,10 @@ def test_translate_finds_the_truecasing_model_beside_the_phrase_table(tmp_path):
     assert model_truecaser("auto", cfg, "es") is None
     assert model_truecaser("none", cfg, "en") is None
     assert model_truecaser("other.tc", cfg, "en") == "other.tc"
+
+
+def test_translate_refuses_a_truecasing_model_with_no_lowercase(tmp_path, capsys):
+    (tmp_path / "in").write_text("It sleeps .\n", encoding="utf-8")
+    assert main(["-q", "translate", "--config", str(tmp_path / "none.ini"), "--input", str(tmp_path / "in"),
+                 "--no-lowercase", "--truecase-model", str(tmp_path / "tc"), "--out", str(tmp_path / "out")]) == 1
+    assert "--no-lowercase" in capsys.readouterr().err and not (tmp_path / "out").exists()

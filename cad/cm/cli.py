@@ -237,6 +237,9 @@ def _translate(a: argparse.Namespace) -> None:
     if a.raw:
         tok = Tokenizer(a.src)
         docs = [(d, [clean_tokens(tok(" ".join(s))) for s in sents]) for d, sents in docs]
+    if a.no_lowercase and a.truecase_model not in ("auto", "none"):
+        raise CadError(f"--no-lowercase gives the decoder the input as it is: it cannot be truecased with "
+                       f"--truecase-model {a.truecase_model} too")
     cfg = parse_config(a.config)
     # coreference reads the text as written; the decoder reads it as its model was trained
     cased_docs = docs

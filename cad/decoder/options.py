@@ -169,6 +169,8 @@ def _pruned(model: DecoderModel, opts: list[TranslationOption]) -> list[Translat
 
 
 def _read_spans(spans, in_context: list) -> frozenset[tuple[int, int]]:
+    if not in_context:
+        return frozenset()      # plain decoding: nothing to look at for every span
     return frozenset(sp for sp in spans if any(f.reads_span(*sp) for f in in_context))
 
 

@@ -721,3 +721,51 @@ def test_a_resolver_trained_on_lowercased_text_gets_it_lowercased():
     got = analyse(resolver, "d", cased, with_roles=False).records
     assert got == resolver.resolve("d", [[t.lower() for t in s] for s in cased])
     assert any(r.token == "ella" for r in got)
+
+
+def test_context_scores_added_to_the_template_equal_scoring_the_option_whole(tmp_path):
+    import copy
+
+    from cad.decoder.options import _finish, sentence_options
+
+    model = tiny_model(tmp_path, 2.0)
+    words = "the mouse runs it sleeps".split()
+    fem = {"pronouns": {3: {"it-subj-fem-sing": 1.0}}}
+
+    def whole(opts, model=model):
+        out = {}
+        for span, kept in opts.items():
+            again = []
+            for o in kept:
+                c = copy.copy(o)
+                c.values, c.stateless, c.future, c.in_context = (), 0.0, 0.0, 0.0
+                _finish(c, model)
+                again.append((c.values, c.stateless, c.future, c.in_context))
+            out[span] = again
+        return out
+
+    def view(opts):
+        return {span: [(o.values, o.stateless, o.future, o.in_context) for o in kept] for span, kept in opts.items()}
+
+    assert model.context_last
+    got = sentence_options(model, words, fem).options
+    assert view(got) == whole(got)          # the same floats, not approximately
+    elle = next(o for o in got[(3, 4)] if o.words == ("elle",))
+    assert elle.in_context == pytest.approx(2.0 * math.log(0.9))
+    assert elle.stateless == pytest.approx(elle.in_context + sum(
+        w * x for f in model.stateless if not f.reads_context
+        for v in [f.evaluate(elle)] if v is not None for w, x in zip(f.slot.weights, v)))
+    # the CM first in moses.ini order: each option is scored whole, in that order (so its sums
+    # equal these up to the order of the additions)
+    first = copy.copy(model)
+    first.stateless = sorted(model.stateless, key=lambda f: not f.reads_context)
+    assert not first.context_last
+    reordered = sentence_options(first, words, fem).options
+    assert view(reordered) == whole(reordered, first) and list(reordered) == list(got)
+    for span, kept in reordered.items():
+        assert [(o.words, sorted(o.values), o.stateless, o.future) for o in kept] == [
+            (o.words, sorted(o.values), pytest.approx(o.stateless), pytest.approx(o.future)) for o in got[span]]
+    # a sentence whose context has no pronoun is collected as plain decoding collects it
+    plain = sentence_options(model, words, None)
+    empty = sentence_options(model, words, {"pronouns": {}})
+    assert empty.read == frozenset() and view(empty.options) == view(plain.options)

@@ -88,6 +88,9 @@ class CoreferenceModelFeature(StatelessFeature):
         self.pronouns = {i: self.table.class_distribution(mix, tokens, i) for i, mix in mixtures.items()}
         self._scores: dict[tuple[int, str], float] = {}
 
+    def reads_sentence(self) -> bool:
+        return bool(self.pronouns)
+
     def reads_span(self, start: int, end: int) -> bool:
         return any(start <= i < end for i in self.pronouns)
 

@@ -44,6 +44,12 @@ class StatelessFeature:
         context, so that collect_options keeps those options' context-free scores unasked."""
         return True
 
+    def reads_sentence(self) -> bool:
+        """False when, after begin_sentence, no option of this sentence can get a value from its
+        context (the coreference model with no pronoun to score): the sentence is collected as
+        plain decoding collects it."""
+        return True
+
 
 class PhraseScores(StatelessFeature):
     """The scores of one phrase table, for the options it produced."""

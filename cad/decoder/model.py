@@ -234,6 +234,13 @@ class DecoderModel:
     def size(self) -> int:
         return sum(s.size for s in self.slots)
 
+    @property
+    def context_last(self) -> bool:
+        """Whether every stateless feature that reads the sentence's context comes after all the
+        others (cad/decoder/options.py then adds the context's terms to an option's sums)."""
+        flags = [f.reads_context for f in self.stateless]
+        return flags == sorted(flags)
+
     def weights(self) -> list[float]:
         out: list[float] = []
         for s in self.slots:

@@ -24,6 +24,7 @@ class TranslationOption:
     values: tuple[tuple[int, tuple[float, ...]], ...] = ()   # (slot offset, unweighted values) per feature
     in_context: float = 0.0         # the weighted part from features that read the sentence's context
     reordering_forward: tuple[float, ...] | None = None     # reordering[3:6], kept once for the search state
+    estimate: float = 0.0           # the stateful features' part of `future`
 
     @property
     def unknown(self) -> bool:
@@ -51,7 +52,36 @@ def _finish(opt: TranslationOption, model: DecoderModel, with_context: bool = Tr
     est = 0.0
     for f in model.stateful:
         est += f.estimate(opt)
+    opt.estimate = est
     opt.future = s + est
+
+
+def _finish_in_context(opt: TranslationOption, model: DecoderModel, scoring: list) -> None:
+    """`_finish(opt, model)` for an option placed from its template, when the features that read
+    the context come after every other stateless feature (moses.ini order): the template's sums
+    then are the first terms of `_finish`'s, so adding the context's terms to them gives the same
+    floats without scoring the option again. `scoring` are the context features whose reads_span
+    covers the option; one that returns nothing leaves the template's scores."""
+    if not model.context_last:
+        if any(f.evaluate(opt) is not None for f in scoring):
+            _finish(opt, model)
+        return
+    values = []
+    s = opt.stateless
+    x_in = 0.0
+    for f in scoring:
+        v = f.evaluate(opt)
+        if v is None:
+            continue
+        values.append((f.slot.offset, v))
+        x = sum(w * x for w, x in zip(f.slot.weights, v))
+        s += x
+        x_in += x
+    if values:
+        opt.values = opt.values + tuple(values)
+        opt.stateless = s
+        opt.in_context = x_in
+        opt.future = s + opt.estimate
 
 
 def _limited(model: DecoderModel) -> dict:
@@ -114,7 +144,7 @@ def _begin(model: DecoderModel, tokens: list[str], context) -> list:
     model.begin_sentence(tokens, context)
     for f in model.stateful:
         f.begin_sentence(tokens)
-    return [f for f in model.stateless if f.reads_context]
+    return [f for f in model.stateless if f.reads_context and f.reads_sentence()]
 
 
 def _max_len(model: DecoderModel) -> int:
@@ -139,11 +169,10 @@ def _path_options(model: DecoderModel, limited: dict, table_ids: list[int], toke
             kept = limited[(t, src)] = _limit_entries(model, t, src, entries, table.table_limit)
         for template in kept:
             opt = _place(template, start, end)
-            # a feature that reads the sentence's context and scores this option makes `_finish`
-            # run whole (the same sum in the same order); where none scores it, the template's
-            # context-free sums are already `_finish`'s result
-            if scoring and any(f.evaluate(opt) is not None for f in scoring):
-                _finish(opt, model)
+            # where no feature that reads the sentence's context scores the option, the
+            # template's context-free sums are already `_finish`'s result
+            if scoring:
+                _finish_in_context(opt, model, scoring)
             opts.append(opt)
     return opts
 

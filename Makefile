@@ -18,10 +18,11 @@ SRC ?= en
 TGT ?= fr
 NAME ?= baseline
 OUT ?= models/$(NAME)
-# TRUECASE=1: train on truecased text (Moses's pipeline); cad translate then finds OUT/truecase-model.<src>
-TRUECASE ?= 0
+# Moses's pipeline: the corpus truecased (OUT/truecase-model.<lang>, which cad translate, decode --raw,
+# tune and cm experiment find beside the phrase table); LOWERCASE=1 (or TRUECASE=0): lowercased instead
+LOWERCASE ?= $(if $(filter 0,$(TRUECASE)),1,0)
 TRAIN_ARGS = --corpus $(CORPUS) --src $(SRC) --tgt $(TGT) --out $(OUT) $(if $(filter 1,$(TOKENIZED)),--tokenized) \
-	$(if $(filter 1,$(TRUECASE)),--truecase)
+	$(if $(filter 1,$(LOWERCASE)),--lowercase)
 
 .PHONY: rank-eval es-en es-en-eval all install coref-model coref-ranker coref-eval cm plm demo pronoun-eval train prepare align lex phrases lm moses-ini check test test-all bench clean decode
 
@@ -175,7 +176,8 @@ NC11 ?= $(SHARED)/es-en/nc11
 ES_OUT ?= models/es-en
 es-en: es-en-eval moses_configs/es-en.feature.ini
 
-# the dev split, lowercased as the training corpus is, aligned together with it (APT's reference alignment);
+# the dev split, lowercased as the training corpus is (CorZu's records and the Spanish resolver read
+# lowercased text, so this model stays lowercased), aligned together with it (APT's reference alignment);
 # not cleaned, so that CorZu's line and token numbers hold
 $(ES_OUT)/dev.lc.es $(ES_OUT)/dev.lc.en &: $(VENV)/.installed
 	mkdir -p $(ES_OUT)
@@ -183,7 +185,7 @@ $(ES_OUT)/dev.lc.es $(ES_OUT)/dev.lc.en &: $(VENV)/.installed
 		$(NC11)/dev.$$l > $(ES_OUT)/dev.lc.$$l.tmp && mv $(ES_OUT)/dev.lc.$$l.tmp $(ES_OUT)/dev.lc.$$l; done
 
 $(ES_OUT)/moses.ini: $(ES_OUT)/dev.lc.es $(ES_OUT)/dev.lc.en
-	$(CAD) train --corpus $(NC11)/train --src es --tgt en --tokenized --out $(ES_OUT) --test $(ES_OUT)/dev.lc
+	$(CAD) train --corpus $(NC11)/train --src es --tgt en --tokenized --lowercase --out $(ES_OUT) --test $(ES_OUT)/dev.lc
 	$(CAD) moses-ini check $@
 
 # the gender of person names, learned from the English side's he/she (FreeLing guesses it from the ending)

@@ -6,7 +6,7 @@ The model's tables are first filtered to the input (cad filter). Then cad decode
 200, cube-pruning pop limit 1000 and the model's [distortion-limit], for normal search (0) and cube
 pruning (1), with 1 and 2 threads, on the compiled engine (native); the Python engine runs cube
 pruning with 1 thread beside it (--engines). Prints sentences/s with and without the model's load
-time (an empty input measures it), ms/word, peak RSS and BLEU (lowercased dev.fr, tokenized) per
+time (an empty input measures it), ms/word, peak RSS and BLEU (case-insensitive, tokenized dev.fr) per
 run, how often the two engines give the same 1-best and model score, and how often cube pruning's
 model score is at least that of normal search on the same sentence. --pop-limits 1000,1500,2000
 adds the trade-off of larger pop limits.
@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 from cad.eval.bleu import bleu_chrf
+from cad.truecase import ModelCase
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -77,7 +78,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="cad-bench-decode-") as tmp:
         work = Path(a.work or tmp)
         work.mkdir(parents=True, exist_ok=True)
-        lines = dev.read_text(encoding="utf-8").lower().splitlines()   # the baseline model is lowercased
+        # the input in the model's case (truecased by its truecase-model.en, or lowercased)
+        case = ModelCase.of(a.model, "en", "fr")
+        lines = [case.source_line(x) for x in dev.read_text(encoding="utf-8").splitlines()]
         if a.limit:
             lines = lines[:a.limit]
         (work / "in.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -118,7 +121,7 @@ def main() -> None:
                         else:
                             normal = best
                             name = "normal search"
-                        # the output is lowercased and tokenized like the model: score it that way
+                        # the output is tokenized (and cased) like the model: BLEU on tokens, case aside
                         bleu = f", BLEU {bleu_chrf(out, ref, tokenize='none', lowercase=True)['bleu']:.2f}" if ref else ""
                         print(f"{engine}: {name}, {threads} thread(s): {len(lines) / secs:.2f} sentences/s "
                               f"({len(lines) / max(secs - load, 1e-9):.2f} without the {load:.1f} s of loading), "

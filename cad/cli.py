@@ -122,7 +122,8 @@ def _cmd_train(a: argparse.Namespace) -> None:
     from cad.pipeline import TrainConfig, train
 
     cfg = TrainConfig(corpus=a.corpus, src=a.src, tgt=a.tgt, out=a.out, pretokenized=a.tokenized,
-                      lowercase=not a.no_lowercase, truecase=a.truecase, max_phrase_length=a.max_phrase_length,
+                      lowercase=not a.no_lowercase, truecase=not (a.lowercase or a.no_lowercase),
+                      max_phrase_length=a.max_phrase_length,
                       lm_order=a.lm_order, lm_text=a.lm_text, seed=a.seed, allow_empty=a.allow_empty,
                       test_corpus=a.test)
     ini = train(cfg, force=a.force, until=a.until)
@@ -277,11 +278,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="model directory, moses.ini included (default: %(default)s)")
     s.add_argument("--tokenized", action="store_true", help="corpus is already tokenized")
     case = s.add_mutually_exclusive_group()
-    case.add_argument("--no-lowercase", action="store_true", help="keep the case of the corpus")
     case.add_argument("--truecase", action="store_true",
-                      help="truecase the corpus as Moses's pipeline does, instead of lowercasing it: "
-                           "OUT/truecase-model.<lang> learned from the documents written with case (translate "
-                           "with cad translate --truecase-model OUT/truecase-model.<src> --raw)")
+                      help="the default: truecase the corpus as Moses's pipeline does, with OUT/truecase-model.<lang> "
+                           "learned from the documents written with case (a corpus without case gives empty models, "
+                           "which lowercase); cad translate, decode --raw, tune and cm experiment find them there")
+    case.add_argument("--lowercase", action="store_true",
+                      help="lowercase the corpus instead (cad before truecasing; the tools then lowercase their input)")
+    case.add_argument("--no-lowercase", action="store_true", help="keep the case of the corpus as it is")
     s.add_argument("--allow-empty", action="store_true", help="drop empty lines instead of failing")
     s.add_argument("--max-phrase-length", type=int, default=7,
                    help="longest phrase extracted, in tokens (default: %(default)s)")

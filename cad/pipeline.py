@@ -138,6 +138,10 @@ def _train(cfg: TrainConfig, force: bool, until: str | None) -> Path:
                        clean=CleanConfig(), allow_empty=cfg.allow_empty)
         if cfg.truecase:
             truecase_corpus(corpus, [cfg.src, cfg.tgt], out)
+        else:
+            # a model retrained lowercased must not be read as truecased (cad.truecase.ModelCase)
+            for lang in (cfg.src, cfg.tgt):
+                truecase_model(out, lang).unlink(missing_ok=True)
 
     _stage("prepare", [src, tgt, *truecase_models], [src_in, tgt_in, settings], force, prepare, until=until)
     extra_inputs: list[Path] = []

@@ -121,3 +121,74 @@ def text_documents(text: str | os.PathLike, docs: str | os.PathLike | None) -> I
         raise CadError(f"a document starts at line {nxt + 1}, after the end of {text}", docs)
     if doc:
         yield doc
+
+
+def model_truecase_file(cfg, lang: str) -> str | None:
+    """The truecase-model.<lang> that `cad train` writes beside a model's phrase table (moses.ini
+    parsed, or its path), or None: the model was trained lowercased."""
+    from pathlib import Path
+
+    if isinstance(cfg, (str, os.PathLike)):
+        from cad.moses.ini import parse_config
+
+        cfg = parse_config(str(cfg))
+    tables = [f.path for f in cfg.translation_models() if f.path]
+    if not tables:
+        return None
+    found = Path(tables[0]).parent / f"truecase-model.{lang}"
+    return str(found) if found.exists() else None
+
+
+def _lowercase(tokens: list[str]) -> list[str]:
+    return [t.lower() for t in tokens]
+
+
+class ModelCase:
+    """The case a model's text is in, for the tools that give it text or score what it writes
+    against a reference: truecased by the models beside its phrase table, or lowercased (a model
+    trained with --lowercase, or without truecasing models)."""
+
+    def __init__(self, source_model: str | None = None, target_model: str | None = None):
+        self.source_model, self.target_model = source_model, target_model
+        self.source = Truecaser(source_model).truecase if source_model else _lowercase
+        self.target = Truecaser(target_model).truecase if target_model else _lowercase
+
+    @classmethod
+    def of(cls, cfg, src: str, tgt: str) -> "ModelCase":
+        return cls(model_truecase_file(cfg, src), model_truecase_file(cfg, tgt))
+
+    @property
+    def name(self) -> str:
+        return "truecased" if self.source_model else "lowercased"
+
+    def source_line(self, line: str) -> str:
+        return " ".join(self.source(line.split()))
+
+    def target_line(self, line: str) -> str:
+        return " ".join(self.target(line.split()))
+
+
+class RawText:
+    """Raw text in, publishable text out, around a model (Moses's pipeline around the decoder):
+    the input tokenized (tokenizer.perl) and put in the model's case; the output detruecased
+    (detruecase.perl; a lowercased model's output stays lowercase) and detokenized
+    (detokenizer.perl)."""
+
+    def __init__(self, case: ModelCase, src: str, tgt: str):
+        from sacremoses import MosesDetokenizer
+
+        from cad.prepare import Tokenizer
+
+        self.case = case
+        self._tokenize = Tokenizer(src)
+        self._detokenizer = MosesDetokenizer(lang=tgt)
+
+    def source(self, line: str) -> str:
+        from cad.prepare import clean_tokens
+
+        return " ".join(self.case.source(clean_tokens(self._tokenize(line))))
+
+    def target(self, words: list[str]) -> str:
+        if self.case.source_model is not None:
+            words = detruecase(words)
+        return self._detokenizer.detokenize(list(words))

@@ -445,7 +445,10 @@ def test_engines_agree_on_the_dev_talks(shared_data, engine):
     ini = REPO / "models" / "baseline" / "moses.ini"
     if not ini.exists():
         pytest.skip(f"no trained model at {ini} (make train)")
-    sents = [line.strip().lower() for line in open(shared_data / "en-fr" / "dev.en", encoding="utf-8")][:300]
+    from cad.truecase import ModelCase
+
+    case = ModelCase.of(ini, "en", "fr")
+    sents = [case.source_line(line) for line in open(shared_data / "en-fr" / "dev.en", encoding="utf-8")][:300]
     model = DecoderModel.load(ini, input_sentences=sents, settings=SearchSettings(search_algorithm=1))
     fast, slow = Decoder(model), Decoder(model, native=False)
     for s in sents:

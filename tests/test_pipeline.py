@@ -106,7 +106,8 @@ def test_train_truecases_the_corpus_as_moses_does(tmp_path):
     write(tmp_path / "c.fr", "Le chat a vu Paris .\nParis a vu le chat .\nla souris a vu paris .\n")
     write(tmp_path / "c.docs", "0\ta\n2\tb\n")
     out = tmp_path / "m"
-    assert main(["-q", "train", "--corpus", str(tmp_path / "c"), "--tokenized", "--truecase", "--out", str(out),
+    # truecasing is the default (--truecase says so explicitly)
+    assert main(["-q", "train", "--corpus", str(tmp_path / "c"), "--tokenized", "--out", str(out),
                  "--until", "prepare"]) == 0
     assert (out / "corpus.en").read_text(encoding="utf-8") == \
         "the cat saw Paris .\nParis saw the cat .\nthe mouse saw Paris .\n"
@@ -114,6 +115,13 @@ def test_train_truecases_the_corpus_as_moses_does(tmp_path):
         "le chat a vu Paris .\nParis a vu le chat .\nla souris a vu Paris .\n"
     assert "Paris (1/1)" in (out / "truecase-model.fr").read_text(encoding="utf-8").splitlines()
     assert "paris" not in (out / "truecase-model.en").read_text(encoding="utf-8")
-    # --truecase and --no-lowercase contradict each other
-    with pytest.raises(SystemExit):
-        main(["train", "--corpus", str(tmp_path / "c"), "--truecase", "--no-lowercase", "--out", str(out)])
+    # --truecase and --no-lowercase or --lowercase contradict each other
+    for other in ("--no-lowercase", "--lowercase"):
+        with pytest.raises(SystemExit):
+            main(["train", "--corpus", str(tmp_path / "c"), "--truecase", other, "--out", str(out)])
+    # retrained lowercased: the corpus lowercased, and no truecasing model left to be read as the model's
+    assert main(["-q", "train", "--corpus", str(tmp_path / "c"), "--tokenized", "--lowercase", "--out", str(out),
+                 "--until", "prepare"]) == 0
+    assert (out / "corpus.en").read_text(encoding="utf-8") == \
+        "the cat saw paris .\nparis saw the cat .\nthe mouse saw paris .\n"
+    assert not list(out.glob("truecase-model.*"))

@@ -6,6 +6,8 @@ from cad.cli import main
 from cad.errors import CadError
 from cad.truecase import Truecaser, detruecase, has_case, text_documents, train_truecaser
 
+from conftest import write
+
 DOCS = [
     [["The", "cat", "met", "Bob", "in", "Paris", "."], ["NATO", "and", "the", "UN", "met", "there", "."],
      ["Paris", "is", "where", "the", "UN", "and", "NATO", "met", ".", "The", "iPhone", "was", "there", "."],
@@ -107,3 +109,58 @@ def test_translate_refuses_a_truecasing_model_with_no_lowercase(tmp_path, capsys
     assert main(["-q", "translate", "--config", str(tmp_path / "none.ini"), "--input", str(tmp_path / "in"),
                  "--no-lowercase", "--truecase-model", str(tmp_path / "tc"), "--out", str(tmp_path / "out")]) == 1
     assert "--no-lowercase" in capsys.readouterr().err and not (tmp_path / "out").exists()
+
+
+def test_model_case_follows_the_truecasing_models_beside_the_phrase_table(tmp_path):
+    from cad.moses.ini import baseline_config
+    from cad.truecase import ModelCase
+
+    cfg = baseline_config(str(tmp_path / "phrase-table.gz"), None, str(tmp_path / "lm.arpa"), 3)
+    low = ModelCase.of(cfg, "en", "fr")
+    assert low.name == "lowercased" and low.source(["It", "was", "Bob"]) == ["it", "was", "bob"]
+    write(tmp_path / "t.en", "Then Bob saw the cat .\nThe cat and Bob slept .\n")
+    write(tmp_path / "t.fr", "Alors Bob a vu le chat .\nLe chat et Bob dormaient .\n")
+    for lang in ("en", "fr"):
+        assert main(["-q", "truecase", "train", "--text", str(tmp_path / f"t.{lang}"),
+                     "--model", str(tmp_path / f"truecase-model.{lang}")]) == 0
+    case = ModelCase.of(cfg, "en", "fr")
+    assert case.name == "truecased"
+    # sentence-initial words take their usual form, names keep theirs
+    assert case.source_line("The cat saw Bob .") == "the cat saw Bob ."
+    assert case.target_line("Le chat a vu Bob .") == "le chat a vu Bob ."
+
+
+def test_decode_raw_text_in_publishable_text_out(tmp_path, capsys, monkeypatch):
+    import io
+    import sys
+
+    from cad.sample import SAMPLE_PREFIX
+
+    out = tmp_path / "m"
+    assert main(["-q", "train", "--corpus", str(SAMPLE_PREFIX), "--out", str(out)]) == 0
+    # the sample corpus has no case: empty truecasing models, which lowercase the input
+    assert Truecaser(out / "truecase-model.en").empty
+    write(tmp_path / "in.txt", "I saw the mouse yesterday.\nIt is old.\n")
+    assert main(["decode", "-f", str(out / "moses.ini"), "-input-file", str(tmp_path / "in.txt")]) == 0
+    tokenized = capsys.readouterr().out.splitlines()
+    assert main(["decode", "-f", str(out / "moses.ini"), "-input-file", str(tmp_path / "in.txt"), "--raw",
+                 "-alignment-output-file", str(tmp_path / "al")]) == 0
+    raw = capsys.readouterr().out.splitlines()
+    assert len(raw) == 2 and all(r[0].isupper() and not r.endswith(" .") and r.endswith(".") for r in raw)
+    # the raw input's translation is the tokenized, lowercased input's, recased and detokenized
+    from sacremoses import MosesTokenizer
+
+    write(tmp_path / "tok.txt", "".join(" ".join(MosesTokenizer(lang="en").tokenize(x, escape=False)).lower() + "\n"
+                                        for x in ("I saw the mouse yesterday.", "It is old.")))
+    assert main(["decode", "-f", str(out / "moses.ini"), "-input-file", str(tmp_path / "tok.txt")]) == 0
+    expected = capsys.readouterr().out.splitlines()
+    assert [r.lower().replace(" ", "") for r in raw] == [e.replace(" ", "") for e in expected]
+    assert tokenized != expected           # cad decode alone reads its input as it is (Moses does)
+    # the alignment file keeps token positions
+    assert all("-" in line for line in (tmp_path / "al").read_text().splitlines())
+    # from standard input, line by line, the same
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO((tmp_path / "in.txt").read_bytes())))
+    assert main(["decode", "-f", str(out / "moses.ini"), "--raw"]) == 0
+    assert capsys.readouterr().out.splitlines() == raw
+    assert main(["decode", "-f", str(out / "moses.ini"), "--raw", "-t"]) == 1
+    assert "--raw" in capsys.readouterr().err

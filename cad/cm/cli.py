@@ -193,11 +193,9 @@ def model_truecaser(option: str, cfg, src: str) -> str | None:
         return None
     if option != "auto":
         return option
-    tables = [f.path for f in cfg.translation_models() if f.path]
-    if not tables:
-        return None
-    found = Path(tables[0]).parent / f"truecase-model.{src}"
-    return str(found) if found.exists() else None
+    from cad.truecase import model_truecase_file
+
+    return model_truecase_file(cfg, src)
 
 
 def load_decoder(config: str, sentences: list[str], decoder: str = "cad", moses_bin: str | None = None,

@@ -189,13 +189,17 @@ def run_experiment(config: str, classes: str, cm_table: str, source: str, refere
     unknown = [x for x in systems if x not in SYSTEMS]
     if unknown:
         raise CadError(f"unknown system(s) {', '.join(unknown)} (choose from: {', '.join(SYSTEMS)})")
+    from cad.truecase import ModelCase
+
+    # the decoder reads the source, and BLEU compares the reference, in the model's case
+    case = ModelCase.of(config, "en", "fr")
     docs_list = documents(source, docs)
-    docs_list = [(d, [[t.lower() for t in s] for s in sents]) for d, sents in docs_list]
+    docs_list = [(d, [case.source(s) for s in sents]) for d, sents in docs_list]
     if len(docs_list) < folds:
         raise CadError(f"{len(docs_list)} documents cannot make {folds} folds", docs)
     sentences = [" ".join(s) for _, sents in docs_list for s in sents]
     src_lines = sentences
-    ref_lines = list(read_lines(reference))
+    ref_lines = [case.target_line(line) for line in read_lines(reference)]
     aref_lines = list(read_lines(align_ref))
     for path, lines in ((reference, ref_lines), (align_ref, aref_lines)):
         if len(lines) != len(sentences):
@@ -396,7 +400,7 @@ def run_experiment(config: str, classes: str, cm_table: str, source: str, refere
             src_f, _, docs_f, lines, recs = files["test"]
             model = DecoderModel.load(tuned, input_sentences=[sentences[k2] for k2 in lines], settings=settings)
             ts = TuningSet(model, [sentences[k2] for k2 in lines], docs_f if in_context else None, src_f,
-                           workers=workers, records=recs if in_context else None)
+                           workers=workers, records=recs if in_context else None, case=case.source)
             for k2, tr in zip(lines, ts.decode(Decoder(model), 0, f"{name} fold {f + 1}")):
                 out_tr[k2] = tr
         with atomic_output(tdir / "tuning.json") as fh:
@@ -442,9 +446,9 @@ def run_experiment(config: str, classes: str, cm_table: str, source: str, refere
         cand = _write(work / f"{_slug(name)}.out", final_out)
         al = _write(work / f"{_slug(name)}.align", final_al)
         pooled_files.append(System(name, cand, al))
-    src_file = _write(work / "source.lc", src_lines)
-    # the systems write lowercased tokens: BLEU and chrF against the lowercased reference
-    ref_file = _write(work / "reference.lc", [line.lower() for line in ref_lines])
+    # the systems write tokens in the model's case: BLEU and chrF against the reference in that case
+    src_file = _write(work / f"source.{case.name}", src_lines)
+    ref_file = _write(work / f"reference.{case.name}", ref_lines)
     report = build_report(src_file, ref_file, align_ref, pooled_files, docs=docs)
     for row in report["systems"]:
         run = runs[row["system"]]

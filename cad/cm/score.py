@@ -4,7 +4,8 @@ A suite item (one JSON line) holds the preceding sentences with their given tran
 source sentence and several candidate translations of it:
     {"id": "p01", "context": [{"source": "...", "target": "..."}], "source": "...",
      "targets": ["elle fonctionne .", "il fonctionne ."], "correct": 0}
-Text is tokenized as the model's training data; it is lowercased here as the model is.
+Text is tokenized as the model's training data; it is put here in the model's case (truecased by the
+truecase-model.en/.fr beside its phrase table, or lowercased: cad.truecase.ModelCase).
 
 Each context pair is force-decoded (Moses's -constraint) to get its word alignment; the source's
 it/they get their CM mixture from the coreference of the whole item, the antecedents' gender and
@@ -100,6 +101,9 @@ class ContextScorer:
                            model.config.source)
         self.cm = cms[0]
         self.lexicon = _Lexicon(model)
+        from cad.truecase import ModelCase
+
+        self.case = ModelCase.of(model.config, "en", "fr")
 
     # -------------------------------------------------------------- alignment of given text
     def _aligned(self, source: str, target: str):
@@ -117,10 +121,10 @@ class ContextScorer:
         from cad.cm.roles import pronoun_roles
         from cad.cm.translate import TranslationMorphology, projection
 
-        low = lambda s: " ".join(s.lower().split())                     # noqa: E731
-        context = [(low(s), low(t)) for s, t in item.context]
-        source = low(item.source)
-        targets = [low(t) for t in item.targets]
+        src_case, tgt_case = self.case.source_line, self.case.target_line
+        context = [(src_case(s), tgt_case(t)) for s, t in item.context]
+        source = src_case(item.source)
+        targets = [tgt_case(t) for t in item.targets]
         sentences = [s.split() for s, _ in context] + [source.split()]
         k = len(context)
         records = [r for r in self.resolver.resolve(item.id, sentences) if r.token.lower() in CM_PRONOUNS]

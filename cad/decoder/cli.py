@@ -5,7 +5,7 @@ Options keep Moses's spelling: -f, -input-file, -n-best-list FILE N [distinct],
 -search-algorithm, -cube-pruning-pop-limit, -max-trans-opt-per-coverage, -translation-option-threshold
 (-tot), -weight-overwrite, -threads,
 -include-alignment-in-n-best, -report-segmentation (-t), -print-alignment-info; cad's own: --decoder
-cad|moses, --moses-bin PATH, --engine native|python.
+cad|moses, --moses-bin PATH, --engine native|python, --raw [--src L --tgt L].
 
 Read from standard input, sentences are translated as they arrive and each translation is written
 and flushed before the next line is read, as Moses does: a program can keep one decoder process
@@ -31,18 +31,22 @@ USAGE = """usage: cad decode -f moses.ini [-input-file FILE] [-n-best-list FILE 
        [-cube-pruning-pop-limit N] [-max-trans-opt-per-coverage N] [-translation-option-threshold X]
        [-weight-overwrite 'Name= w ...'] [-threads N]
        [-include-alignment-in-n-best] [-report-segmentation|-t] [-print-alignment-info]
-       [-v N] [--decoder cad|moses] [--moses-bin PATH] [--engine native|python]
+       [-v N] [--decoder cad|moses] [--moses-bin PATH] [--engine native|python] [--raw [--src L] [--tgt L]]
 Reads one tokenized sentence per line (stdin or -input-file), writes translations to stdout in order.
 From stdin with one thread, each translation is written and flushed as soon as its line is read.
 -report-segmentation/-t: each phrase's words followed by |first-last| (source positions, Moses's format).
 -print-alignment-info: the word alignment after the translation, as "translation ||| 0-0 1-2 ...".
 --engine: cad's search, compiled (native, the default when built; the same output) or in Python.
+--raw: the input is raw text: tokenized, then truecased by the truecase-model.SRC beside the model's
+phrase table (cad train writes it; lowercased without one); each 1-best line is detruecased and
+detokenized. The n-best and alignment files keep the model's tokens, whose positions they name.
+--src/--tgt: the languages of --raw's tokenizer, truecasing models and detokenizer (default en, fr).
 -v/-verbose N: 1 logs the model's load time on stderr (default 0: nothing)."""
 
 ARITY = {"-f": 1, "-config": 1, "-input-file": 1, "-i": 1, "-alignment-output-file": 1, "-s": 1, "-stack": 1,
          "-b": 1, "-beam-threshold": 1, "-dl": 1, "-distortion-limit": 1, "-ttable-limit": 1,
          "-search-algorithm": 1, "-cube-pruning-pop-limit": 1, "-cbp": 1, "-weight-overwrite": 1,
-         "-threads": 1, "-th": 1, "--decoder": 1, "--moses-bin": 1, "--engine": 1, "-v": 1, "-verbose": 1, "-include-alignment-in-n-best": 0,
+         "-threads": 1, "-th": 1, "--raw": 0, "--src": 1, "--tgt": 1, "--decoder": 1, "--moses-bin": 1, "--engine": 1, "-v": 1, "-verbose": 1, "-include-alignment-in-n-best": 0,
          "-report-segmentation": 0, "-t": 0, "-print-alignment-info": 0,
          "-max-trans-opt-per-coverage": 1, "-translation-option-threshold": 1, "-tot": 1}
 CANONICAL = {"-verbose": "-v", "-config": "-f", "-i": "-input-file", "-stack": "-s", "-beam-threshold": "-b",
@@ -68,6 +72,9 @@ class DecodeArgs:
     moses_bin: str | None = None
     engine: str = "native"
     verbose: int = 0
+    raw: bool = False
+    src: str = "en"
+    tgt: str = "fr"
 
 
 def parse_args(argv: list[str]) -> DecodeArgs:
@@ -117,6 +124,12 @@ def parse_args(argv: list[str]) -> DecodeArgs:
             a.decoder = value
         elif opt == "--moses-bin":
             a.moses_bin = value
+        elif opt == "--raw":
+            a.raw = True
+        elif opt == "--src":
+            a.src = value
+        elif opt == "--tgt":
+            a.tgt = value
         elif opt == "-v":
             a.verbose = _int(opt, value, 0)
         elif opt == "--engine":
@@ -128,6 +141,9 @@ def parse_args(argv: list[str]) -> DecodeArgs:
         i += 1 + n
     if not a.config:
         raise CadError(f"-f moses.ini is required\n{USAGE}")
+    if a.raw and (a.report_segmentation or a.print_alignment):
+        raise CadError("--raw writes detokenized text: -report-segmentation and -print-alignment-info name "
+                       "token positions (use the alignment or n-best files)")
     return a
 
 
@@ -215,14 +231,21 @@ def decode_main(argv: list[str]) -> int:
 
     a = parse_args(argv)
     cfg = parse_config(a.config)
+    raw = None
+    if a.raw:
+        from cad.truecase import ModelCase, RawText
+
+        raw = RawText(ModelCase.of(cfg, a.src, a.tgt), a.src, a.tgt)
     settings = search_settings(a, cfg.other)
     if "-dl" not in a.overrides:
         settings.distortion_limit = cfg.distortion_limit if cfg.distortion_limit is not None else -1
     if a.threads == 1 and cfg.other.get("threads"):
         a.threads = _int("[threads]", cfg.other["threads"][0], 1)
     if a.input_file is None and a.decoder == "cad" and a.threads == 1:
-        return _stream(a, settings)
+        return _stream(a, settings, raw)
     sentences = list(read_lines(a.input_file)) if a.input_file else [l.rstrip("\n") for l in sys.stdin]
+    if raw is not None:
+        sentences = [raw.source(s) for s in sentences]
 
     if a.decoder == "moses":
         from cad.decoder.moses_runner import find_moses, run_moses
@@ -252,7 +275,8 @@ def decode_main(argv: list[str]) -> int:
             results = [_translate((k, s))[1] for k, s in enumerate(sentences)]
     out = sys.stdout
     for tr in results:
-        out.write(best_line(tr, a.report_segmentation, a.print_alignment) + "\n")
+        out.write((raw.target(tr.best.words) if raw is not None
+                   else best_line(tr, a.report_segmentation, a.print_alignment)) + "\n")
     out.flush()
     if a.nbest_file:
         with atomic_output(a.nbest_file) as fh:
@@ -284,7 +308,7 @@ def best_line(tr, segmentation: bool = False, alignment: bool = False) -> str:
     return line
 
 
-def _stream(a: DecodeArgs, settings) -> int:
+def _stream(a: DecodeArgs, settings, raw=None) -> int:
     """Moses's behaviour on standard input: translate each line as it is read, write its 1-best
     line, its n-best lines and its alignment line, flushing each, before reading the next. The
     n-best and alignment files grow as the translation goes, as Moses's do."""
@@ -300,13 +324,15 @@ def _stream(a: DecodeArgs, settings) -> int:
     nb = open(a.nbest_file, "w", encoding="utf-8") if a.nbest_file else None
     al = open(a.alignment_file, "w", encoding="utf-8") if a.alignment_file else None
     try:
-        for k, raw in enumerate(sys.stdin.buffer):
+        for k, data in enumerate(sys.stdin.buffer):
             try:
-                line = raw.decode("utf-8").rstrip("\n").rstrip("\r")
+                line = data.decode("utf-8").rstrip("\n").rstrip("\r")
             except UnicodeDecodeError as exc:
                 raise CadError(f"invalid UTF-8 at byte {exc.start} of the line", "<stdin>", k + 1) from None
-            tr = decoder.translate(line, nbest=a.nbest_size, distinct=a.distinct)
-            sys.stdout.write(best_line(tr, a.report_segmentation, a.print_alignment) + "\n")
+            tr = decoder.translate(raw.source(line) if raw is not None else line, nbest=a.nbest_size,
+                                   distinct=a.distinct)
+            sys.stdout.write((raw.target(tr.best.words) if raw is not None
+                              else best_line(tr, a.report_segmentation, a.print_alignment)) + "\n")
             sys.stdout.flush()
             if nb is not None:
                 nb.writelines(x + "\n" for x in nbest_lines(k, tr, a.include_alignment))

@@ -7,12 +7,15 @@ with <s> and </s>. Sentences are independent.
 Where this differs from that code: the search over several placeholders is a beam over LM states
 that is sorted before it is cut (the original cuts its list of partial fillings at 200 before
 sorting it, which fixes the third placeholder of a sentence to the first filler); the LM reads the
-target lowercased when it was trained so (`lowercase`)."""
+target in the case it was trained in (`lm_case`: truecased by the truecase-model.fr that cad train
+writes beside a truecased model's lm.arpa, else lowercased)."""
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
 
 from cad.plm.tsv import Item
 
@@ -37,12 +40,24 @@ class Filling:
     words: tuple[str, ...]            # the filler chosen for each placeholder so far
 
 
+def lm_case(path: str | os.PathLike) -> Callable[[list[str]], list[str]]:
+    """How a French text beside `path` (a model's lm.arpa or corpus.fr) is cased: truecased by the
+    truecase-model.fr there, or lowercased (a model trained with --lowercase)."""
+    model = Path(path).parent / "truecase-model.fr"
+    if model.exists():
+        from cad.truecase import Truecaser
+
+        return Truecaser(model).truecase
+    return lambda words: [w.lower() for w in words]
+
+
 class LMBaseline:
     """`none_penalty`: added (log10) to the score of a sentence once per empty placeholder; negative
-    values make NONE rarer (the original's --none-penalty, default 0)."""
+    values make NONE rarer (the original's --none-penalty, default 0). `case`: the target's words
+    as the LM was trained on them (default: lm_case of the LM's file)."""
 
     def __init__(self, lm_path: str | os.PathLike, none_penalty: float = 0.0, beam: int = 200,
-                 lowercase: bool = True):
+                 case: Callable[[list[str]], list[str]] | None = None):
         import kenlm
 
         from cad.decoder.model import _quiet_stderr
@@ -52,7 +67,7 @@ class LMBaseline:
         self.kenlm = kenlm
         self.none_penalty = none_penalty
         self.beam = beam
-        self.lowercase = lowercase
+        self.case = case or lm_case(lm_path)
 
     def _advance(self, state, word: str) -> tuple[float, object]:
         out = self.kenlm.State()
@@ -64,7 +79,8 @@ class LMBaseline:
         start = self.kenlm.State()
         self.model.BeginSentenceWrite(start)
         beam = [Filling(0.0, start, ())]
-        for j, w in enumerate(item.target):
+        cased = self.case(item.target)
+        for j, w in enumerate(cased):
             if j in slots:
                 nxt = []
                 for f in beam:
@@ -79,9 +95,8 @@ class LMBaseline:
                         best[f.state] = f
                 beam = sorted(best.values(), key=lambda f: -f.score)[:self.beam]
             else:
-                word = w.lower() if self.lowercase else w
                 for f in beam:
-                    s, f.state = self._advance(f.state, word)
+                    s, f.state = self._advance(f.state, w)
                     f.score += s
         for f in beam:
             end = self.kenlm.State()

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from cad.cm.roles import pleonastic_cues
 from cad.errors import CadError
-from cad.plm.lm_baseline import CLASS_FILLERS, NONE, OTHER_FILLERS, LMBaseline, filler_class
+from cad.plm.lm_baseline import CLASS_FILLERS, NONE, OTHER_FILLERS, LMBaseline, filler_class, lm_case
 from cad.plm.tsv import PLACEHOLDER, Item
 
 MODEL_FILE = "pronoun_classifier.json"
@@ -32,9 +32,10 @@ def _slot_scores(lm: LMBaseline, item: Item, j: int, best: tuple[str, ...] | Non
     order = [jj for jj, _ in item.slots]
     fixed = {jj: w for jj, w in zip(order, best)}
     out = {}
+    cased = lm.case(item.target)
     for filler in CLASS_FILLERS + OTHER_FILLERS + (NONE,):
         words = []
-        for k, w in enumerate(item.target):
+        for k, w in enumerate(cased):
             if k == j:
                 if filler:
                     words.append(filler)
@@ -42,7 +43,7 @@ def _slot_scores(lm: LMBaseline, item: Item, j: int, best: tuple[str, ...] | Non
                 if fixed[k]:
                     words.append(fixed[k])
             else:
-                words.append(w.lower() if lm.lowercase else w)
+                words.append(w)
         out[filler] = lm.model.score(" ".join(words)) + (lm.none_penalty if filler == NONE else 0.0)
     return out
 
@@ -277,6 +278,7 @@ def training_instances(src: str | os.PathLike, tgt: str | os.PathLike, align: st
     if len(starts) < 3:
         raise CadError("the corpus needs at least two documents (the LM features are scored across halves)", docs)
     by_doc = _read_records(coref) if coref else None
+    case = lm_case(tgt)         # the halves' LMs read the corpus's case, as the whole corpus's LM will
     with tempfile.TemporaryDirectory(prefix="cad-pclf-") as tmp:
         halves = [[], []]
         sents: list[list[list[str]]] = [[], []]
@@ -302,7 +304,7 @@ def training_instances(src: str | os.PathLike, tgt: str | os.PathLike, align: st
         X: list[list[dict]] = [[], []]
         y: list[list[str]] = [[], []]
         for h in (0, 1):
-            lm = LMBaseline(Path(tmp) / f"lm{1 - h}.arpa")       # the other half's LM
+            lm = LMBaseline(Path(tmp) / f"lm{1 - h}.arpa", case=case)       # the other half's LM
             items = read_tsv(Path(tmp) / f"half{h}.tsv", gold=True)
             ants: list[dict] = [{} for _ in items]
             if by_doc is not None:

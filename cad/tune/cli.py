@@ -14,7 +14,7 @@ def _mert(a: argparse.Namespace) -> None:
     refuse_stdout(a.out, "--out")
     res = mert(a.config, a.source, a.reference, a.out, a.nbest, a.iterations, a.search_algorithm,
                a.random_directions, a.random_restarts, a.seed, not a.no_historic_bests, a.docs, a.coref,
-               a.workers)
+               a.workers, src_lang=a.src, tgt_lang=a.tgt)
     for i, (_, b) in enumerate(res.history, 1):
         print(f"iteration {i}: BLEU {100 * b:.2f}")
     print(f"tuned weights (BLEU {100 * res.bleu:.2f} on the tuning set) in {a.out}")
@@ -39,8 +39,12 @@ def add_tune_parsers(sub) -> None:
     ts = p.add_subparsers(dest="tune_command", metavar="METHOD", required=True)
     s = ts.add_parser("mert", help="Och's MERT on BLEU with cad's decoder")
     s.add_argument("--config", required=True, help="the moses.ini to tune; its weights are the starting point")
-    s.add_argument("--source", required=True, help="tokenized tuning source text (lowercased here)")
-    add_in(s, "--reference", required=True, help="tokenized reference translation of --source (lowercased here)")
+    s.add_argument("--source", required=True, help="tokenized tuning source text (put in the model's case here: "
+                                                    "truecased by its truecase-model.SRC, else lowercased)")
+    add_in(s, "--reference", required=True, help="tokenized reference translation of --source (put in the "
+                                                  "model's case: truecase-model.TGT, else lowercased)")
+    s.add_argument("--src", default="en", help="source language, naming truecase-model.SRC (default: %(default)s)")
+    s.add_argument("--tgt", default="fr", help="target language, naming truecase-model.TGT (default: %(default)s)")
     s.add_argument("--out", required=True, help="the tuned moses.ini (a file: the report goes to stdout)")
     s.add_argument("--nbest", type=int, default=100,
                    help="n-best list size per sentence and decoder run (default: %(default)s)")
@@ -66,7 +70,7 @@ def add_tune_parsers(sub) -> None:
     s.set_defaults(func=_mert)
     s = ts.add_parser("cm-weight", help="grid search of the CM weight: APT first, then BLEU")
     s.add_argument("--config", required=True, help="moses.ini with the CM (cad cm config)")
-    add_in(s, "--source", required=True, help="tokenized tuning source text (lowercased here)")
+    add_in(s, "--source", required=True, help="tokenized tuning source text (put in the model's case here)")
     add_in(s, "--docs", help="document boundaries of --source (first_line<TAB>doc_id; default: one document)")
     add_in(s, "--reference", required=True, help="tokenized reference translation of --source")
     s.add_argument("--align-ref", required=True, help="source-reference word alignment (Moses i-j), for APT")

@@ -41,9 +41,10 @@ class TuningSet:
 
     def __init__(self, model: DecoderModel, sentences: list[str], docs: str | None = None,
                  source: str | None = None, coref: str | None = None, workers: int = 1,
-                 records: list | None = None):
+                 records: list | None = None, case=None):
         """`coref`: a records file (documents by index); `records`: the records per document,
-        given directly; neither: the shipped ranker resolves the documents."""
+        given directly; neither: the shipped ranker resolves the documents. `case`: the source
+        tokens as the model reads them (ModelCase.source; default: lowercased)."""
         self.model = model
         self.sentences = sentences
         self.workers = max(1, workers)
@@ -59,7 +60,8 @@ class TuningSet:
         if docs is None:
             raise CadError("the configuration has a feature that reads document context (CoreferenceModel): "
                            "give the documents (--docs)")
-        self.docs_list = [(d, [[t.lower() for t in s] for s in sents]) for d, sents in documents(source, docs)]
+        case = case or (lambda toks: [t.lower() for t in toks])
+        self.docs_list = [(d, [case(s) for s in sents]) for d, sents in documents(source, docs)]
         n = sum(len(s) for _, s in self.docs_list)
         if n != len(sentences):
             raise CadError(f"the documents hold {n} sentences but the source has {len(sentences)}", docs)
@@ -117,21 +119,26 @@ def _tune_doc(d: int):
 def mert(config: str, source: str, reference: str, out: str, nbest: int = 100, iterations: int = 25,
          search_algorithm: int = 1, random_dirs: int = 0, restarts: int = 20, seed: int = 1,
          historic_bests: bool = True, docs: str | None = None, coref: str | None = None,
-         workers: int = 1, records: list | None = None) -> MertResult:
+         workers: int = 1, records: list | None = None, src_lang: str = "en", tgt_lang: str = "fr") -> MertResult:
     """Moses-style MERT loop: decode, add the n-best lists to the pool, optimize from the current
     weights (plus earlier iterations' weights and random restarts), until the weights stop
     changing (max change < 1e-5, as mert-moses.pl), no new candidates appear, or `iterations`
     decoder runs. Returns the weights whose decoded 1-best had the best BLEU (mert-moses.pl's
     --return-best-dev), so the result is never worse on the tuning set than the start.
     A configuration with the CoreferenceModel feature is decoded by documents (`docs`, with the
-    coreference records `coref`, or the shipped ranker), so its weight is tuned with the others."""
-    src = [s.lower() for s in read_lines(source)]
-    ref = [r.lower().split() for r in read_lines(reference)]
+    coreference records `coref`, or the shipped ranker), so its weight is tuned with the others.
+    The source and the reference are put in the model's case (ModelCase: truecased by the models
+    beside its phrase table, as Moses tunes on the truecased dev set, or lowercased)."""
+    from cad.truecase import ModelCase
+
+    cfg = parse_config(config)
+    case = ModelCase.of(cfg, src_lang, tgt_lang)
+    src = [case.source_line(s) for s in read_lines(source)]
+    ref = [case.target(r.split()) for r in read_lines(reference)]
     if len(src) != len(ref):
         raise CadError(f"{len(src)} source sentences but {len(ref)} references", reference)
-    cfg = parse_config(config)
     model = DecoderModel.from_config(cfg, src, SearchSettings(search_algorithm=search_algorithm))
-    tuning = TuningSet(model, src, docs, source, coref, workers, records)
+    tuning = TuningSet(model, src, docs, source, coref, workers, records, case.source)
     w = model.weights()
     # Moses does not tune UnknownWordPenalty (it is missing from its n-best lists): it keeps its
     # weight while the tuned weights are L1-normalized, so the pool is scored without it
@@ -193,7 +200,10 @@ def cm_weight_grid(config: str, source: str, docs: str | None, reference: str, a
     from cad.eval.report import french_settings
     from coref.backends import documents, get_backend
 
-    docs_ = [(d, [[t.lower() for t in s] for s in sents]) for d, sents in documents(source, docs)]
+    from cad.truecase import ModelCase
+
+    case = ModelCase.of(config, "en", "fr")     # APT's French settings: English to French
+    docs_ = [(d, [case.source(s) for s in sents]) for d, sents in documents(source, docs)]
     sentences = [" ".join(s) for _, sents in docs_ for s in sents]
     resolver = get_backend(backend)
     recs = {d: resolver.resolve(d, sents) for d, sents in docs_}
@@ -201,7 +211,7 @@ def cm_weight_grid(config: str, source: str, docs: str | None, reference: str, a
     results = []
     with tempfile.TemporaryDirectory(prefix="cad-cmgrid-") as tmp:
         ref_low = Path(tmp) / "ref"
-        ref_low.write_text("".join(l.lower() + "\n" for l in read_lines(reference)), encoding="utf-8")
+        ref_low.write_text("".join(case.target_line(l) + "\n" for l in read_lines(reference)), encoding="utf-8")
         src_low = Path(tmp) / "src"
         src_low.write_text("".join(s + "\n" for s in sentences), encoding="utf-8")
         for weight in grid:

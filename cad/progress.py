@@ -26,8 +26,9 @@ def progress(it: Iterable[T], total: int | None = None, desc: str = "", unit: st
 
 
 class StageProgress:
-    """A whole stage's progress over its shards: done / total, rate and ETA. Shards reused from an
-    earlier run leave the count (they took no time here, and would make the rate a lie)."""
+    """A whole stage's progress over its shards: done / total, rate and ETA, left on the screen at
+    the end as the stage's summary. Shards reused from an earlier run leave the count (they took
+    no time here, and would make the rate a lie)."""
 
     def __init__(self, total: int, desc: str, unit: str = "shard"):
         self._bar = None
@@ -36,7 +37,7 @@ class StageProgress:
         if _shown():
             from tqdm import tqdm
 
-            self._bar = tqdm(total=total, desc=desc, unit=unit, leave=False, dynamic_ncols=True)
+            self._bar = tqdm(total=total, desc=desc, unit=unit, dynamic_ncols=True)
 
     def done(self) -> None:
         if self._bar is not None:

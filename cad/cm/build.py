@@ -24,15 +24,13 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from cad.aligned_docs import aligned_documents
 from cad.cm.features import Bundle
 from cad.cm.french import first_noun_or_pronoun, tag
 from cad.docs import read_docs
 from cad.errors import CadError
-from cad.progress import progress
 from cad.shards.options import Parallel
 from cad.textio import atomic_output, count_lines, read_lines
-from coref.records import PronounResolution, read_jsonl
+from coref.records import PronounResolution
 
 log = logging.getLogger(__name__)
 MIN_PROB = 1e-5
@@ -228,33 +226,19 @@ def build_cm(corpus: str, align: str, out_dir: str | os.PathLike, src_lang: str 
             raise CadError(f"domain weight {prefix}={w} must be >= 0")
         if docs and not any(d.doc_id.startswith(prefix + ":") for d in doc_starts):
             raise CadError(f"domain weight {prefix}={w}: no document id starts with {prefix + ':'!r}", docs)
-    from cad.cm.collect import Collection, collect_document, collect_in_shards, doc_weight
+    from cad.cm.collect import collect_in_process, collect_in_shards
 
+    doc_ids = [(d.first_line, d.doc_id) for d in doc_starts] if docs else None
     store = None
     if parallel is None:
-        acc = Collection()
-        if coref:
-            by_doc: dict[str, list[PronounResolution]] = defaultdict(list)
-            for r in read_jsonl(coref):
-                by_doc[r.doc].append(r)
-            resolver = None
-        else:
-            from coref.backends import get_backend
-
-            resolver = get_backend(backend)
-        docs_iter = aligned_documents(f"{corpus}.{src_lang}", f"{corpus}.{tgt_lang}", align, docs)
-        n_docs = len(doc_starts) if docs else 1
-        for n_doc, (doc_id, src, tgt, al) in enumerate(progress(docs_iter, total=n_docs, desc="cm", unit="doc")):
-            recs = by_doc.get(doc_id, []) if resolver is None else resolver.resolve(doc_id, src)
-            collect_document(acc, n_doc, src, tgt, al, recs, with_human, single_best,
-                             doc_weight(doc_starts[n_doc].doc_id if docs else None, domain_weights), coref)
+        acc = collect_in_process(corpus, align, src_lang, tgt_lang, docs, doc_ids, coref, backend, with_human,
+                                 single_best, domain_weights)
     else:
         from cad.shards import ShardStore
 
         store = ShardStore.beside(out_dir / "cm.gz")
-        acc = collect_in_shards(corpus, align, src_lang, tgt_lang, docs,
-                                [(d.first_line, d.doc_id) for d in doc_starts] if docs else None, n_lines, coref,
-                                backend, with_human, single_best, domain_weights, parallel, store)
+        acc = collect_in_shards(corpus, align, src_lang, tgt_lang, doc_ids, n_lines, coref, backend, with_human,
+                                single_best, domain_weights, parallel, store)
     stats, triples, class_instances, positions, halves = (acc.stats, acc.triples, acc.instances, acc.positions,
                                                            acc.halves)
     model = estimate(triples) if smoothing == "none" else estimate_witten_bell(triples, with_human)

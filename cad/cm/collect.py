@@ -13,7 +13,6 @@ from __future__ import annotations
 import bisect
 import functools
 import json
-import os
 from array import array
 from pathlib import Path
 from dataclasses import asdict, dataclass, field
@@ -74,6 +73,33 @@ def collect_document(acc: Collection, n_doc: int, src: list[list[str]], tgt: lis
     added = collect_class_instances(src, tgt, al, recs, with_human, morph, acc.instances, weight, acc.positions)
     acc.stats.class_pronouns += added
     acc.halves.extend([n_doc % 2] * added)
+
+
+def collect_in_process(corpus: str, align: str, src_lang: str, tgt_lang: str, docs: str | None,
+                       doc_ids: list[tuple[int, str]] | None, coref: str | None, backend: str, with_human: bool,
+                       single_best: bool, domain_weights: dict[str, float]) -> Collection:
+    """Every document's evidence, one after the other in this process (any input may be '-')."""
+    from cad.aligned_docs import aligned_documents
+    from cad.progress import progress
+    from coref.records import read_jsonl
+
+    acc = Collection()
+    by_doc: dict[str, list[PronounResolution]] = {}
+    resolver = None
+    if coref:
+        for r in read_jsonl(coref):
+            by_doc.setdefault(r.doc, []).append(r)
+    else:
+        from coref.backends import get_backend
+
+        resolver = get_backend(backend)
+    docs_iter = aligned_documents(f"{corpus}.{src_lang}", f"{corpus}.{tgt_lang}", align, docs)
+    n_docs = len(doc_ids) if doc_ids is not None else 1
+    for n_doc, (doc_id, src, tgt, al) in enumerate(progress(docs_iter, total=n_docs, desc="cm", unit="doc")):
+        recs = by_doc.get(doc_id, []) if resolver is None else resolver.resolve(doc_id, src)
+        collect_document(acc, n_doc, src, tgt, al, recs, with_human, single_best,
+                         doc_weight(doc_ids[n_doc][1] if doc_ids is not None else None, domain_weights), coref)
+    return acc
 
 
 @dataclass(frozen=True)
@@ -189,7 +215,7 @@ class RecordRouter:
         return {"records": lines, "record_lines": numbers}
 
 
-def collect_in_shards(corpus: str, align: str, src_lang: str, tgt_lang: str, docs: str | None,
+def collect_in_shards(corpus: str, align: str, src_lang: str, tgt_lang: str,
                       doc_ids: list[tuple[int, str]] | None, n_lines: int, coref: str | None, backend: str,
                       with_human: bool, single_best: bool, domain_weights: dict[str, float],
                       parallel: Parallel, store: ShardStore) -> Collection:

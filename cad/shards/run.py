@@ -114,8 +114,10 @@ class _Dask:
             self.where = f"the workers of {parallel.scheduler}"
         else:
             self.workers = max(1, min(parallel.workers, n_tasks))
+            # ":0": Dask's HTTP server on a free port, so that two stages (or a user's own cluster)
+            # never fight over 8787
             self.cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
-                                        dashboard_address=None)
+                                        dashboard_address=":0")
             self.client = Client(self.cluster)
             self.where = f"{self.workers} local worker processes"
         self.limit = 2 * self.workers + 1

@@ -38,8 +38,9 @@ def add_parallel_arguments(parser: argparse.ArgumentParser, shard_lines: int, no
                              f"the output is the same bytes whatever the number{note}")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="run the shards on the workers of this dask.distributed scheduler (e.g. "
-                             "tcp://host:8786) instead of local processes; the workers need cad installed and "
-                             "the files that options such as --model name at the same paths")
+                             "tcp://host:8786) instead of local processes; the scheduler and the workers need "
+                             "the same cad installed, and the files that options such as --model name at the "
+                             "same paths")
     cut = "whole documents, closed once it holds at least N lines" if by_documents else "N lines"
     parser.add_argument("--shard-lines", type=int, default=shard_lines, metavar="N",
                         help=f"a shard is {cut}; the output does not depend on it (default: %(default)s)")

@@ -211,6 +211,15 @@ def test_bad_options_and_progress(tmp_path, capsys, monkeypatch):
     assert "--workers must be at least 1" in capsys.readouterr().err
     assert main(_extract_args(prefix, tmp_path / "a", "--shard-lines", "0")) == 1
     assert "--shard-lines must be at least 1" in capsys.readouterr().err
+    # files of different lengths fail before any shard runs
+    fr = Path(f"{prefix}.fr")
+    full = fr.read_text()
+    fr.write_text("".join(full.splitlines(keepends=True)[:-1]))
+    assert main(_extract_args(prefix, tmp_path / "a", "--workers", "1", "--shard-lines", "30")) == 1
+    assert (f"{prefix}.fr:120: has 119 lines but {prefix}.en has 120: parallel files must have the same number "
+            "of lines") in capsys.readouterr().err
+    assert not (tmp_path / "a" / "pt.gz.shards").exists()
+    fr.write_text(full)
     # the stage's progress (shards done / total, rate) when asked for off a terminal
     monkeypatch.setenv("CAD_PROGRESS", "1")
     assert main(_extract_args(prefix, tmp_path / "b", "--workers", "1", "--shard-lines", "30")) == 0

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterator, Mapping, Sequence
 
 from cad.errors import CadError
-from cad.textio import read_parallel
+from cad.textio import count_lines, is_stdio, read_parallel
 
 
 @dataclass(frozen=True)
@@ -88,11 +88,21 @@ def _fingerprint(salt: str, shard: Shard, data: Mapping[str, list[str]]) -> str:
     h.update(f"\0{shard.first_doc} {shard.end_doc} {shard.first_line} {shard.end_line}\0".encode())
     for name in sorted(data):
         lines = data[name]
+        # the count and the lines (which hold no newline) make the joined text unambiguous
         h.update(f"\0{name} {len(lines)}\0".encode("utf-8"))
-        for line in lines:
-            h.update(line.encode("utf-8", "surrogatepass"))
-            h.update(b"\n")
+        h.update("\n".join(lines).encode("utf-8", "surrogatepass"))
     return h.hexdigest()
+
+
+def _same_length(paths: Sequence[str | os.PathLike]) -> None:
+    """Files of different lengths fail before the first shard runs, not after the last (a
+    stream, '-', is read once, and checked by read_parallel at its end)."""
+    counts = [(str(p), count_lines(p)) for p in paths if not is_stdio(p)]
+    for path, n in counts[1:]:
+        if n != counts[0][1]:
+            short, long_ = min(counts[0], (path, n), key=lambda c: c[1]), max(counts[0], (path, n), key=lambda c: c[1])
+            raise CadError(f"has {short[1]} lines but {long_[0]} has {long_[1]}: parallel files must have the same "
+                           "number of lines", short[0], short[1] + 1)
 
 
 def shard_tasks(shards: Sequence[Shard], inputs: Mapping[str, str | os.PathLike], salt: str,
@@ -101,6 +111,7 @@ def shard_tasks(shards: Sequence[Shard], inputs: Mapping[str, str | os.PathLike]
     UTF-8 and equal lengths) and yield each shard's task; `extra(shard)` adds data that is not
     line-parallel (a shard's documents' ids, its coreference records)."""
     names = list(inputs)
+    _same_length([inputs[n] for n in names])
     rows = read_parallel([inputs[n] for n in names])
     for shard in shards:
         data: dict[str, list[str]] = {n: [] for n in names}

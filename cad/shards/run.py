@@ -199,6 +199,9 @@ def run_shards(tasks: Iterable[ShardTask], total: int, fn: TaskFn, store: ShardS
                 bar.done()
     except CadError as exc:
         kept = sum(1 for _ in store.directory.glob("*.done"))
+        if not kept:
+            store.remove()
+            raise
         raise CadError(f"{exc.message} ({kept} finished shards are kept in {store.directory}: a rerun "
                        "resumes from them)", exc.path, exc.line) from exc.__cause__
     finally:

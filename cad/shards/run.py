@@ -107,7 +107,7 @@ class _Dask:
             logging.getLogger("distributed").setLevel(logging.WARNING)
         if parallel.scheduler:
             try:
-                self.client = Client(parallel.scheduler, timeout="30s")
+                self.client = Client(parallel.scheduler)       # Dask's connect timeout (its config)
             except (OSError, TimeoutError, ValueError) as exc:
                 raise CadError(f"cannot reach the Dask scheduler at {parallel.scheduler}: {exc}") from None
             self.workers = max(1, len(self.client.scheduler_info().get("workers", {})))

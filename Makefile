@@ -21,10 +21,15 @@ OUT ?= models/$(NAME)
 # Moses's pipeline: the corpus truecased (OUT/truecase-model.<lang>, which cad translate, decode --raw,
 # tune and cm experiment find beside the phrase table); LOWERCASE=1 (or TRUECASE=0): lowercased instead
 LOWERCASE ?= $(if $(filter 0,$(TRUECASE)),1,0)
+# The corpus stages that run in shards (phrase extraction, cad coref, cad cm build's collection):
+# WORKERS=N local processes (default: every core), SCHEDULER=tcp://host:8786 an existing Dask cluster
+WORKERS ?=
+SCHEDULER ?=
+PARALLEL_ARGS = $(if $(WORKERS),--workers $(WORKERS)) $(if $(SCHEDULER),--scheduler $(SCHEDULER))
 TRAIN_ARGS = --corpus $(CORPUS) --src $(SRC) --tgt $(TGT) --out $(OUT) $(if $(filter 1,$(TOKENIZED)),--tokenized) \
-	$(if $(filter 1,$(LOWERCASE)),--lowercase)
+	$(if $(filter 1,$(LOWERCASE)),--lowercase) $(PARALLEL_ARGS)
 
-.PHONY: rank-eval es-en es-en-eval all install coref-model coref-ranker coref-eval cm plm demo pronoun-eval train prepare align lex phrases lm moses-ini check test test-all bench clean decode
+.PHONY: rank-eval es-en es-en-eval all install coref-model coref-ranker coref-eval cm plm demo pronoun-eval train prepare align lex phrases lm moses-ini check test test-all bench bench-shards clean decode
 
 COREF_BACKEND ?= ranker
 CM_NAME ?= $(NAME)
@@ -88,11 +93,13 @@ cm: tables/$(CM_NAME)/cm.gz moses_configs/$(CM_NAME).ini moses_configs/$(CM_NAME
 	moses_configs/$(CM_NAME).classifier.ini
 
 $(OUT)/corpus.coref.jsonl: $(OUT)/moses.ini
-	$(CAD) -q coref --backend $(COREF_BACKEND) --input $(OUT)/corpus.$(SRC) --docs $(OUT)/corpus.docs --out $@
+	$(CAD) -q coref --backend $(COREF_BACKEND) --input $(OUT)/corpus.$(SRC) --docs $(OUT)/corpus.docs --out $@ \
+		$(PARALLEL_ARGS)
 
 # one cm build writes both tables and the classifier CM; a checkout from before one existed rebuilds them
 tables/$(CM_NAME)/cm.gz tables/$(CM_NAME)/classes.gz tables/$(CM_NAME)/classifier.json &: $(OUT)/corpus.coref.jsonl
-	$(CAD) -q cm build --corpus $(OUT)/corpus --align $(OUT)/aligned.grow-diag-final-and --coref $< --out tables/$(CM_NAME)
+	$(CAD) -q cm build --corpus $(OUT)/corpus --align $(OUT)/aligned.grow-diag-final-and --coref $< --out tables/$(CM_NAME) \
+		$(PARALLEL_ARGS)
 
 moses_configs/$(CM_NAME).ini: tables/$(CM_NAME)/cm.gz $(OUT)/moses.ini
 	$(CAD) -q cm config --base $(OUT)/moses.ini --cm tables/$(CM_NAME)/cm.gz --out $@
@@ -165,6 +172,13 @@ bench: install
 	$(BIN)/python bench/coref_bench.py --model $(OUT)
 	$(BIN)/python bench/mert_bench.py
 	$(BIN)/python bench/tree_kernel_bench.py
+	$(if $(filter 1,$(SHARD_BENCH)),$(MAKE) bench-shards)
+
+# cad coref and cad cm build over the training corpus copied SHARD_REPLICAS times, on 1 and 2 Dask
+# worker processes (long: every sentence parsed once per worker count); in make bench with SHARD_BENCH=1
+SHARD_REPLICAS ?= 10
+bench-shards: install
+	$(BIN)/python bench/shard_bench.py --model $(OUT) --replicas $(SHARD_REPLICAS)
 
 clean:
 	rm -rf models build *.egg-info .pytest_cache
@@ -185,7 +199,8 @@ $(ES_OUT)/dev.lc.es $(ES_OUT)/dev.lc.en &: $(VENV)/.installed
 		$(NC11)/dev.$$l > $(ES_OUT)/dev.lc.$$l.tmp && mv $(ES_OUT)/dev.lc.$$l.tmp $(ES_OUT)/dev.lc.$$l; done
 
 $(ES_OUT)/moses.ini: $(ES_OUT)/dev.lc.es $(ES_OUT)/dev.lc.en
-	$(CAD) train --corpus $(NC11)/train --src es --tgt en --tokenized --lowercase --out $(ES_OUT) --test $(ES_OUT)/dev.lc
+	$(CAD) train --corpus $(NC11)/train --src es --tgt en --tokenized --lowercase --out $(ES_OUT) --test $(ES_OUT)/dev.lc \
+		$(PARALLEL_ARGS)
 	$(CAD) moses-ini check $@
 
 # the gender of person names, learned from the English side's he/she (FreeLing guesses it from the ending)

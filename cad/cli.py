@@ -58,10 +58,16 @@ def _cmd_lex(a: argparse.Namespace) -> None:
 
 
 def _cmd_extract(a: argparse.Namespace) -> None:
+    from cad.shards import parallel_from_args
+    from cad.textio import is_stdio
     from cad.train.phrase_scoring import build_phrase_tables
 
+    parallel = parallel_from_args(a)
+    if any(is_stdio(f) for f in (a.src, a.tgt, a.align, a.phrase_table)):
+        parallel = None         # a stream: one process, no shards (they are kept beside the phrase table)
     st = build_phrase_tables(a.src, a.tgt, a.align, a.lex, a.phrase_table, a.reordering_table,
-                             max_len=a.max_phrase_length, max_items=a.sort_buffer, engine=a.engine)
+                             max_len=a.max_phrase_length, max_items=a.sort_buffer, engine=a.engine,
+                             parallel=parallel)
     log.info("%d phrase pairs from %d sentences", st.phrase_pairs, st.sentences)
 
 
@@ -126,8 +132,17 @@ def _cmd_train(a: argparse.Namespace) -> None:
                       max_phrase_length=a.max_phrase_length,
                       lm_order=a.lm_order, lm_text=a.lm_text, seed=a.seed, allow_empty=a.allow_empty,
                       test_corpus=a.test)
-    ini = train(cfg, force=a.force, until=a.until)
+    from cad.shards import parallel_from_args
+
+    ini = train(cfg, force=a.force, until=a.until, parallel=parallel_from_args(a))
     print(ini)
+
+
+def _parallel_arguments(s, note: str) -> None:
+    from cad.shards import add_parallel_arguments
+    from cad.train.extract_shards import DEFAULT_SHARD_LINES
+
+    add_parallel_arguments(s, DEFAULT_SHARD_LINES, note, by_documents=False)
 
 
 SYM_METHODS = ("grow-diag-final-and", "grow-diag-final", "grow-diag", "grow", "intersect", "union", "srctotgt",
@@ -207,6 +222,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--engine", choices=("native", "python"), default="native",
                    help="compiled extraction and scoring or the Python reference; both write the same "
                         "bytes (default: %(default)s)")
+    _parallel_arguments(s, "; an input read from '-', or a phrase table written to '-', is extracted in this "
+                           "process")
     s.set_defaults(func=_cmd_extract)
 
     s = sub.add_parser("lm", help="estimate a modified Kneser-Ney language model (ARPA)")
@@ -295,6 +312,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--force", action="store_true", help="rerun every stage")
     s.add_argument("--until", choices=STAGES,
                    help="stop after this stage")
+    _parallel_arguments(s, " (phrase extraction runs in shards; alignment is one eflomal run over the whole "
+                           "corpus, and the LM one pass over the target side)")
     s.set_defaults(func=_cmd_train)
     from cad.eval.cli import add_eval_parser
     from coref.cli import add_coref_parsers

@@ -12,6 +12,10 @@ class CadError(Exception):
         self.line = line
         super().__init__(self.__str__())
 
+    def __reduce__(self):
+        # a shard task's error crosses from a Dask worker whole: the file and line it names included
+        return (type(self), (self.message, self.path, self.line))
+
     def __str__(self) -> str:
         where = ""
         if self.path is not None:

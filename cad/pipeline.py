@@ -24,6 +24,7 @@ from cad.lm.arpa import write_arpa
 from cad.lm.kneser_ney import estimate
 from cad.moses.ini import baseline_config, write_config
 from cad.prepare import CleanConfig, prepare_corpus
+from cad.shards.options import Parallel
 from cad.textio import count_lines, read_lines
 from cad.train.lexical import write_lexical_tables
 from cad.train.phrase_scoring import build_phrase_tables
@@ -86,8 +87,10 @@ def _run_stage(name: str, outputs: list[Path], inputs: list[Path], force: bool, 
     log.info("[%s] done in %.1fs", name, time.time() - t)
 
 
-def train(cfg: TrainConfig, force: bool = False, until: str | None = None) -> Path:
+def train(cfg: TrainConfig, force: bool = False, until: str | None = None, parallel: Parallel | None = None) -> Path:
     """Run the stages in order (up to and including `until`); return the moses.ini path.
+    `parallel`: phrase extraction in shards (cad/train/extract_shards.py), the same tables; it is
+    not part of the settings (OUT/train.json), since the output does not depend on it.
 
     Everything the stages log also goes to OUT/train.log.
     """
@@ -104,7 +107,7 @@ def train(cfg: TrainConfig, force: bool = False, until: str | None = None) -> Pa
             if h is not handler and h.level == logging.NOTSET:
                 h.setLevel(old_level or logging.WARNING)
     try:
-        return _train(cfg, force, until)
+        return _train(cfg, force, until, parallel)
     except _Done:
         return Path(cfg.out) / "moses.ini"
     finally:
@@ -113,7 +116,7 @@ def train(cfg: TrainConfig, force: bool = False, until: str | None = None) -> Pa
         root.setLevel(old_level)
 
 
-def _train(cfg: TrainConfig, force: bool, until: str | None) -> Path:
+def _train(cfg: TrainConfig, force: bool, until: str | None, parallel: Parallel | None = None) -> Path:
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
     src_in, tgt_in = corpus_file(cfg.corpus, cfg.src), corpus_file(cfg.corpus, cfg.tgt)
@@ -157,7 +160,8 @@ def _train(cfg: TrainConfig, force: bool, until: str | None) -> Path:
            lambda: write_lexical_tables(src, tgt, align, str(out / "lex"), total=n), until=until)
     _stage("phrases", [pt, ro], [out / "lex.f2e", align], force,
            lambda: build_phrase_tables(src, tgt, align, str(out / "lex"), str(pt), str(ro),
-                                       max_len=cfg.max_phrase_length, total=n, tmpdir=str(out)), until=until)
+                                       max_len=cfg.max_phrase_length, total=n, tmpdir=str(out), parallel=parallel),
+           until=until)
     lm_text = Path(cfg.lm_text) if cfg.lm_text else tgt
     _stage("lm", [lm], [lm_text, settings], force, lambda: train_lm(lm_text, lm, cfg.lm_order), until=until)
     _stage("moses.ini", [ini], [pt, ro, lm, settings], force, lambda: write_config(

@@ -19,9 +19,21 @@ def _pronouns(a: argparse.Namespace) -> tuple[str, ...]:
 
 
 def _coref(a: argparse.Namespace) -> None:
+    from cad.shards import parallel_from_args
+    from cad.textio import is_stdio
     from coref.backends import documents, get_backend, resolve_documents
     from coref.records import write_jsonl
 
+    parallel = parallel_from_args(a)
+    if a.docs and not any(is_stdio(f) for f in (a.input, a.docs, a.out, a.corzu, a.human_lexicon,
+                                                 a.gender_lexicon)):
+        from coref.corpus import BackendSpec, resolve_corpus
+
+        spec = BackendSpec(a.backend, a.gold, _pronouns(a), a.model, a.corzu, a.docs, None, a.human_lexicon,
+                           a.gender_lexicon)
+        resolve_corpus(a.input, a.docs, a.out, spec, parallel)
+        return
+    # one document, or a stream: one process, no shards
     docs = documents(a.input, a.docs)
     backend = get_backend(a.backend, a.gold, _pronouns(a), a.model, corzu=a.corzu, docs=a.docs,
                           n_lines=sum(len(sents) for _, sents in docs), human_lexicon=a.human_lexicon,
@@ -143,6 +155,11 @@ def add_coref_parsers(sub) -> None:
     add_in(s, "--gender-lexicon", help="--backend corzu|spanish: the gender of person names "
            "(python -m cad.lang.name_gender), instead of FreeLing's guess or spaCy's none")
     add_out(s, "--out", required=True, help="JSON Lines output")
+    from cad.shards import add_parallel_arguments
+    from coref.corpus import DEFAULT_SHARD_LINES
+
+    add_parallel_arguments(s, DEFAULT_SHARD_LINES, "; a text without --docs (one document), or a file option "
+                           "set to '-', is resolved in this process")
     s.set_defaults(func=_coref)
 
     s = sub.add_parser("coref-train", help="train the ranker backend on gold coreference")

@@ -66,26 +66,35 @@ def keep_likely(scored: list[tuple[Candidate, float]], ratio: float = 0.01, mini
     return out
 
 
+def record_line(r: PronounResolution) -> str:
+    """One record as write_jsonl writes it, newline included."""
+    return json.dumps(asdict(r), ensure_ascii=False, sort_keys=True) + "\n"
+
+
 def write_jsonl(records: Iterable[PronounResolution], path: str | os.PathLike) -> None:
     with atomic_output(path) as fh:
         for r in records:
-            fh.write(json.dumps(asdict(r), ensure_ascii=False, sort_keys=True) + "\n")
+            fh.write(record_line(r))
 
 
 def read_jsonl(path: str | os.PathLike) -> Iterator[PronounResolution]:
     for lineno, line in enumerate(read_lines(path), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-            if not isinstance(obj, dict) or not isinstance(obj.get("candidates", []), list):
-                raise TypeError("expected an object with a list of candidates")
-            cands = [Candidate(**c) for c in obj.pop("candidates", [])]
-            rec = PronounResolution(**obj, candidates=cands)
-        except (json.JSONDecodeError, TypeError) as exc:
-            raise CadError(f"not a pronoun record: {exc}", str(path), lineno) from None
-        _check_types(rec, str(path), lineno)
-        yield rec
+        if line.strip():
+            yield parse_record(line, path, lineno)
+
+
+def parse_record(line: str, path: str | os.PathLike, lineno: int) -> PronounResolution:
+    """One JSON Lines record, checked; errors name `path` and `lineno`."""
+    try:
+        obj = json.loads(line)
+        if not isinstance(obj, dict) or not isinstance(obj.get("candidates", []), list):
+            raise TypeError("expected an object with a list of candidates")
+        cands = [Candidate(**c) for c in obj.pop("candidates", [])]
+        rec = PronounResolution(**obj, candidates=cands)
+    except (json.JSONDecodeError, TypeError) as exc:
+        raise CadError(f"not a pronoun record: {exc}", str(path), lineno) from None
+    _check_types(rec, str(path), lineno)
+    return rec
 
 
 def _check_types(rec: PronounResolution, path: str, lineno: int) -> None:

@@ -32,8 +32,10 @@ class SoftmaxRanker:
     def scores(self, group: Group) -> np.ndarray:
         w = self.weights
         v = self.vocab
-        # binary features: a feature listed twice still fires once, as in training
-        return np.array([sum(w[v[f]] for f in set(alt) if f in v) for alt in group], dtype=float)
+        # binary features: a feature listed twice still fires once, as in training; summed in the
+        # order listed (a set's order follows the process's string hashing, and the last bits of
+        # the sum with it: two processes, the workers of a sharded `cad coref`, would then differ)
+        return np.array([sum(w[v[f]] for f in dict.fromkeys(alt) if f in v) for alt in group], dtype=float)
 
     def probabilities(self, group: Group) -> np.ndarray:
         if not len(group):

@@ -24,14 +24,13 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from cad.aligned_docs import aligned_documents
 from cad.cm.features import Bundle
 from cad.cm.french import first_noun_or_pronoun, tag
 from cad.docs import read_docs
 from cad.errors import CadError
-from cad.progress import progress
-from cad.textio import atomic_output, read_lines
-from coref.records import PronounResolution, read_jsonl
+from cad.shards.options import Parallel
+from cad.textio import atomic_output, count_lines, read_lines
+from coref.records import PronounResolution
 
 log = logging.getLogger(__name__)
 MIN_PROB = 1e-5
@@ -204,58 +203,44 @@ def estimate_witten_bell(triples, with_human: bool = False) -> dict[str, dict[st
 def build_cm(corpus: str, align: str, out_dir: str | os.PathLike, src_lang: str = "en", tgt_lang: str = "fr",
              docs: str | None = None, coref: str | None = None, backend: str = "ranker", with_human: bool = False,
              single_best: bool = False, smoothing: str = "none", em_iterations: int = 5,
-             domain_weights: dict[str, float] | None = None, classifier: bool = True) -> CMStats:
+             domain_weights: dict[str, float] | None = None, classifier: bool = True,
+             parallel: Parallel | None = None) -> CMStats:
     """`smoothing` (cm.gz): "none" (seed 004: relative frequencies) or "witten-bell" (back-off to
     coarser bundles). `em_iterations` (classes.gz): EM over each pronoun's latent bundle; 0 keeps
     seed 003's expected counts under the coreference's own weights. `domain_weights` (classes.gz):
     {id prefix: w}, the pronouns of a document whose id starts with `prefix:` count w times (the
     class CM's register follows its data: TED speakers say *ça* where news writes *il*).
-    `classifier`: also train the classifier CM on the same instances (classifier.json)."""
+    `classifier`: also train the classifier CM on the same instances (classifier.json).
+    `parallel`: collect the triples and instances in shards of documents (kept in OUT/cm.gz.shards/
+    until the tables are written, so that a rerun resumes from them), the same tables again; None:
+    in this process, without shards."""
     if smoothing not in SMOOTHING:
         raise CadError(f"unknown smoothing {smoothing!r} (choose from {', '.join(SMOOTHING)})")
     out_dir = Path(out_dir)
     docs = docs or (f"{corpus}.docs" if Path(f"{corpus}.docs").exists() else None)
-    stats = CMStats()
-    if coref:
-        by_doc: dict[str, list[PronounResolution]] = defaultdict(list)
-        for r in read_jsonl(coref):
-            by_doc[r.doc].append(r)
-        resolver = None
-    else:
-        from coref.backends import get_backend
-
-        resolver = get_backend(backend)
-    doc_starts = read_docs(docs, sum(1 for _ in read_lines(f"{corpus}.{src_lang}"))) if docs else []
-    n_docs = len(doc_starts) if docs else 1
+    n_lines = count_lines(f"{corpus}.{src_lang}")
+    doc_starts = read_docs(docs, n_lines) if docs else []
     domain_weights = dict(domain_weights or {})
     for prefix, w in domain_weights.items():
         if not w >= 0:
             raise CadError(f"domain weight {prefix}={w} must be >= 0")
         if docs and not any(d.doc_id.startswith(prefix + ":") for d in doc_starts):
             raise CadError(f"domain weight {prefix}={w}: no document id starts with {prefix + ':'!r}", docs)
+    from cad.cm.collect import collect_in_process, collect_in_shards
 
-    def doc_weight(k: str) -> float:
-        if not domain_weights or not docs:
-            return 1.0
-        name = doc_starts[int(k)].doc_id
-        return domain_weights.get(name.split(":", 1)[0], 1.0) if ":" in name else 1.0
-    triples = []
-    class_instances: list[tuple[dict[str, float], str, float]] = []
-    positions: list[tuple[list[str], int]] = []
-    halves: list[int] = []
-    docs_iter = aligned_documents(f"{corpus}.{src_lang}", f"{corpus}.{tgt_lang}", align, docs)
-    for n_doc, (doc_id, src, tgt, al) in enumerate(progress(docs_iter, total=n_docs, desc="cm", unit="doc")):
-        recs = by_doc.get(doc_id, []) if resolver is None else resolver.resolve(doc_id, src)
-        for r in recs:
-            if r.sentence >= len(src) or r.index >= len(src[r.sentence]):
-                raise CadError(f"pronoun record at sentence {r.sentence}, token {r.index} is outside document "
-                               f"{doc_id}", coref)
-        morph = document_morph(tgt, recs)
-        triples.extend(collect_triples(src, tgt, al, recs, with_human, stats, single_best, morph))
-        added = collect_class_instances(src, tgt, al, recs, with_human, morph, class_instances,
-                                        doc_weight(doc_id), positions)
-        stats.class_pronouns += added
-        halves.extend([n_doc % 2] * added)
+    doc_ids = [(d.first_line, d.doc_id) for d in doc_starts] if docs else None
+    store = None
+    if parallel is None:
+        acc = collect_in_process(corpus, align, src_lang, tgt_lang, docs, doc_ids, coref, backend, with_human,
+                                 single_best, domain_weights)
+    else:
+        from cad.shards import ShardStore
+
+        store = ShardStore.beside(out_dir / "cm.gz")
+        acc = collect_in_shards(corpus, align, src_lang, tgt_lang, doc_ids, n_lines, coref, backend, with_human,
+                                single_best, domain_weights, parallel, store)
+    stats, triples, class_instances, positions, halves = (acc.stats, acc.triples, acc.instances, acc.positions,
+                                                           acc.halves)
     model = estimate(triples) if smoothing == "none" else estimate_witten_bell(triples, with_human)
     lines = []
     for bundle, targets in model.items():
@@ -296,6 +281,8 @@ def build_cm(corpus: str, align: str, out_dir: str | os.PathLike, src_lang: str 
     with atomic_output(out_dir / "provenance.json") as fh:
         json.dump(provenance, fh, indent=2, sort_keys=True)
         fh.write("\n")
+    if store is not None:
+        store.remove()
     log.info("CM: %d entries for %d bundles from %d triples", stats.entries, len(model), stats.triples)
     return stats
 

@@ -70,6 +70,7 @@ def _build_source(a: argparse.Namespace) -> None:
 
 def _build(a: argparse.Namespace) -> None:
     from cad.cm.build import build_cm
+    from cad.shards import parallel_from_args
 
     from cad.errors import CadError
 
@@ -88,7 +89,8 @@ def _build(a: argparse.Namespace) -> None:
         if not sep or not prefix or not weights[prefix] >= 0:
             raise CadError(f"--domain-weight {spec!r}: expected PREFIX=W with W >= 0")
     st = build_cm(a.corpus, a.align, a.out, a.src, a.tgt, a.docs, a.coref, a.backend, a.humanness, a.single_best,
-                  a.smoothing, a.em_iterations, weights, classifier=not a.no_classifier)
+                  a.smoothing, a.em_iterations, weights, classifier=not a.no_classifier,
+                  parallel=parallel_from_args(a))
     print(f"{st.entries} entries from {st.triples} triples ({st.with_candidates} of {st.pronouns} pronouns "
           f"with antecedents) -> {a.out}/cm.gz", file=sys.stderr)
 
@@ -574,6 +576,11 @@ def add_cm_parsers(sub) -> None:
                    help="skip the classifier CM (classifier.json: P(class | source words, antecedent features), "
                         "a logistic regression over the same instances; default: trained, about a minute)")
     s.add_argument("--out", required=True, help="output directory, e.g. tables/baseline")
+    from cad.cm.collect import DEFAULT_SHARD_LINES
+    from cad.shards import add_parallel_arguments
+
+    add_parallel_arguments(s, DEFAULT_SHARD_LINES, " (they collect the triples and class instances; the tables "
+                           "are estimated in this process; --src es builds in this process)")
     s.set_defaults(func=_build)
     s = cs.add_parser("show", help="most likely translations per feature bundle")
     add_in(s, "table", help="a CM table: back-off (cm.gz) or class table (classes.gz)")

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <memory>
 #include <queue>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -149,6 +150,19 @@ class ExternalCounter {
     if (counts_.size() >= max_items_) spill();
   }
 
+  // a sorted run written elsewhere (a shard's extraction, cad/train/extract_shards.py): merged
+  // with the others, never deleted, so that an interrupted scoring can resume from the shards
+  void add_run(const std::string& path) {
+    runs_.push_back(path);
+    external_.insert(path);
+  }
+
+  // every key once, in byte order, with its summed count, as one sorted run file
+  void dump(const std::string& path) {
+    auto src = finish();
+    write_run(path, *src);
+  }
+
   // every key once, in byte order (Python's str order for UTF-8), with its summed count
   std::unique_ptr<Source> finish() {
     if (runs_.empty()) return std::make_unique<MemorySource>(sorted_items());
@@ -159,7 +173,8 @@ class ExternalCounter {
       MergeSource merged(group);
       std::string path = run_path();
       write_run(path, merged);
-      for (const auto& p : group) std::remove(p.c_str());
+      for (const auto& p : group)
+        if (!external_.count(p)) std::remove(p.c_str());
       runs_.push_back(path);
     }
     return std::make_unique<MergeSource>(runs_);
@@ -198,6 +213,7 @@ class ExternalCounter {
   size_t max_items_;
   std::unordered_map<std::string, uint64_t> counts_;
   std::vector<std::string> runs_;
+  std::set<std::string> external_;
   size_t serial_ = 0;
 };
 
@@ -484,6 +500,18 @@ class PhraseTables {
     return {phrase_pairs, source_phrases};
   }
 
+  // the extraction half's result: the sorted direct and inverse runs (key<TAB>count lines)
+  void write_runs(const std::string& direct, const std::string& inverse) {
+    direct_.dump(direct);
+    inverse_.dump(inverse);
+  }
+
+  // shards' runs (written by write_runs) to score as if their sentences had been added here
+  void add_runs(const std::string& direct, const std::string& inverse) {
+    direct_.add_run(direct);
+    inverse_.add_run(inverse);
+  }
+
   int64_t sentences() const { return sentences_; }
   int64_t extracted() const { return extracted_; }
 
@@ -521,6 +549,8 @@ PYBIND11_MODULE(_phrases, m) {
            py::arg("tmpdir"), py::arg("max_items"), py::arg("lex_ef"), py::arg("lex_fe"))
       .def("add", &PhraseTables::add, py::arg("src"), py::arg("tgt"), py::arg("points"))
       .def("write", &PhraseTables::write, py::arg("write_pt"), py::arg("write_ro"), py::arg("smoothing"))
+      .def("write_runs", &PhraseTables::write_runs, py::arg("direct"), py::arg("inverse"))
+      .def("add_runs", &PhraseTables::add_runs, py::arg("direct"), py::arg("inverse"))
       .def("sentences", &PhraseTables::sentences)
       .def("extracted", &PhraseTables::extracted);
 }

@@ -36,6 +36,7 @@ class ExternalSorter:
         self.max_items = max_items
         self._buf: list[str] = []
         self._runs: list[str] = []
+        self._external: set[str] = set()
 
     def add(self, line: str) -> None:
         self._buf.append(line)
@@ -55,7 +56,8 @@ class ExternalSorter:
             with os.fdopen(fd, "w", encoding="utf-8", newline="\n", buffering=1 << 20) as fh:
                 fh.writelines(heapq.merge(*(_read_run(p) for p in group)))
             for p in group:
-                os.unlink(p)
+                if p not in self._external:
+                    os.unlink(p)
             self._runs.append(path)
 
     def __iter__(self) -> Iterator[str]:
@@ -96,6 +98,12 @@ class ExternalCounter:
         self._counts[key] += count
         if len(self._counts) >= self.max_items:
             self._spill()
+
+    def add_run(self, path: str | os.PathLike) -> None:
+        """A sorted run of `key<TAB>count` lines written elsewhere (a shard's extraction), merged
+        with the others and never deleted, so that an interrupted scoring can resume from it."""
+        self._sorter._runs.append(str(path))
+        self._sorter._external.add(str(path))
 
     def _spill(self) -> None:
         lines = sorted(self._counts.items())

@@ -51,10 +51,16 @@ def count_word_pairs(rows: Iterable[tuple[list[str], list[str], list[tuple[int, 
 def aligned_corpus(src: str | os.PathLike, tgt: str | os.PathLike, align: str | os.PathLike):
     """Yield (source tokens, target tokens, points), checking every point against the lengths."""
     for lineno, (s, t, a) in read_parallel([src, tgt, align]):
-        ss, tt = s.split(), t.split()
-        if not ss or not tt:
-            raise CadError("empty sentence in aligned corpus", str(src if not ss else tgt), lineno)
-        yield ss, tt, parse_alignment(a, len(ss), len(tt), str(align), lineno)
+        yield aligned_row(s, t, a, lineno, src, tgt, align)
+
+
+def aligned_row(s: str, t: str, a: str, lineno: int, src: str | os.PathLike, tgt: str | os.PathLike,
+                align: str | os.PathLike) -> tuple[list[str], list[str], list[tuple[int, int]]]:
+    """One line of each file (line `lineno` of the files named for errors) as aligned_corpus yields it."""
+    ss, tt = s.split(), t.split()
+    if not ss or not tt:
+        raise CadError("empty sentence in aligned corpus", str(src if not ss else tgt), lineno)
+    return ss, tt, parse_alignment(a, len(ss), len(tt), str(align), lineno)
 
 
 def write_lexical_tables(src, tgt, align, out_prefix: str, total: int | None = None) -> None:

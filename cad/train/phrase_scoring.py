@@ -20,14 +20,18 @@ import logging
 import tempfile
 from collections import Counter
 from dataclasses import dataclass
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
+from cad.shards.options import Parallel
 from cad.train.extract import extract_pairs
 from cad.train.extsort import ExternalCounter, ExternalSorter
 from cad.train.lexical import NULL, LexTable, aligned_corpus, read_lexical_table
 from cad.errors import CadError
 from cad.progress import progress
 from cad.textio import atomic_output
+
+if TYPE_CHECKING:
+    from cad.train.extract_shards import ShardRuns
 
 log = logging.getLogger(__name__)
 
@@ -96,7 +100,14 @@ def _best(counts: Counter[str], n_tgt: int) -> str:
 
 def _extract_all(src, tgt, align, max_len: int, direct: ExternalCounter, inverse: ExternalCounter,
                  stats: ScoringStats, total: int | None) -> None:
-    for ss, tt, points in progress(aligned_corpus(src, tgt, align), total=total, desc="extract", unit="sent"):
+    extract_rows(progress(aligned_corpus(src, tgt, align), total=total, desc="extract", unit="sent"), max_len,
+                 direct, inverse, stats)
+
+
+def extract_rows(rows, max_len: int, direct: ExternalCounter, inverse: ExternalCounter, stats: ScoringStats) -> None:
+    """The Python engine's extraction half: count every phrase pair of the (source tokens, target
+    tokens, points) rows in both directions."""
+    for ss, tt, points in rows:
         stats.sentences += 1
         for p in extract_pairs(len(ss), len(tt), points, max_len):
             sp = " ".join(ss[p.src_start:p.src_end])
@@ -185,20 +196,51 @@ def native_available() -> bool:
 
 def build_phrase_tables(src, tgt, align, lex_prefix: str, phrase_table: str, reordering_table: str | None,
                         max_len: int = 7, tmpdir: str | None = None, max_items: int = 1_000_000,
-                        total: int | None = None, smoothing: float = 0.5, engine: str = "native") -> ScoringStats:
+                        total: int | None = None, smoothing: float = 0.5, engine: str = "native",
+                        parallel: Parallel | None = None) -> ScoringStats:
     """Extract and score. `engine` "native" (cad/train/_phrases.cpp) or "python" (this module, the
     reference): the same tables byte for byte; `max_items` bounds the distinct records of each
-    sorted stream held in memory either way."""
+    sorted stream held in memory either way. `parallel`: extract in shards of lines (kept in
+    PHRASE_TABLE.shards/ until the tables are written, so that a rerun resumes from them), the
+    same tables again; None: in this process, without shards."""
     if engine not in ENGINES:
         raise CadError(f"unknown extraction engine {engine!r} (choose from {', '.join(ENGINES)})")
+    if engine == "native" and not native_available():
+        raise CadError("the compiled extractor (cad.train._phrases) is not built; run pip install -e . "
+                       "(needs a C++ compiler) or use --engine python")
     stats = ScoringStats()
     lex_ef = read_lexical_table(f"{lex_prefix}.f2e")   # {(f, e): w(e|f)}
     lex_fe = read_lexical_table(f"{lex_prefix}.e2f")   # {(e, f): w(f|e)}
+    shards = store = None
+    if parallel is not None:
+        from cad.shards import ShardStore
+        from cad.train.extract_shards import extract_in_shards
+
+        store = ShardStore.beside(phrase_table)
+        shards = extract_in_shards(src, tgt, align, store, max_len, engine, max_items, parallel)
     if engine == "native":
-        return _build_native(src, tgt, align, lex_ef, lex_fe, phrase_table, reordering_table, max_len, tmpdir,
-                             max_items, total, smoothing)
+        stats = _build_native(src, tgt, align, lex_ef, lex_fe, phrase_table, reordering_table, max_len, tmpdir,
+                              max_items, total, smoothing, shards)
+    else:
+        stats = _build_python(src, tgt, align, lex_ef, lex_fe, phrase_table, reordering_table, max_len, tmpdir,
+                              max_items, total, smoothing, shards)
+    if store is not None:
+        store.remove()
+    return stats
+
+
+def _build_python(src, tgt, align, lex_ef: LexTable, lex_fe: LexTable, phrase_table: str,
+                  reordering_table: str | None, max_len: int, tmpdir: str | None, max_items: int,
+                  total: int | None, smoothing: float, shards: ShardRuns | None) -> ScoringStats:
+    stats = ScoringStats()
     with ExternalCounter(tmpdir, max_items) as direct, ExternalCounter(tmpdir, max_items) as inverse:
-        _extract_all(src, tgt, align, max_len, direct, inverse, stats, total)
+        if shards is None:
+            _extract_all(src, tgt, align, max_len, direct, inverse, stats, total)
+        else:
+            for d, i in shards.runs:
+                direct.add_run(d)
+                inverse.add_run(i)
+            stats.sentences, stats.extracted = shards.sentences, shards.extracted
         log.info("extracted %d phrase pair occurrences from %d sentences", stats.extracted, stats.sentences)
         with _inverse_records(inverse, lex_fe, tmpdir, max_items) as inv_sorted:
             inverse.close()
@@ -229,19 +271,22 @@ def build_phrase_tables(src, tgt, align, lex_prefix: str, phrase_table: str, reo
 
 def _build_native(src, tgt, align, lex_ef: LexTable, lex_fe: LexTable, phrase_table: str,
                   reordering_table: str | None, max_len: int, tmpdir: str | None, max_items: int,
-                  total: int | None, smoothing: float) -> ScoringStats:
-    if not native_available():
-        raise CadError("the compiled extractor (cad.train._phrases) is not built; run pip install -e . "
-                       "(needs a C++ compiler) or use --engine python")
+                  total: int | None, smoothing: float, shards: ShardRuns | None) -> ScoringStats:
     from cad.train import _phrases
 
     stats = ScoringStats()
     with tempfile.TemporaryDirectory(prefix="cad-phrases-", dir=tmpdir) as runs:
         core = _phrases.PhraseTables(max_len, runs, max_items, lex_ef, lex_fe)
         try:
-            for ss, tt, points in progress(aligned_corpus(src, tgt, align), total=total, desc="extract", unit="sent"):
-                core.add(ss, tt, points)
-            stats.sentences, stats.extracted = core.sentences(), core.extracted()
+            if shards is None:
+                for ss, tt, points in progress(aligned_corpus(src, tgt, align), total=total, desc="extract",
+                                               unit="sent"):
+                    core.add(ss, tt, points)
+                stats.sentences, stats.extracted = core.sentences(), core.extracted()
+            else:
+                for d, i in shards.runs:
+                    core.add_runs(str(d), str(i))
+                stats.sentences, stats.extracted = shards.sentences, shards.extracted
             log.info("extracted %d phrase pair occurrences from %d sentences", stats.extracted, stats.sentences)
             with contextlib.ExitStack() as outputs:
                 pt = outputs.enter_context(atomic_output(phrase_table))

@@ -1,0 +1,243 @@
+"""The evidence `cad cm build` estimates its tables from, collected document by document: the
+triples of cm.gz and the class instances of classes.gz and classifier.json; in one process, or in
+shards of whole documents in parallel (cad/shards).
+
+A document's evidence depends on that document alone (its sentences, alignment, pronoun records
+and weight) and on its index (which half of the classifier's held-out split it falls in). The
+shards' collections, joined in shard order, are so the very lists one process collects, and
+every table estimated from them is the same bytes.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import json
+from array import array
+from pathlib import Path
+from dataclasses import asdict, dataclass, field
+from typing import Callable, Iterator
+
+from cad.align.alignment import parse_alignment
+from cad.cm.build import CMStats, collect_class_instances, collect_triples, document_morph
+from cad.errors import CadError
+from cad.shards import Parallel, Shard, ShardStore, ShardTask, fingerprint_salt, plan_shards, run_shards, shard_tasks
+from cad.textio import is_uint, read_lines
+from coref.records import PronounResolution, parse_record
+
+# the French tagging of the antecedents' sentences dominates: a few seconds a shard
+DEFAULT_SHARD_LINES = 2000
+
+
+@dataclass
+class Collection:
+    triples: list[tuple[str, str, float]] = field(default_factory=list)
+    instances: list[tuple[dict[str, float], str, float]] = field(default_factory=list)
+    positions: list[tuple[list[str], int]] = field(default_factory=list)
+    halves: list[int] = field(default_factory=list)
+    stats: CMStats = field(default_factory=CMStats)
+
+    def to_json(self) -> bytes:
+        # JSON keeps every float exactly (repr round-trips) and the mixtures' key order
+        counts = {k: v for k, v in asdict(self.stats).items() if k != "bundles"}
+        return json.dumps({"triples": self.triples, "instances": self.instances, "positions": self.positions,
+                           "halves": self.halves, "stats": counts}, ensure_ascii=False).encode("utf-8")
+
+    def extend_json(self, data: bytes) -> None:
+        d = json.loads(data)
+        self.triples.extend(tuple(t) for t in d["triples"])
+        self.instances.extend(tuple(i) for i in d["instances"])
+        self.positions.extend(tuple(p) for p in d["positions"])
+        self.halves.extend(d["halves"])
+        for k, v in d["stats"].items():
+            setattr(self.stats, k, getattr(self.stats, k) + v)
+
+
+def doc_weight(name: str | None, domain_weights: dict[str, float]) -> float:
+    """The class-table weight of a document named `name` (None: the corpus has no document ids)."""
+    if not domain_weights or name is None or ":" not in name:
+        return 1.0
+    return domain_weights.get(name.split(":", 1)[0], 1.0)
+
+
+def collect_document(acc: Collection, n_doc: int, src: list[list[str]], tgt: list[list[str]],
+                     al: list[list[tuple[int, int]]], recs: list[PronounResolution], with_human: bool,
+                     single_best: bool, weight: float, coref: str | None) -> None:
+    """Add document `n_doc`'s (0-based, in the corpus) triples and class instances to `acc`."""
+    for r in recs:
+        if r.sentence >= len(src) or r.index >= len(src[r.sentence]):
+            raise CadError(f"pronoun record at sentence {r.sentence}, token {r.index} is outside document "
+                           f"{n_doc}", coref)
+    morph = document_morph(tgt, recs)
+    acc.triples.extend(collect_triples(src, tgt, al, recs, with_human, acc.stats, single_best, morph))
+    added = collect_class_instances(src, tgt, al, recs, with_human, morph, acc.instances, weight, acc.positions)
+    acc.stats.class_pronouns += added
+    acc.halves.extend([n_doc % 2] * added)
+
+
+def collect_in_process(corpus: str, align: str, src_lang: str, tgt_lang: str, docs: str | None,
+                       doc_ids: list[tuple[int, str]] | None, coref: str | None, backend: str, with_human: bool,
+                       single_best: bool, domain_weights: dict[str, float]) -> Collection:
+    """Every document's evidence, one after the other in this process (any input may be '-')."""
+    from cad.aligned_docs import aligned_documents
+    from cad.progress import progress
+    from coref.records import read_jsonl
+
+    acc = Collection()
+    by_doc: dict[str, list[PronounResolution]] = {}
+    resolver = None
+    if coref:
+        for r in read_jsonl(coref):
+            by_doc.setdefault(r.doc, []).append(r)
+    else:
+        from coref.backends import get_backend
+
+        resolver = get_backend(backend)
+    docs_iter = aligned_documents(f"{corpus}.{src_lang}", f"{corpus}.{tgt_lang}", align, docs)
+    n_docs = len(doc_ids) if doc_ids is not None else 1
+    for n_doc, (doc_id, src, tgt, al) in enumerate(progress(docs_iter, total=n_docs, desc="cm", unit="doc")):
+        recs = by_doc.get(doc_id, []) if resolver is None else resolver.resolve(doc_id, src)
+        collect_document(acc, n_doc, src, tgt, al, recs, with_human, single_best,
+                         doc_weight(doc_ids[n_doc][1] if doc_ids is not None else None, domain_weights), coref)
+    return acc
+
+
+@dataclass(frozen=True)
+class CollectSpec:
+    """What a shard task needs besides its data: the files named in errors and the options."""
+
+    align: str
+    coref: str | None                  # records file; None: resolve with `backend`
+    backend: str
+    with_human: bool
+    single_best: bool
+    domain_weights: tuple[tuple[str, float], ...]
+
+
+def collect_shard(task: ShardTask, out: Path, spec: CollectSpec) -> None:
+    d = task.data
+    first = task.shard.first_line
+    starts = [int(s) for s in d["starts"]] + [len(d["src"])]
+    names = d["names"] or None
+    by_doc: dict[str, list[PronounResolution]] = {}
+    for line, lineno in zip(d["records"], d["record_lines"]):
+        r = parse_record(line, spec.coref, int(lineno))
+        by_doc.setdefault(r.doc, []).append(r)
+    resolver = None
+    if spec.coref is None:
+        from coref.corpus import BackendSpec, _backend
+
+        resolver = _backend(BackendSpec(spec.backend))
+    acc = Collection()
+    weights = dict(spec.domain_weights)
+    for k in range(len(starts) - 1):
+        n_doc = task.shard.first_doc + k
+        src, tgt, al = [], [], []
+        for i in range(starts[k], starts[k + 1]):
+            ss, tt = d["src"][i].split(), d["tgt"][i].split()
+            src.append(ss)
+            tgt.append(tt)
+            al.append(parse_alignment(d["align"][i], len(ss), len(tt), spec.align, first + i + 1))
+        recs = by_doc.get(str(n_doc), []) if resolver is None else resolver.resolve(str(n_doc), src)
+        collect_document(acc, n_doc, src, tgt, al, recs, spec.with_human, spec.single_best,
+                         doc_weight(names[k] if names else None, weights), spec.coref)
+    (out / "json").write_bytes(acc.to_json())
+
+
+def _doc_index(doc: str, n_docs: int) -> int | None:
+    """The document a record's id names as one process matches it (the id is str(index))."""
+    if is_uint(doc) and str(int(doc)) == doc and int(doc) < n_docs:
+        return int(doc)
+    return None
+
+
+class RecordRouter:
+    """Each shard's lines of a pronoun records file, read in one pass when the file lists the
+    documents in order (as cad coref writes it: the memory here stays flat), else held by shard."""
+
+    def __init__(self, coref: str, shards: list[Shard], n_docs: int):
+        self.coref = coref
+        firsts = [s.first_doc for s in shards]
+        shard_of = array("i")
+        held: list[str] | None = [] if coref == "-" else None     # standard input is read once
+        in_order, last = True, -1
+        for lineno, line in enumerate(read_lines(coref), 1):
+            k = None
+            if line.strip():
+                k = _doc_index(parse_record(line, coref, lineno).doc, n_docs)
+            s = -1 if k is None else bisect.bisect_right(firsts, k) - 1
+            shard_of.append(s)
+            if held is not None:
+                held.append(line)
+            if s >= 0:
+                in_order = in_order and s >= last
+                last = max(last, s)
+        self.shard_of = shard_of
+        self.buckets: dict[int, tuple[list[str], list[str]]] | None = None
+        if not in_order or held is not None:
+            self.buckets = {}
+            lines = held if held is not None else read_lines(coref)
+            for i, line in enumerate(lines):
+                if shard_of[i] >= 0:
+                    b = self.buckets.setdefault(shard_of[i], ([], []))
+                    b[0].append(line)
+                    b[1].append(str(i + 1))
+        else:
+            self._stream = self._in_order()
+            next(self._stream)
+
+    def _in_order(self) -> Iterator[tuple[list[str], list[str]]]:
+        lines = enumerate(read_lines(self.coref))
+        shard = yield ([], [])
+        pending: tuple[int, str] | None = None
+        while True:
+            got: tuple[list[str], list[str]] = ([], [])
+            while True:
+                if pending is None:
+                    pending = next(lines, None)
+                    if pending is None:
+                        break
+                i, line = pending
+                s = self.shard_of[i]
+                if s > shard:
+                    break
+                if s == shard:
+                    got[0].append(line)
+                    got[1].append(str(i + 1))
+                pending = None
+            shard = yield got
+
+    def __call__(self, shard: Shard) -> dict[str, list[str]]:
+        if self.buckets is not None:
+            lines, numbers = self.buckets.pop(shard.index, ([], []))
+        else:
+            lines, numbers = self._stream.send(shard.index)
+        return {"records": lines, "record_lines": numbers}
+
+
+def collect_in_shards(corpus: str, align: str, src_lang: str, tgt_lang: str,
+                      doc_ids: list[tuple[int, str]] | None, n_lines: int, coref: str | None, backend: str,
+                      with_human: bool, single_best: bool, domain_weights: dict[str, float],
+                      parallel: Parallel, store: ShardStore) -> Collection:
+    """Every document's evidence, collected in shards (kept in `store`; the caller removes it)."""
+    starts = [first for first, _ in doc_ids] if doc_ids is not None else [0]
+    shards = plan_shards(n_lines, starts, parallel.lines(DEFAULT_SHARD_LINES)) if n_lines else []
+    spec = CollectSpec(str(align), str(coref) if coref else None, backend, with_human, single_best,
+                       tuple(sorted(domain_weights.items())))
+    salt = fingerprint_salt("cm-collect", {k: v for k, v in asdict(spec).items() if k not in ("align", "coref")})
+    records: Callable[[Shard], dict[str, list[str]]] | None = (
+        RecordRouter(str(coref), shards, len(starts)) if coref else None)
+
+    def extra(shard: Shard) -> dict[str, list[str]]:
+        out = {"starts": [str(s - shard.first_line) for s in starts[shard.first_doc:shard.end_doc]],
+               "names": [name for _, name in doc_ids[shard.first_doc:shard.end_doc]] if doc_ids else []}
+        out.update(records(shard) if records else {"records": [], "record_lines": []})
+        return out
+
+    inputs = {"src": f"{corpus}.{src_lang}", "tgt": f"{corpus}.{tgt_lang}", "align": align}
+    fn = functools.partial(collect_shard, spec=spec)
+    run_shards(shard_tasks(shards, inputs, salt, extra), len(shards), fn, store, parallel, "cm")
+    acc = Collection()
+    for s in shards:
+        acc.extend_json(store.part(s.index, "json").read_bytes())
+    return acc

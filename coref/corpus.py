@@ -1,0 +1,103 @@
+"""`cad coref` over a corpus in shards of whole documents, in parallel (cad/shards).
+
+Every backend resolves one document at a time, so a shard's records are the records of its
+documents, and the shards' records in shard order are, byte for byte, the file one process
+writes. Each worker process loads its backend (spaCy, the ranker) once, for all its shards.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import time
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+from cad.errors import CadError
+from cad.shards import Parallel, ShardStore, ShardTask, fingerprint_salt, plan_shards, run_shards, shard_tasks
+
+log = logging.getLogger("cad.coref")
+
+# about 15 s of the ranker's parsing a shard on one core: the stage's progress moves, and a
+# 10M-sentence corpus is 5,000 tasks, nothing for a Dask scheduler
+DEFAULT_SHARD_LINES = 2000
+
+
+@dataclass(frozen=True)
+class BackendSpec:
+    """get_backend's arguments: what a worker needs to build the same backend as this process."""
+
+    name: str
+    gold: str | None = None
+    pronouns: tuple[str, ...] = ("it", "they")
+    model: str | None = None
+    corzu: str | None = None
+    docs: str | None = None
+    n_lines: int | None = None
+    human_lexicon: str | None = None
+    gender_lexicon: str | None = None
+
+    def files(self) -> list[str | None]:
+        return [self.gold, self.model, self.corzu, self.docs, self.human_lexicon, self.gender_lexicon]
+
+
+@functools.lru_cache(maxsize=2)
+def _backend(spec: BackendSpec):
+    from coref.backends import get_backend
+
+    return get_backend(spec.name, spec.gold, spec.pronouns, spec.model, corzu=spec.corzu, docs=spec.docs,
+                       n_lines=spec.n_lines, human_lexicon=spec.human_lexicon, gender_lexicon=spec.gender_lexicon)
+
+
+def resolve_shard(task: ShardTask, out: Path, spec: BackendSpec, text: str) -> None:
+    """One shard's records, documents numbered by their index in the whole corpus as one process does."""
+    from coref.records import record_line
+
+    lines = task.data["text"]
+    first = task.shard.first_line
+    sentences = []
+    for k, line in enumerate(lines):
+        toks = line.split()
+        if not toks:
+            raise CadError("empty line: every line must be a sentence", text, first + k + 1)
+        sentences.append(toks)
+    starts = [int(s) for s in task.data["starts"]] + [len(lines)]
+    backend = _backend(spec)
+    records = []
+    for d in range(len(starts) - 1):
+        for r in backend.resolve(str(task.shard.first_doc + d), sentences[starts[d]:starts[d + 1]]):
+            records.append(record_line(r))
+    (out / "jsonl").write_text("".join(records), encoding="utf-8", newline="\n")
+
+
+def resolve_corpus(text: str | os.PathLike, docs: str | os.PathLike, out: str | os.PathLike, spec: BackendSpec,
+                   parallel: Parallel) -> int:
+    """Resolve every document of `text` into the JSON Lines file `out` (shards kept in
+    OUT.shards/ until then); returns the number of records."""
+    from cad.docs import read_docs
+    from cad.textio import atomic_output, count_lines
+
+    t = time.time()
+    n_lines = count_lines(text)
+    starts = [d.first_line for d in read_docs(docs, n_lines)]
+    shards = plan_shards(n_lines, starts, parallel.lines(DEFAULT_SHARD_LINES))
+    spec = replace(spec, n_lines=n_lines)
+    salt = fingerprint_salt("coref", asdict(spec), spec.files())
+
+    def doc_starts(shard):
+        return {"starts": [str(s - shard.first_line) for s in starts[shard.first_doc:shard.end_doc]]}
+
+    store = ShardStore.beside(out)
+    fn = functools.partial(resolve_shard, spec=spec, text=str(text))
+    run_shards(shard_tasks(shards, {"text": text}, salt, doc_starts), len(shards), fn, store, parallel, "coref")
+    n_records = 0
+    with atomic_output(out, binary=True) as fh:
+        for s in shards:
+            data = store.part(s.index, "jsonl").read_bytes()
+            n_records += data.count(b"\n")
+            fh.write(data)
+    store.remove()
+    log.info("%d pronouns in %d documents, %.2f documents/s", n_records, len(starts),
+             len(starts) / max(time.time() - t, 1e-9))
+    return n_records

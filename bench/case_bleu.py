@@ -16,7 +16,7 @@ Train the lowercased model with `make LOWERCASE=1 NAME=lowercased train`.
 from __future__ import annotations
 
 import argparse
-import re
+import json
 import subprocess
 import sys
 import tempfile
@@ -37,13 +37,11 @@ def translate(config: str, source: Path, docs: Path | None, out: Path) -> float:
 
 
 def paired(ref: Path, baseline: Path, system: Path, lowercase: bool) -> str:
-    """sacrebleu's paired bootstrap line of `system` against `baseline`."""
+    """sacrebleu's paired bootstrap of `system` against `baseline`: its BLEU, mean, 95% interval and p."""
     args = [sys.executable, "-m", "sacrebleu", str(ref), "-i", str(baseline), str(system), "-m", "bleu",
-            "--paired-bs", "--paired-bs-n", "1000", "--format", "text"] + (["-lc"] if lowercase else [])
-    out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
-    # the last system line: its BLEU, the mean and interval, and the p-value against the baseline
-    lines = [line for line in out.splitlines() if "p = " in line]
-    return re.sub(r"\s+", " ", lines[-1]).strip() if lines else out.strip()
+            "--paired-bs", "--paired-bs-n", "1000", "--format", "json"] + (["-lc"] if lowercase else [])
+    got = json.loads(subprocess.run(args, capture_output=True, text=True, check=True).stdout)[-1]["BLEU"]
+    return f"BLEU {got['score']:.2f} (mean {got['mean']:.2f} ± {got['ci']:.2f}), p = {got['p_value']:.4f}"
 
 
 def main() -> None:

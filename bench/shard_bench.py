@@ -70,10 +70,12 @@ def build_corpus(model: Path, out: Path, replicas: int, limit_docs: int) -> tupl
 
 def run_stage(args: list[str], workers: int) -> dict:
     """`python -m cad ARGS --scheduler ...` on a fresh LocalCluster of `workers` processes."""
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
-            Client(cluster) as client:
+    from cad.shards.run import local_cluster
+
+    # the cluster `--workers` starts: without Dask's profiler, whose history grows a worker's memory
+    with local_cluster(workers) as cluster, Client(cluster) as client:
         t = time.time()
         proc = subprocess.Popen([sys.executable, "-m", "cad", *args, "--scheduler", cluster.scheduler_address],
                                 cwd=REPO, stderr=subprocess.PIPE, text=True)

@@ -97,7 +97,8 @@ def test_shards_are_whole_documents_cut_by_the_corpus_alone():
 
 # -- phrase extraction (made-up corpus) ----------------------------------------------------------
 
-def test_extraction_same_tables_from_one_two_workers_and_a_cluster(tmp_path, cluster):
+def test_extraction_same_tables_from_one_two_workers_and_a_cluster(tmp_path, cluster, caplog):
+    caplog.set_level("INFO")
     prefix = _corpus(tmp_path, 400)
     ref = _reference_tables(prefix, tmp_path / "ref")
     runs = {"1 worker": ("--workers", "1"), "2 workers": ("--workers", "2"), "cluster": ("--scheduler", cluster)}
@@ -106,10 +107,41 @@ def test_extraction_same_tables_from_one_two_workers_and_a_cluster(tmp_path, clu
         assert main(_extract_args(prefix, out, *opts, "--shard-lines", "60")) == 0, name
         assert _tables(out) == ref, name
         assert sorted(p.name for p in out.iterdir()) == ["pt.gz", "ro.gz"], name   # shards removed
+        # the fixture's cluster keeps Dask's profiler on, and the user is told what it costs
+        warned = [r for r in caplog.records if "profiler is on in 2 of the workers" in r.getMessage()]
+        assert bool(warned) == (name == "cluster"), name
+        caplog.clear()
     # the Python engine writes the same runs, so the same tables again
     out = tmp_path / "python"
     assert main(_extract_args(prefix, out, "--workers", "1", "--shard-lines", "130", "--engine", "python")) == 0
     assert _tables(out) == ref
+
+
+def _busy(seconds: float) -> int:
+    t, n = time.time(), 0
+    while time.time() - t < seconds:
+        n += sum(range(100))
+    return n
+
+
+def test_local_workers_keep_no_profile():
+    """Dask's profiler keeps a call tree for every second a task ran; over a long stage that was
+    hundreds of MiB a worker. The cluster --workers starts has it off; a plain LocalCluster has it on."""
+    from distributed import Client, LocalCluster
+
+    from cad.shards.run import local_cluster
+
+    def history(dask_worker):
+        return len(dask_worker.profile_history)
+
+    for make, expect_profile in ((local_cluster, False),
+                                 (lambda n: LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                                         dashboard_address=":0"), True)):
+        with make(1) as c, Client(c) as client:
+            client.submit(_busy, 2.5, pure=False).result()
+            time.sleep(1.2)    # the profiler files a second's tree at the end of that second
+            (n,) = client.run(history).values()
+            assert (n > 0) == expect_profile, (make, n)
 
 
 def _stats(caplog, desc: str) -> str:

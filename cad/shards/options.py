@@ -40,7 +40,8 @@ def add_parallel_arguments(parser: argparse.ArgumentParser, shard_lines: int, no
                         help="run the shards on the workers of this dask.distributed scheduler (e.g. "
                              "tcp://host:8786) instead of local processes; the scheduler and the workers need "
                              "the same cad installed, and the files that options such as --model name at the "
-                             "same paths")
+                             "same paths; start its workers with DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False "
+                             "(Dask's profiler grows a busy worker's memory; cad warns when it is on)")
     cut = "whole documents, closed once it holds at least N lines" if by_documents else "N lines"
     parser.add_argument("--shard-lines", type=int, default=shard_lines, metavar="N",
                         help=f"a shard is {cut}; the output does not depend on it (default: %(default)s)")

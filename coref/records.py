@@ -14,8 +14,8 @@ import os
 from dataclasses import asdict, dataclass, field
 from typing import Iterable, Iterator
 
-from cad.errors import CadError
-from cad.textio import atomic_output, read_lines
+from cad.core.errors import CadError
+from cad.core.textio import atomic_output, read_lines
 
 
 @dataclass

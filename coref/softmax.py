@@ -18,7 +18,7 @@ from typing import Sequence
 
 import numpy as np
 
-from cad.errors import CadError
+from cad.core.errors import CadError
 
 Group = Sequence[Sequence[str]]          # the binary features of each alternative
 
@@ -118,7 +118,7 @@ def segment_logsumexp(s: np.ndarray, starts: np.ndarray, seg: np.ndarray) -> np.
 
 def save_json(obj: dict, path: str | os.PathLike) -> None:
     """Written atomically; gzip (with mtime 0, byte-identical across runs) when the name ends in .gz."""
-    from cad.textio import atomic_output
+    from cad.core.textio import atomic_output
 
     with atomic_output(path) as fh:
         fh.write(json.dumps(obj, ensure_ascii=False, sort_keys=True, indent=0))

@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from cad.errors import CadError
+from cad.core.errors import CadError
 from cad.eval.apt import AptSettings, evaluate, format_detail, format_score
 from cad.eval.apt_config import read_apt_config, write_apt_config
 from cad.eval.lists import NONE, OTHER

@@ -8,9 +8,10 @@ import sys
 import pytest
 from conftest import write
 
-from cad import cli, textio
+from cad import cli
+from cad.core import textio
 from cad.cli import main
-from cad.errors import CadError
+from cad.core.errors import CadError
 
 
 def _walk(parser, path=()):

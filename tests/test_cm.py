@@ -15,8 +15,8 @@ pytest.importorskip("spacy")
 from cad.cli import main
 from cad.cm.build import build_cm, collect_triples, estimate, CMStats
 from cad.cm.config import cm_config
-from cad.cm.postedit import postedit_document
-from cad.cm.translate import translate_document
+from cad.translate.postedit import postedit_document
+from cad.translate.document import translate_document
 from cad.decoder import Decoder, DecoderModel
 from cad.decoder.search import Derivation, Translation
 from cad.moses.ini import parse_config, write_config
@@ -241,7 +241,7 @@ def test_postedit_cli_checks_line_counts(tmp_path, capsys):
 
 
 def test_rerank_scores_by_hand():
-    from cad.cm.rerank import Hypothesis, Reranker
+    from cad.translate.rerank import Hypothesis, Reranker
 
     table = {"it-fem-sing": {"elle": 0.8, "il": 0.2}, "it-masc-sing": {"il": 0.9, "elle": 0.1}}
     s0 = Hypothesis(["la", "souris", "et", "le", "chat", "dorment", "."], -3.0,
@@ -413,7 +413,7 @@ def test_decode_streams_standard_input_like_moses(sample_system, tmp_path, capsy
 ])
 def test_a_failing_moses_process_is_a_clear_error(tmp_path, script, message):
     from cad.decoder.moses_runner import MosesProcess
-    from cad.errors import CadError
+    from cad.core.errors import CadError
 
     bad = tmp_path / "moses"
     bad.write_text(f"#!/bin/sh\n{script}\n")

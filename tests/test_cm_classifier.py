@@ -12,7 +12,7 @@ from cad.cm.class_model import ClassTable, score_class
 from cad.cm.classes import NONE
 from cad.cm.config import FEATURE_NAME, feature_config
 from cad.decoder import Decoder, DecoderModel
-from cad.errors import CadError
+from cad.core.errors import CadError
 from cad.moses.ini import parse_config, write_config
 
 
@@ -148,7 +148,7 @@ def test_decoder_feature_reads_the_classifier(tmp_path):
 
 
 def test_reranker_reads_the_classifier():
-    from cad.cm.rerank import ClassReranker, Hypothesis
+    from cad.translate.rerank import ClassReranker, Hypothesis
     from coref.records import Candidate, PronounResolution
 
     data = [({"it-subj-fem-sing": 1.0}, "elle", 1.0, ["it", "sleeps", "."], 0),
@@ -205,7 +205,7 @@ def test_contrastive_fallback_reads_the_classifier(tmp_path):
     pytest.importorskip("spacy")
     import json as _json
 
-    from cad.cm.score import ContextScorer, read_suite, score_suite
+    from cad.experiments.contrastive import ContextScorer, read_suite, score_suite
     from coref.backends import get_backend
     from test_cm_feature import tiny_model
 

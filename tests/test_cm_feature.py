@@ -54,7 +54,7 @@ def test_table_round_trip(tmp_path):
     back = ClassTable.read(tmp_path / "classes.gz")
     assert back.prob("they-subj-fem-plur", "elles") == pytest.approx(table.prob("they-subj-fem-plur", "elles"), rel=1e-5)
     (tmp_path / "bad").write_text("it-subj ||| lui-meme ||| 0.5\n")
-    from cad.errors import CadError
+    from cad.core.errors import CadError
 
     with pytest.raises(CadError, match="bad:1"):
         ClassTable.read(tmp_path / "bad")
@@ -155,7 +155,7 @@ def test_decoder_feature_changes_the_pronoun_and_reports_its_score(tmp_path):
 
 
 def test_class_reranker_picks_by_hand_computed_score():
-    from cad.cm.rerank import ClassReranker, Hypothesis
+    from cad.translate.rerank import ClassReranker, Hypothesis
 
     table = ClassTable({"it-subj-fem-sing": {"elle": 0.8, "il": 0.1, NONE: 0.1},
                         "it-subj": {"elle": 0.3, "il": 0.6, NONE: 0.1}})
@@ -173,7 +173,7 @@ def test_class_reranker_picks_by_hand_computed_score():
 
 
 def test_feature_mode_document_reads_the_antecedent_from_the_previous_translation(tmp_path):
-    from cad.cm.translate import translate_document_feature
+    from cad.translate.document import translate_document_feature
 
     pytest.importorskip("spacy")
     dec = Decoder(tiny_model(tmp_path, 2.0))
@@ -218,7 +218,7 @@ def suite_file(tmp_path):
 
 def test_contrastive_scoring_in_context(tmp_path):
     pytest.importorskip("spacy")
-    from cad.cm.score import ContextScorer, read_suite, score_suite
+    from cad.experiments.contrastive import ContextScorer, read_suite, score_suite
     from coref.backends import get_backend
 
     items = read_suite(suite_file(tmp_path))
@@ -236,8 +236,8 @@ def test_contrastive_scoring_in_context(tmp_path):
 
 
 def test_contrastive_suite_errors(tmp_path):
-    from cad.cm.score import read_suite
-    from cad.errors import CadError
+    from cad.experiments.contrastive import read_suite
+    from cad.core.errors import CadError
 
     (tmp_path / "bad.jsonl").write_text('{"source": "it sleeps", "targets": ["il dort"], "correct": 3}\n')
     with pytest.raises(CadError, match="bad.jsonl:1.*correct=3"):
@@ -252,9 +252,9 @@ def test_shipped_suite_is_balanced_twins():
     correct target alternating: a context-blind scorer gets exactly half."""
     from importlib.resources import files
 
-    from cad.cm.score import read_suite
+    from cad.experiments.contrastive import read_suite
 
-    items = read_suite(files("cad.cm") / "data" / "contrastive-en-fr.jsonl")
+    items = read_suite(files("cad") / "data" / "contrastive-en-fr.jsonl")
     assert len(items) >= 30
     for a, b in zip(items[::2], items[1::2]):
         assert (a.source, a.targets) == (b.source, b.targets) and {a.correct, b.correct} == {0, 1}
@@ -363,7 +363,7 @@ def test_expected_credit_and_objectives_by_hand():
     assert table.score(mix, "ce", "likelihood") == pytest.approx(math.log(0.5 * 0.2 + 0.5 * 0.6))
     # dropping earns nothing: the credit floor
     assert table.score(mix, NONE, "credit") == pytest.approx(math.log(0.01))
-    from cad.errors import CadError
+    from cad.core.errors import CadError
 
     with pytest.raises(CadError, match="objective"):
         table.score(mix, "ce", "bleu")
@@ -375,7 +375,7 @@ def test_feature_objective_from_moses_ini(tmp_path):
     f = CoreferenceModelFeature(slot, Feature("CoreferenceModel", "CM", {"objective": "credit"}), table=table)
     f.begin_sentence(["and", "it", "was", "dead"], {"pronouns": {1: {"it-cop-fem-sing": 1.0}}})
     assert f.evaluate(option(1, 2, ["il"], [(0, 0)])) == pytest.approx((math.log(0.5),))      # il + ce
-    from cad.errors import CadError
+    from cad.core.errors import CadError
 
     with pytest.raises(CadError, match="unknown objective"):
         CoreferenceModelFeature(slot, Feature("CoreferenceModel", "CM", {"objective": "x"}), table=table)
@@ -403,7 +403,7 @@ def test_weighted_instances_count_as_repeated_ones():
 
 
 def test_class_reranker_with_the_credit_objective_by_hand():
-    from cad.cm.rerank import ClassReranker, Hypothesis
+    from cad.translate.rerank import ClassReranker, Hypothesis
 
     # it-cop-nonref: the reference says ce .5, il .2, elle .1, nothing .2
     table = ClassTable({"it-cop-nonref": {"ce": 0.5, "il": 0.2, "elle": 0.1, NONE: 0.2}})
@@ -425,8 +425,8 @@ def test_class_reranker_with_the_credit_objective_by_hand():
 
 def test_experiment_reads_coreferencerecords_by_document_index(tmp_path):
     pytest.importorskip("spacy")
-    from cad.cm.experiment import records_by_doc
-    from cad.errors import CadError
+    from cad.experiments.pronoun_eval import records_by_doc
+    from cad.core.errors import CadError
     from coref.records import write_jsonl
 
     docs = [("779", [["the", "mouse", "runs", "."], ["it", "sleeps", "."]]),
@@ -447,8 +447,8 @@ def test_mert_tunes_the_cm_weight_in_document_context(tmp_path):
     # see no antecedent (so the driver refuses); tuned by documents, MERT must give it a weight
     # that makes both documents right.
     from cad.cli import main
-    from cad.cm.translate import translate_document_feature
-    from cad.errors import CadError
+    from cad.translate.document import translate_document_feature
+    from cad.core.errors import CadError
     from cad.moses.ini import parse_config
     from cad.tune.run import mert
     from coref.records import write_jsonl
@@ -507,8 +507,8 @@ def test_translate_reads_ahead_in_workers_with_the_same_output(tmp_path, capsys)
 
 
 def _analysis_of(doc_id, sents):
-    from cad.cm.analysis import Analysis
-    from cad.errors import CadError
+    from cad.translate.analysis import Analysis
+    from cad.core.errors import CadError
 
     if doc_id == "bad":
         raise CadError("cannot analyse", "doc.txt", 3)
@@ -516,8 +516,8 @@ def _analysis_of(doc_id, sents):
 
 
 def test_read_ahead_keeps_the_order_and_raises_at_the_failing_document():
-    from cad.cm.analysis import read_ahead, worker_pool
-    from cad.errors import CadError
+    from cad.translate.analysis import read_ahead, worker_pool
+    from cad.core.errors import CadError
 
     docs = [(str(k), [["w"]] * k) for k in range(6)]
     with worker_pool() as pool:
@@ -535,8 +535,8 @@ def test_read_ahead_keeps_the_order_and_raises_at_the_failing_document():
 
 def test_roles_from_the_resolvers_parse_equal_the_roles_parser():
     pytest.importorskip("spacy")
-    from cad.cm.roles import pronoun_roles
-    from coref.ranker import RankerResolver
+    from coref.english.roles import pronoun_roles
+    from coref.english.ranker import RankerResolver
 
     sents = [s.split() for s in ("the mouse was caught .", "it was not dead but it was wounded .",
                                  "i gave it to them and they ate it .", "it is important that they see it .")]
@@ -559,9 +559,9 @@ def test_cm_feature_reads_only_the_spans_covering_its_pronouns():
 
 def test_translation_morphology_in_a_worker_equals_tagging_here():
     pytest.importorskip("spacy")
-    from cad.cm.analysis import worker_pool
-    from cad.cm.french import tag
-    from cad.cm.translate import TranslationMorphology
+    from cad.translate.analysis import worker_pool
+    from cad.lang.fr_morph import tag
+    from cad.translate.document import TranslationMorphology
     from cad.decoder.search import Derivation, Translation
 
     trs = [Translation(["x"], Derivation(s.split(), 0.0, [], [])) for s in
@@ -654,7 +654,7 @@ def test_feature_mode_decodes_ahead_while_the_antecedent_is_tagged(tmp_path):
     """While the first sentence that needs tags waits for them, later sentences that need none are
     decoded; the translations and traces are those of the in-order run."""
     pytest.importorskip("spacy")
-    from cad.cm.translate import TranslationMorphology, translate_document_feature
+    from cad.translate.document import TranslationMorphology, translate_document_feature
 
     dec = Decoder(tiny_model(tmp_path, 2.0))
     order = []
@@ -687,8 +687,8 @@ def test_feature_mode_decodes_ahead_while_the_antecedent_is_tagged(tmp_path):
 
 def test_coreference_reads_the_cased_text_and_its_records_map_onto_the_decoder_tokens():
     pytest.importorskip("spacy")
-    from cad.cm.analysis import analyse, onto_tokens
-    from cad.errors import CadError
+    from cad.translate.analysis import analyse, onto_tokens
+    from cad.core.errors import CadError
     from coref.backends import get_backend
 
     cased = [["Mary", "bought", "a", "car", "."], ["It", "was", "red", "and", "she", "liked", "it", "."]]
@@ -709,12 +709,12 @@ def test_coreference_reads_the_cased_text_and_its_records_map_onto_the_decoder_t
 def test_a_resolver_trained_on_lowercased_text_gets_it_lowercased():
     pytest.importorskip("spacy")
     try:
-        from coref.spanish import SpanishResolver
+        from coref.spanish.resolver import SpanishResolver
 
         resolver = SpanishResolver()
     except (OSError, ImportError) as exc:
         pytest.skip(f"the Spanish pipeline is not installed ({exc})")
-    from cad.cm.analysis import analyse
+    from cad.translate.analysis import analyse
 
     assert not resolver.reads_case
     cased = [["María", "compró", "un", "coche", "."], ["Ella", "lo", "vendió", "ayer", "."]]

@@ -3,7 +3,7 @@ import json
 import pytest
 
 from cad.cli import main
-from cad.errors import CadError
+from cad.core.errors import CadError
 from coref.backends import get_backend
 
 from conftest import write
@@ -13,7 +13,7 @@ spacy = pytest.importorskip("spacy")
 
 @pytest.fixture(scope="module")
 def sieve():
-    from coref.sieve import SieveResolver
+    from coref.english.sieve import SieveResolver
 
     return SieveResolver()
 
@@ -89,7 +89,7 @@ def test_sieve_on_ted_dev_talks_reaches_target(shared_data, capsys):
 
 
 def test_coreferee_backend_when_a_model_is_installed():
-    from coref.train_coreferee import installed
+    from coref.english.train_coreferee import installed
 
     if not installed():
         pytest.skip("no coreferee model installed (make coref-model)")

@@ -1,6 +1,6 @@
 import pytest
 
-from cad.errors import CadError
+from cad.core.errors import CadError
 from coref.gold.brat import read_brat
 from coref.gold.conll import read_conll
 from coref.gold.mmax import read_mmax

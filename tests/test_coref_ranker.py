@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from cad.cli import main
-from cad.errors import CadError
+from cad.core.errors import CadError
 from coref.softmax import SoftmaxRanker
 
 from conftest import write
@@ -23,14 +23,14 @@ def toks(text: str) -> list[list[str]]:
 
 @pytest.fixture(scope="module")
 def nlp():
-    from coref.models import load_spacy
+    from cad.lang.models import load_spacy
 
     return load_spacy()
 
 
 @pytest.fixture(scope="module")
 def ranker(nlp):
-    from coref.ranker import RankerResolver
+    from coref.english.ranker import RankerResolver
 
     return RankerResolver(nlp=nlp)
 
@@ -43,7 +43,7 @@ def parse(nlp, sentences):
 
 def decisions(nlp, text, choose=None):
     """Every pronoun decision of the walk, with a chooser that links nothing unless told."""
-    from coref.ranker import walk
+    from coref.english.ranker import walk
 
     return [d for d, *_ in walk(parse(nlp, toks(text)), 3, choose or (lambda dec: (None, None, None)))]
 
@@ -172,7 +172,7 @@ def test_ranker_resolves_seed004(ranker):
 
 
 def test_sieve_resolves_seed004():
-    from coref.sieve import SieveResolver
+    from coref.english.sieve import SieveResolver
 
     recs = SieveResolver().resolve("d", toks(SEED004))
     assert [follow(recs, r) for r in recs] == ["a mouse"] * 3
@@ -192,7 +192,7 @@ def test_ranker_probabilities_and_pleonastic(ranker):
 
 
 def test_model_round_trip_and_bad_files(tmp_path, ranker):
-    from coref.ranker import RankerModel
+    from coref.english.ranker import RankerModel
 
     path = tmp_path / "m.json.gz"
     ranker.model.save(path)
@@ -250,7 +250,7 @@ def test_coref_cli_reads_stdin_and_writes_stdout(monkeypatch, capsys):
 # -- folds and training --------------------------------------------------------------------------
 
 def test_talk_folds_partition():
-    from coref.train_ranker import talk_folds
+    from coref.english.train import talk_folds
 
     talks = ["779", "769", "792", "799", "767", "790", "785", "783", "824", "837"]
     for k in (2, 3, 5, 10):
@@ -265,8 +265,8 @@ def test_talk_folds_partition():
 
 def test_training_on_gold_news(shared_data, nlp, tmp_path):
     """Train on a few ParCorFull news documents; the saved model resolves as the fitted one."""
-    from coref.ranker import RankerModel, RankerResolver
-    from coref.train_ranker import fit, instances, parse_gold, read_gold_corpora
+    from coref.english.ranker import RankerModel, RankerResolver
+    from coref.english.train import fit, instances, parse_gold, read_gold_corpora
 
     docs = read_gold_corpora(shared_data / "coref", ("news",))[:4]
     data = [instances(c, g, p) for (c, g), p in zip(docs, parse_gold(nlp, docs))]

@@ -2,7 +2,7 @@
 
 import pytest
 
-from coref.tokens import contraction_norms
+from coref.english.tokens import contraction_norms
 
 
 def test_negated_stems_get_spacy_norms():
@@ -15,8 +15,8 @@ def test_negated_stems_get_spacy_norms():
 
 def test_parse_of_a_moses_tokenized_negation():
     pytest.importorskip("spacy")
-    from coref.models import load_spacy
-    from coref.tokens import moses_doc
+    from cad.lang.models import load_spacy
+    from coref.english.tokens import moses_doc
 
     nlp = load_spacy()
     words = "possibilities on this planet , they don 't go back , and it doesn 't matter .".split()

@@ -7,7 +7,7 @@ from cad.decoder.model import LN10, DecoderModel, SearchSettings
 from cad.decoder.nbest import nbest_lines
 from cad.decoder.options import collect_options
 from cad.decoder.search import Decoder
-from cad.errors import CadError
+from cad.core.errors import CadError
 from cad.moses.ini import baseline_config, write_config
 
 from conftest import write
@@ -445,7 +445,7 @@ def test_engines_agree_on_the_dev_talks(shared_data, engine):
     ini = REPO / "models" / "baseline" / "moses.ini"
     if not ini.exists():
         pytest.skip(f"no trained model at {ini} (make train)")
-    from cad.truecase import ModelCase
+    from cad.corpus.truecase import ModelCase
 
     case = ModelCase.of(ini, "en", "fr")
     sents = [case.source_line(line) for line in open(shared_data / "en-fr" / "dev.en", encoding="utf-8")][:300]

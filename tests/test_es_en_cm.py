@@ -10,11 +10,11 @@ from cad.cli import main
 from cad.cm.config import cm_config
 from cad.cm.source_cm import SourceCMStats, bundle_of, build_source_cm, chain, collect, estimate, translate_document_source
 from cad.decoder import Decoder, DecoderModel
-from cad.errors import CadError
+from cad.core.errors import CadError
 from cad.lm.arpa import write_arpa
 from cad.lm.kneser_ney import estimate as estimate_lm
 from cad.moses.ini import baseline_config, write_config
-from coref.corzu import CorzuResolver, is_human
+from coref.spanish.corzu import CorzuResolver, is_human
 from coref.records import Candidate
 
 ES = ["mi hermana va a la escuela .", "su escuela está detrás de la catedral .",
@@ -200,7 +200,7 @@ def test_source_class_table_mixture_and_feature_decoding(corpus, tmp_path):
 
 
 def test_studied_positions_skip_articles_but_keep_resolved_clitics():
-    from cad.cm.source_experiment import studied_positions
+    from cad.experiments.es_en import studied_positions
     from cad.lang.es import UNAMBIGUOUS
     from coref.records import PronounResolution
 
@@ -229,7 +229,7 @@ def test_corzu_humanness_from_a_learned_lexicon(corpus):
 def test_experiment_decoders_load_the_bundles_of_the_backoff_table(corpus, tmp_path):
     # the experiment filters the tables to its input: the bundle tokens must pass the filter too
     from cad.cm.config import CM_NAME
-    from cad.cm.source_experiment import _decoders
+    from cad.experiments.es_en import _decoders
 
     assert main(["-q", "cm", "build", "--src", "es", "--tgt", "en", "--corpus", str(corpus / "c"), "--align",
                  str(corpus / "c.align"), "--backend", "corzu", "--corzu", str(corpus / "corzu.jsonl"),
@@ -284,9 +284,9 @@ def test_class_table_em_sharpens_the_latent_antecedent():
 
 
 def test_source_reranker_by_hand(corpus, tmp_path):
-    from cad.cm.rerank import Hypothesis
+    from cad.translate.rerank import Hypothesis
     from cad.cm.source_cm import SourceClassTable
-    from cad.cm.source_rerank import SourceReranker
+    from cad.translate.source_rerank import SourceReranker
 
     (tmp_path / "classes").write_text("\n".join([
         "su-fem-sing-hum ||| her ||| 0.9 ||| 1", "su-fem-sing-hum ||| his ||| 0.1 ||| 1",
@@ -351,7 +351,7 @@ def _word_model(corpus, tmp_path):
 
 
 def test_source_experiment_tunes_each_fold_on_the_other(corpus, tmp_path, capsys):
-    from cad.cm.source_experiment import _l1
+    from cad.experiments.es_en import _l1
     from cad.moses.ini import parse_config
 
     bl = _word_model(corpus, tmp_path)

@@ -4,7 +4,7 @@ import random
 import pytest
 
 from cad.cli import main
-from cad.errors import CadError
+from cad.core.errors import CadError
 from cad.eval.bleu import bleu_chrf
 from cad.eval.correlation import correlations_from_tsv, pearson, spearman
 from cad.eval.pronoun_pr import pronoun_prf

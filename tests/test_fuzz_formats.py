@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cad.errors import CadError
+from cad.core.errors import CadError
 
 EXAMPLES = int(os.environ.get("CAD_FUZZ_EXAMPLES", "60"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
@@ -175,8 +175,8 @@ ALIGNMENT = b"0-0 1-1 2-3\n0-0\n\n3-2 1-0 2-2\n"
 
 @fuzz(ALIGNMENT, "aligned")
 def test_fuzz_alignment_file(path):
-    from cad.align.alignment import parse_alignment
-    from cad.textio import read_lines
+    from cad.core.alignment import parse_alignment
+    from cad.core.textio import read_lines
 
     for lineno, line in enumerate(read_lines(path), 1):
         parse_alignment(line, 4, 4, str(path), lineno)
@@ -184,7 +184,7 @@ def test_fuzz_alignment_file(path):
 
 @given(st.sets(st.tuples(st.integers(0, 60), st.integers(0, 60)), max_size=30))
 def test_alignment_round_trip(points):
-    from cad.align.alignment import format_alignment, parse_alignment
+    from cad.core.alignment import format_alignment, parse_alignment
 
     assert set(parse_alignment(format_alignment(points))) == points
 
@@ -196,14 +196,14 @@ NBEST = (b"0 ||| il dort ||| LM0= -3.5 TranslationModel0= -1 -2 -1 -2 ||| -4.25 
 
 @fuzz(NBEST, "nbest")
 def test_fuzz_nbest(path):
-    from cad.cm.rerank import read_nbest
+    from cad.translate.rerank import read_nbest
 
     read_nbest(path)
 
 
 def test_nbest_round_trip(tmp_path):
     # cad decode writes the lists, the reranker reads them: same words, totals and alignments
-    from cad.cm.rerank import read_nbest
+    from cad.translate.rerank import read_nbest
     from cad.decoder import Decoder, DecoderModel
     from cad.decoder.nbest import nbest_lines
     from decoder_fixtures import random_model
@@ -227,7 +227,7 @@ DOCS = b"0\t779\n183\t780\n320\t781\n"
 
 @fuzz(DOCS, "docs")
 def test_fuzz_docs(path):
-    from cad.docs import read_docs
+    from cad.core.docs import read_docs
 
     read_docs(path, 400)
 
@@ -412,7 +412,7 @@ SUITE = ('{"id": "a", "context": [{"source": "the mouse runs .", "target": "la s
 
 @fuzz(SUITE, "suite.jsonl")
 def test_fuzz_contrastive_suite(path):
-    from cad.cm.score import read_suite
+    from cad.experiments.contrastive import read_suite
 
     read_suite(path)
 

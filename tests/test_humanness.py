@@ -3,7 +3,7 @@
 import pytest
 from conftest import write
 
-from cad.errors import CadError
+from cad.core.errors import CadError
 from cad.lang.humanness import TARGETS, HumanLexicon, antecedents, learn, main
 
 # (Spanish, English, alignment); the expected counts are worked out by hand below

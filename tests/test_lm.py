@@ -3,7 +3,7 @@ import random
 
 import pytest
 
-from cad.errors import CadError
+from cad.core.errors import CadError
 from cad.lm.arpa import read_arpa, write_arpa
 from cad.lm.kneser_ney import BOS, EOS, UNK, compute_discounts, estimate
 from collections import Counter
@@ -143,7 +143,7 @@ def test_native_estimate_errors(tmp_path):
 def test_cad_lm_engines_agree_on_the_shared_corpus(tmp_path, shared_data):
     if not native.available():
         pytest.skip("cad.lm._kn is not built")
-    from cad.pipeline import train_lm
+    from cad.train.pipeline import train_lm
 
     text = tmp_path / "fr.txt"
     with open(shared_data / "en-fr" / "train.fr", encoding="utf-8") as fh:
@@ -256,7 +256,7 @@ def test_native_spilling_reports_a_failing_temporary_file(tmp_path):
     # process so that pytest's own files are not limited
     script = textwrap.dedent(f"""
         import random, resource, signal
-        from cad.errors import CadError
+        from cad.core.errors import CadError
         from cad.lm.native import estimate_to_arpa
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (16384, resource.RLIM_INFINITY))

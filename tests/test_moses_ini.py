@@ -1,6 +1,6 @@
 import pytest
 
-from cad.errors import CadError
+from cad.core.errors import CadError
 from cad.moses.check import check_config
 from cad.moses.ini import baseline_config, format_config, parse_config, write_config
 

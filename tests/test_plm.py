@@ -1,7 +1,7 @@
 import pytest
 
-from cad.cm.french import Morph
-from cad.errors import CadError
+from cad.lang.fr_morph import Morph
+from cad.core.errors import CadError
 from cad.plm.predict import class_members, on_rule, other_rule
 from cad.plm.score import format_scores, score
 from cad.plm.sequences import document_sequences
@@ -121,7 +121,7 @@ def test_source_aware_model_round_trips_as_data_without_pickle(tmp_path):
     from sklearn.feature_extraction import DictVectorizer
     from sklearn.linear_model import LogisticRegression
 
-    from cad.errors import CadError
+    from cad.core.errors import CadError
     from cad.plm.classifier import load_model, save_model
 
     X = [{"src=it": 1.0, "ant=fem-sing": 1.0, "plm_elle": -1.5}, {"src=it": 1.0, "ant=masc-sing": 1.0, "plm_il": -1.0},

@@ -1,7 +1,7 @@
 import pytest
 
-from cad.errors import CadError
-from cad.prepare import CleanConfig, prepare_corpus
+from cad.core.errors import CadError
+from cad.corpus.prepare import CleanConfig, prepare_corpus
 
 from conftest import write
 

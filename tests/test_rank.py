@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from cad.cli import main
-from cad.errors import CadError
+from cad.core.errors import CadError
 from cad.eval.correlation import kendall_tau
-from cad.rank.judgments import Judgment, read_judgments
-from cad.rank.syntax import mark_relations
-from cad.rank.tree import Tree
+from cad.eval.rank.judgments import Judgment, read_judgments
+from cad.eval.rank.syntax import mark_relations
+from cad.eval.rank.tree import Tree
 
 
 def test_tree_text_round_trip_and_errors():
@@ -68,7 +68,7 @@ def test_rel_marker_follows_seed_002s_figure():
 
 def test_shallow_tree_of_a_parsed_sentence():
     pytest.importorskip("en_core_web_sm", reason="spaCy's English model is not installed (make install)")
-    from cad.rank.syntax import load_parser, parse_texts, syntax_only
+    from cad.eval.rank.syntax import load_parser, parse_texts, syntax_only
 
     nlp = load_parser()
     tree, clauses, empty, escaped = parse_texts(nlp, ["The cat has not eaten the fish.",
@@ -92,7 +92,7 @@ TREES = ["(S (NP (DT the) (NN cat)) (VP (VBZ sleeps)))", "(S (NP (DT a) (NN cat)
 
 
 def _pairs():
-    from cad.rank.objects import make_pair
+    from cad.eval.rank.objects import make_pair
 
     trees = [Tree.parse(t) for t in TREES]
     ref = trees[0]
@@ -100,7 +100,7 @@ def _pairs():
 
 
 def test_preference_kernel_symmetry_and_its_nystrom_feature_map():
-    from cad.rank.metric import KernelSpec, Nystrom, pair_gram, preference_kernel
+    from cad.eval.rank.metric import KernelSpec, Nystrom, pair_gram, preference_kernel
 
     spec = KernelSpec("ptk", 0.4, 0.4)
     pairs = _pairs()
@@ -119,7 +119,7 @@ def test_preference_kernel_symmetry_and_its_nystrom_feature_map():
 
 
 def test_pairwise_ranker_recovers_a_preference():
-    from cad.rank.metric import train_ranker
+    from cad.eval.rank.metric import train_ranker
 
     rng = np.random.default_rng(3)
     x = rng.normal(size=(200, 3))

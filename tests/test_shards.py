@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from cad.cli import main
-from cad.errors import CadError
-from cad.shards import Parallel, plan_shards
+from cad.core.errors import CadError
+from cad.core.shards import Parallel, plan_shards
 from cad.train.lexical import write_lexical_tables
 from cad.train.phrase_scoring import build_phrase_tables
 
@@ -100,7 +100,7 @@ def test_document_starts_read_as_a_compact_array(tmp_path):
     and refuse the same files as from read_docs's records."""
     from array import array
 
-    from cad.docs import doc_starts, read_docs
+    from cad.core.docs import doc_starts, read_docs
 
     docs = write(tmp_path / "c.docs", "0\ta\n3\tb\n4\n10 d\n11\te\n12\tf\n20\tg\n")
     starts = doc_starts(docs, 25)
@@ -150,7 +150,7 @@ def test_local_workers_keep_no_profile():
     hundreds of MiB a worker. The cluster --workers starts has it off; a plain LocalCluster has it on."""
     from distributed import Client, LocalCluster
 
-    from cad.shards.run import local_cluster
+    from cad.core.shards.run import local_cluster
 
     def history(dask_worker):
         return len(dask_worker.profile_history)
@@ -166,7 +166,7 @@ def test_local_workers_keep_no_profile():
 
 
 def _stats(caplog, desc: str) -> str:
-    lines = [r.getMessage() for r in caplog.records if r.name == "cad.shards" and " shards in " in r.getMessage()]
+    lines = [r.getMessage() for r in caplog.records if r.name == "cad.core.shards" and " shards in " in r.getMessage()]
     assert lines, caplog.text
     return lines[-1]
 
@@ -366,7 +366,7 @@ def _cm_args(prefix: Path, coref: Path, out: Path, *extra: str) -> list[str]:
 def test_cm_build_same_tables_from_one_two_workers_and_a_cluster(ted, ted_coref, cluster, tmp_path):
     from cad.cm.build import build_cm
     from cad.cm.collect import collect_in_process, collect_in_shards
-    from cad.shards import ShardStore
+    from cad.core.shards import ShardStore
 
     # the collection every table is estimated from, all of it (the classifier's positions and
     # held-out halves included): in one process, in shards here and on the cluster

@@ -1,4 +1,4 @@
-"""The native Spanish pronoun resolver (coref.spanish), its training and evaluation against CorZu."""
+"""The native Spanish pronoun resolver (coref.spanish.resolver), its training and evaluation against CorZu."""
 
 import json
 import math
@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from conftest import write
 
-from cad.errors import CadError
+from cad.core.errors import CadError
 from coref.records import PronounResolution
 from coref.softmax import SoftmaxRanker
-from coref.spanish import (FORM_MORPH, EsMention, EsSite, SpanishModel, Truecaser, agrees, inherit, name_key)
+from coref.spanish.resolver import (FORM_MORPH, EsMention, EsSite, SpanishModel, Truecaser, agrees, inherit, name_key)
 
 # seed 003's example (§4): su's antecedent is hermana, a singular feminine human noun
 SEED003 = "Mi hermana va a la escuela .\nSu escuela está detrás de la catedral ."
@@ -117,7 +117,7 @@ def test_model_load_refuses_other_files(tmp_path):
 
 
 def test_shipped_model_is_small_and_complete():
-    from coref.spanish import default_model_path
+    from coref.spanish.resolver import default_model_path
     import os
 
     path = default_model_path()
@@ -131,13 +131,13 @@ def test_shipped_model_is_small_and_complete():
 
 
 def test_help_describes_every_option(capsys):
-    from coref.eval_spanish import build_parser as eval_parser
-    from coref.train_spanish import build_parser, main
+    from coref.spanish.evaluate import build_parser as eval_parser
+    from coref.spanish.train import build_parser, main
 
     with pytest.raises(SystemExit) as exc:
         main(["--help"])
     assert exc.value.code == 0
-    assert "python -m coref.train_spanish" in capsys.readouterr().out
+    assert "python -m coref.spanish.train" in capsys.readouterr().out
     import argparse
 
     for parser in (build_parser(), eval_parser()):
@@ -163,13 +163,13 @@ def nlp():
 
 @pytest.fixture(scope="module")
 def resolver(nlp):
-    from coref.spanish import SpanishResolver
+    from coref.spanish.resolver import SpanishResolver
 
     return SpanishResolver(nlp=nlp)
 
 
 def _parse(nlp, text: str, lower: bool = True):
-    from coref.spanish import parse
+    from coref.spanish.resolver import parse
 
     return parse(nlp, toks(text, lower), Truecaser({"obama": "Obama"}))
 
@@ -219,7 +219,7 @@ def test_resolve_output_is_well_formed(resolver, tmp_path):
 
 
 def test_sites_clitics_only_where_tagged_pronoun(nlp):
-    from coref.spanish import sites_of_sentence
+    from coref.spanish.resolver import sites_of_sentence
 
     doc = _parse(nlp, "la ministra la vio y su hermano le habló de ellas .")[0]
     sites = {(s.index, s.word): s for s in sites_of_sentence(doc, 0)}
@@ -230,7 +230,7 @@ def test_sites_clitics_only_where_tagged_pronoun(nlp):
 
 
 def test_mentions_of_a_sentence(nlp):
-    from coref.spanish import mentions_of_sentence
+    from coref.spanish.resolver import mentions_of_sentence
 
     doc = _parse(nlp, SEED003)[1]
     ms = {m.word: m for m in mentions_of_sentence(doc, 1)}
@@ -245,7 +245,7 @@ def test_mentions_of_a_sentence(nlp):
 
 
 def test_names_elided_subjects_and_relatives(nlp):
-    from coref.spanish import mentions_of_sentence, walk
+    from coref.spanish.resolver import mentions_of_sentence, walk
 
     doc = _parse(nlp, "obama dijo que los países que firmaron el acuerdo lo cumplirán .")[0]
     ms = {m.word: m for m in mentions_of_sentence(doc, 0)}
@@ -270,7 +270,7 @@ def test_names_elided_subjects_and_relatives(nlp):
 
 
 def test_coordination_is_a_plural_mention_beside_its_first_conjunct(nlp):
-    from coref.spanish import mentions_of_sentence
+    from coref.spanish.resolver import mentions_of_sentence
 
     doc = _parse(nlp, "la ministra y el presidente hablaron con francia y alemania .")[0]
     got = [(m.start, m.end, m.word, m.number, m.gender, m.human, m.coord) for m in mentions_of_sentence(doc, 0)]
@@ -282,7 +282,7 @@ def test_coordination_is_a_plural_mention_beside_its_first_conjunct(nlp):
 
 def test_lexicon_is_optional(nlp):
     from cad.lang.humanness import Entry, HumanLexicon
-    from coref.spanish import mentions_of_sentence
+    from coref.spanish.resolver import mentions_of_sentence
 
     doc = _parse(nlp, "los inversores compraron las acciones de la empresa .")[0]
     no_lex = {m.word: m for m in mentions_of_sentence(doc, 0)}
@@ -293,7 +293,7 @@ def test_lexicon_is_optional(nlp):
 
 
 def test_pair_features(nlp):
-    from coref.spanish import mentions_of_sentence, pair_features, site_of
+    from coref.spanish.resolver import mentions_of_sentence, pair_features, site_of
 
     parsed = _parse(nlp, "la ministra y el presidente hablaron .\nella dijo que su país crecerá .")
     ms = {m.word: m for m in mentions_of_sentence(parsed[0], 0) if not m.coord}
@@ -343,7 +343,7 @@ def _tiny_split(tmp_path, split="train"):
 
 
 def test_read_split_makes_sentences_document_relative(tmp_path):
-    from coref.train_spanish import corzu_first, read_split
+    from coref.spanish.train import corzu_first, read_split
 
     docs = read_split(_tiny_split(tmp_path), "train")
     assert [(d.doc_id, d.first_line, len(d.sentences)) for d in docs] == [("doc-a", 0, 2), ("doc-b", 2, 2)]
@@ -353,8 +353,8 @@ def test_read_split_makes_sentences_document_relative(tmp_path):
 
 
 def test_train_and_evaluate_end_to_end(nlp, tmp_path):
-    from coref.eval_spanish import main as eval_main
-    from coref.train_spanish import main
+    from coref.spanish.evaluate import main as eval_main
+    from coref.spanish.train import main
 
     data = _tiny_split(tmp_path)
     _tiny_split(tmp_path, "dev")

@@ -1,6 +1,6 @@
-from cad.align.alignment import format_alignment, parse_alignment
-from cad.align.symmetrize import symmetrize
-from cad.errors import CadError
+from cad.core.alignment import format_alignment, parse_alignment
+from cad.corpus.symmetrize import symmetrize
+from cad.core.errors import CadError
 import pytest
 
 

@@ -1,4 +1,4 @@
-"""The tree kernels of cad/rank/kernels.py (native, cad/rank/_kernels.cpp) against hand-worked values
+"""The tree kernels of cad/eval/rank/kernels.py (native, cad/eval/rank/_kernels.cpp) against hand-worked values
 and against the pure-Python references."""
 
 import math
@@ -7,11 +7,11 @@ import random
 import numpy as np
 import pytest
 
-from cad.errors import CadError
-from cad.rank import kernels as K
-from cad.rank.tree import Tree
+from cad.core.errors import CadError
+from cad.eval.rank import kernels as K
+from cad.eval.rank.tree import Tree
 
-pytest.importorskip("cad.rank._kernels", reason="the compiled tree kernels are not built (setup.py build_ext)")
+pytest.importorskip("cad.eval.rank._kernels", reason="the compiled tree kernels are not built (setup.py build_ext)")
 
 T = Tree.parse
 REL = 1e-9
@@ -208,7 +208,7 @@ def test_bad_arguments():
 
 
 def test_native_refuses_a_malformed_encoding():
-    from cad.rank import _kernels
+    from cad.eval.rank import _kernels
 
     i32 = lambda xs: np.asarray(xs, dtype=np.int32)  # noqa: E731
     with pytest.raises(ValueError, match="after its parent"):

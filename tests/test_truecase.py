@@ -1,10 +1,10 @@
-"""Truecasing as Moses's recaser scripts do it (cad/truecase.py, through sacremoses)."""
+"""Truecasing as Moses's recaser scripts do it (cad/corpus/truecase.py, through sacremoses)."""
 
 import pytest
 
 from cad.cli import main
-from cad.errors import CadError
-from cad.truecase import Truecaser, detruecase, has_case, text_documents, train_truecaser
+from cad.core.errors import CadError
+from cad.corpus.truecase import Truecaser, detruecase, has_case, text_documents, train_truecaser
 
 from conftest import write
 
@@ -92,7 +92,7 @@ def test_cli_train_apply_detruecase(tmp_path, capsys, caplog):
 
 
 def test_translate_finds_the_truecasing_model_beside_the_phrase_table(tmp_path):
-    from cad.cm.cli import model_truecaser
+    from cad.cli.cm import model_truecaser
     from cad.moses.ini import baseline_config
 
     cfg = baseline_config(str(tmp_path / "phrase-table.gz"), None, str(tmp_path / "lm.arpa"), 3)
@@ -113,7 +113,7 @@ def test_translate_refuses_a_truecasing_model_with_no_lowercase(tmp_path, capsys
 
 def test_model_case_follows_the_truecasing_models_beside_the_phrase_table(tmp_path):
     from cad.moses.ini import baseline_config
-    from cad.truecase import ModelCase
+    from cad.corpus.truecase import ModelCase
 
     cfg = baseline_config(str(tmp_path / "phrase-table.gz"), None, str(tmp_path / "lm.arpa"), 3)
     low = ModelCase.of(cfg, "en", "fr")

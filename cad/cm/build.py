@@ -24,12 +24,12 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from cad.cm.features import Bundle
-from cad.cm.french import first_noun_or_pronoun, tag
-from cad.docs import read_docs
-from cad.errors import CadError
-from cad.shards.options import Parallel
-from cad.textio import atomic_output, count_lines, read_lines
+from cad.cm.bundles import Bundle
+from cad.lang.fr_morph import first_noun_or_pronoun, tag
+from cad.core.docs import read_docs
+from cad.core.errors import CadError
+from cad.core.shards.options import Parallel
+from cad.core.textio import atomic_output, count_lines, read_lines
 from coref.records import PronounResolution
 
 log = logging.getLogger(__name__)
@@ -79,7 +79,7 @@ def collect_class_instances(src: list[list[str]], tgt: list[list[str]], align: l
     classifier CM reads."""
     from cad.cm.class_model import CM_PRONOUNS, pronoun_mixture
     from cad.cm.classes import aligned_words, pronoun_class
-    from cad.cm.roles import pronoun_roles
+    from coref.english.roles import pronoun_roles
 
     recs = [r for r in records if r.token.lower() in CM_PRONOUNS]
     roles = pronoun_roles(src, {(r.sentence, r.index) for r in recs})
@@ -234,7 +234,7 @@ def build_cm(corpus: str, align: str, out_dir: str | os.PathLike, src_lang: str 
         acc = collect_in_process(corpus, align, src_lang, tgt_lang, docs, doc_ids, coref, backend, with_human,
                                  single_best, domain_weights)
     else:
-        from cad.shards import ShardStore
+        from cad.core.shards import ShardStore
 
         store = ShardStore.beside(out_dir / "cm.gz")
         acc = collect_in_shards(corpus, align, src_lang, tgt_lang, doc_ids, n_lines, coref, backend, with_human,

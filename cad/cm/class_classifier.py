@@ -24,9 +24,9 @@ from collections import defaultdict
 from pathlib import Path
 
 from cad.cm.classes import CLASSES
-from cad.cm.roles import pleonastic_cues
-from cad.errors import CadError
-from cad.textio import atomic_output
+from coref.english.roles import pleonastic_cues
+from cad.core.errors import CadError
+from cad.core.textio import atomic_output
 
 FORMAT = "cad-cm-classifier-1"
 MODEL_FILE = "classifier.json"

@@ -23,9 +23,9 @@ from functools import lru_cache
 from typing import Callable
 
 from cad.cm.classes import CLASSES
-from cad.errors import CadError
+from cad.core.errors import CadError
 from cad.lang.en import CM_PRONOUNS
-from cad.textio import atomic_output, read_lines
+from cad.core.textio import atomic_output, read_lines
 from coref.records import Candidate, PronounResolution
 
 FLOOR = 1e-7

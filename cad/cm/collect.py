@@ -18,11 +18,11 @@ from pathlib import Path
 from dataclasses import asdict, dataclass, field
 from typing import Callable, Iterator
 
-from cad.align.alignment import parse_alignment
+from cad.core.alignment import parse_alignment
 from cad.cm.build import CMStats, collect_class_instances, collect_triples, document_morph
-from cad.errors import CadError
-from cad.shards import Parallel, Shard, ShardStore, ShardTask, fingerprint_salt, plan_shards, run_shards, shard_tasks
-from cad.textio import is_uint, read_lines
+from cad.core.errors import CadError
+from cad.core.shards import Parallel, Shard, ShardStore, ShardTask, fingerprint_salt, plan_shards, run_shards, shard_tasks
+from cad.core.textio import is_uint, read_lines
 from coref.records import PronounResolution, parse_record
 
 # the French tagging of the antecedents' sentences dominates: a few seconds a shard
@@ -79,8 +79,8 @@ def collect_in_process(corpus: str, align: str, src_lang: str, tgt_lang: str, do
                        doc_ids: list[tuple[int, str]] | None, coref: str | None, backend: str, with_human: bool,
                        single_best: bool, domain_weights: dict[str, float]) -> Collection:
     """Every document's evidence, one after the other in this process (any input may be '-')."""
-    from cad.aligned_docs import aligned_documents
-    from cad.progress import progress
+    from cad.core.aligned_docs import aligned_documents
+    from cad.core.progress import progress
     from coref.records import read_jsonl
 
     acc = Collection()

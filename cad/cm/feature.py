@@ -25,7 +25,7 @@ from cad.cm.class_model import OBJECTIVES, ClassTable, score_class
 from cad.cm.classes import aligned_words, pronoun_class
 from cad.decoder.features import Option, StatelessFeature
 from cad.decoder.model import FeatureSlot
-from cad.errors import CadError
+from cad.core.errors import CadError
 from cad.moses.ini import Feature
 
 _MODELS: dict[str, Any] = {}

@@ -20,12 +20,12 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from cad.aligned_docs import aligned_documents
-from cad.docs import read_docs
-from cad.errors import CadError
+from cad.core.aligned_docs import aligned_documents
+from cad.core.docs import read_docs
+from cad.core.errors import CadError
 from cad.lang.es import GENDERS, NUMBERS
-from cad.progress import progress
-from cad.textio import atomic_output, count_lines
+from cad.core.progress import progress
+from cad.core.textio import atomic_output, count_lines
 from coref.records import Candidate, PronounResolution
 
 log = logging.getLogger(__name__)
@@ -163,7 +163,7 @@ def translate_document_source(decoder, doc_id: str, sentences: list[list[str]],
     """Seed 003's decoding: each pronoun with an antecedent becomes the bundle of its best
     candidate (`su` → `su-fem-sing-hum`), which the main table cannot translate, so the decoder
     backs off to the CM table; one pass, as the features are the source's own."""
-    from cad.cm.translate import TraceRecord, target_of
+    from cad.translate.document import TraceRecord, target_of
 
     by_sentence: dict[int, list[PronounResolution]] = defaultdict(list)
     for r in resolutions:
@@ -278,7 +278,7 @@ class SourceClassTable:
 
     @classmethod
     def read(cls, path: str | os.PathLike) -> "SourceClassTable":
-        from cad.textio import read_lines
+        from cad.core.textio import read_lines
 
         probs: dict[str, dict[str, float]] = defaultdict(dict)
         for lineno, line in enumerate(read_lines(path), 1):
@@ -298,7 +298,7 @@ def translate_document_source_feature(decoder, doc_id: str, sentences: list[list
                                       resolutions: list[PronounResolution]):
     """Feature mode: the phrase table stays whole; each pronoun with candidates passes its mixture
     {bundle(c): p(c)} to the CoreferenceModel feature, which scores every option translating it."""
-    from cad.cm.translate import TraceRecord, target_of
+    from cad.translate.document import TraceRecord, target_of
 
     by_sentence: dict[int, list[PronounResolution]] = defaultdict(list)
     for r in resolutions:

@@ -16,9 +16,9 @@ import math
 import os
 from dataclasses import dataclass, field
 
-from cad.errors import CadError
+from cad.core.errors import CadError
 from cad.moses.ini import Feature, MosesConfig, parse_config
-from cad.textio import read_lines, is_uint
+from cad.core.textio import read_lines, is_uint
 
 log = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 from cad.decoder.search import Derivation, Step, Translation
-from cad.errors import CadError
+from cad.core.errors import CadError
 
 _SEGMENT = re.compile(r"^\|(\d+)-(\d+)\|$")
 

@@ -18,10 +18,10 @@ import math
 import os
 from dataclasses import dataclass, field
 
-from cad.align.alignment import parse_alignment
-from cad.errors import CadError
+from cad.core.alignment import parse_alignment
+from cad.core.errors import CadError
 from cad.eval.lists import NONE, OTHER
-from cad.textio import atomic_output, read_lines
+from cad.core.textio import atomic_output, read_lines
 
 CASE_NAMES = {1: "identical", 2: "equivalent", 3: "different", 4: "candidate not found",
               5: "reference not found", 6: "both not found"}

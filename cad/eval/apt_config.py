@@ -16,10 +16,10 @@ import configparser
 import os
 from dataclasses import dataclass
 
-from cad.errors import CadError
+from cad.core.errors import CadError
 from cad.eval.apt import AptResult, AptSettings, evaluate, write_outputs
 from cad.eval.lists import read_groups, read_word_list
-from cad.textio import read_lines, is_uint
+from cad.core.textio import read_lines, is_uint
 
 REQUIRED = {
     "lang": ["source", "target"],
@@ -170,7 +170,7 @@ def read_apt_config(path: str | os.PathLike) -> AptJob:
 def write_apt_config(job: AptJob, path: str | os.PathLike, files: dict[str, str]) -> None:
     """Write a configuration the original tool reads; `files` maps dictionary keys to list files."""
     s = job.settings
-    from cad.textio import atomic_output
+    from cad.core.textio import atomic_output
 
     with atomic_output(path) as fh:
         fh.write("[lang]\nsource: en\ntarget: fr\n")

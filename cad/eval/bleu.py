@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 
-from cad.errors import CadError
-from cad.textio import read_lines
+from cad.core.errors import CadError
+from cad.core.textio import read_lines
 
 
 def read_pair(candidate: str | os.PathLike, reference: str | os.PathLike) -> tuple[list[str], list[str]]:

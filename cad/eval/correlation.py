@@ -8,8 +8,8 @@ import os
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
-from cad.errors import CadError
-from cad.textio import read_lines
+from cad.core.errors import CadError
+from cad.core.textio import read_lines
 
 
 def pearson(x: Sequence[float], y: Sequence[float]) -> float:
@@ -125,7 +125,7 @@ def read_scores(path: str | os.PathLike) -> dict[tuple[int, str], float]:
 
 def kendall_tau_from_files(judgments: str | os.PathLike, scores: str | os.PathLike,
                            variant: str = "wmt12") -> TauResult:
-    from cad.rank.judgments import read_judgments
+    from cad.eval.rank.judgments import read_judgments
 
     js = read_judgments(judgments)
     sc = read_scores(scores)

@@ -21,11 +21,11 @@ import os
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
-from cad.align.alignment import parse_alignment
-from cad.docs import doc_index_of_lines, read_docs
-from cad.errors import CadError
+from cad.core.alignment import parse_alignment
+from cad.core.docs import doc_index_of_lines, read_docs
+from cad.core.errors import CadError
 from cad.lang.en import CM_PRONOUNS
-from cad.textio import read_lines
+from cad.core.textio import read_lines
 
 log = logging.getLogger(__name__)
 CLIPS = ("occurrence", "document")

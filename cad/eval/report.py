@@ -7,12 +7,12 @@ import math
 import os
 from dataclasses import dataclass
 
-from cad.errors import CadError
+from cad.core.errors import CadError
 from cad.eval.apt import AptResult, AptSettings, evaluate
 from cad.eval.bleu import bleu_chrf
 from cad.eval.pronoun_pr import pronoun_prf
 from cad.eval.significance import mcnemar
-from cad.textio import atomic_output
+from cad.core.textio import atomic_output
 
 
 def french_settings(weights=(1.0, 0.5, 0.0, 0.0, 0.0, 0.0), cases=(1, 2, 3, 4, 5, 6),

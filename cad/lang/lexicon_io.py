@@ -7,8 +7,8 @@ import argparse
 import os
 from typing import Iterator
 
-from cad.errors import CadError
-from cad.textio import read_lines
+from cad.core.errors import CadError
+from cad.core.textio import read_lines
 
 
 def lexicon_rows(path: str | os.PathLike, header: tuple[str, ...]) -> Iterator[tuple[int, str, list[str]]]:

@@ -27,11 +27,11 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
-from cad.errors import CadError
+from cad.core.errors import CadError
 from cad.lang.humanness import SOURCES, _is_word, _lookup
 from cad.lang.lexicon_io import add_corpus_arguments, lexicon_rows
-from cad.progress import progress
-from cad.textio import atomic_output, read_parallel
+from cad.core.progress import progress
+from cad.core.textio import atomic_output, read_parallel
 
 log = logging.getLogger("cad.lang.name_gender")
 
@@ -136,7 +136,7 @@ def learn(src_path: str, tgt_path: str, src_lang: str = "es", tgt_lang: str = "e
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from cad.cliargs import add_output_argument
+    from cad.core.cliargs import add_output_argument
 
     p = argparse.ArgumentParser(
         prog="python -m cad.lang.name_gender",
@@ -176,7 +176,7 @@ def _run(a) -> int | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from cad.cliargs import run_module
+    from cad.core.cliargs import run_module
 
     return run_module("name_gender", build_parser(), _run, argv)
 

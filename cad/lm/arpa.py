@@ -6,9 +6,9 @@ import math
 import os
 import re
 
-from cad.errors import CadError
+from cad.core.errors import CadError
 from cad.lm.kneser_ney import BOS, EOS, UNK, Gram, KNModel
-from cad.textio import atomic_output, read_lines
+from cad.core.textio import atomic_output, read_lines
 
 LOG_ZERO = -99.0
 

@@ -18,7 +18,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from cad.errors import CadError
+from cad.core.errors import CadError
 
 log = logging.getLogger(__name__)
 

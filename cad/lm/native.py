@@ -11,9 +11,9 @@ import tempfile
 from fractions import Fraction
 from typing import TYPE_CHECKING, Iterable
 
-from cad.errors import CadError
+from cad.core.errors import CadError
 from cad.lm.kneser_ney import discounts_from_counts_of_counts
-from cad.textio import atomic_output
+from cad.core.textio import atomic_output
 
 if TYPE_CHECKING:
     from cad.lm._kn import KneserNeyCounter

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import os
 
-from cad.errors import CadError
+from cad.core.errors import CadError
 from cad.lm.arpa import read_arpa
 from cad.moses.ini import Feature, MosesConfig, parse_config
-from cad.textio import read_lines
+from cad.core.textio import read_lines
 
 KENLM_BINARY_MAGIC = b"mmap lm "
 

@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 from cad.moses.ini import MosesConfig, parse_config, write_config
-from cad.textio import atomic_output, read_lines
+from cad.core.textio import atomic_output, read_lines
 
 log = logging.getLogger(__name__)
 

@@ -12,8 +12,8 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from cad.errors import CadError
-from cad.textio import atomic_output, read_lines, is_uint
+from cad.core.errors import CadError
+from cad.core.textio import atomic_output, read_lines, is_uint
 
 # features whose number of scores is fixed when num-features is not given
 DEFAULT_NUM_FEATURES = {

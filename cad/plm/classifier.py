@@ -8,15 +8,15 @@ import json
 import logging
 from pathlib import Path
 
-from cad.aligned_docs import aligned_documents
-from cad.cm.french import first_noun_or_pronoun, tag
-from cad.errors import CadError
+from cad.core.aligned_docs import aligned_documents
+from cad.lang.fr_morph import first_noun_or_pronoun, tag
+from cad.core.errors import CadError
 from cad.plm.model import PLM
 from cad.plm.predict import class_members, english_tags, on_rule, other_rule, plm_scores, predict_document
 from cad.plm.sequences import History
 from cad.lang.en import CM_PRONOUNS
 from cad.plm.tsv import CLASSES_2015, Item
-from cad.progress import progress
+from cad.core.progress import progress
 from coref.records import PronounResolution, read_jsonl
 
 log = logging.getLogger(__name__)
@@ -113,7 +113,7 @@ MODEL_FILE = "source_aware.json"
 def save_model(vec, clf, instances: int, path: Path) -> None:
     """The vectorizer's vocabulary and the regression's weights as JSON: a model file is data, so
     loading one that someone sent runs no code (a pickle would)."""
-    from cad.textio import atomic_output
+    from cad.core.textio import atomic_output
 
     names = list(vec.get_feature_names_out())
     with atomic_output(path) as fh:

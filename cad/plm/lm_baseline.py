@@ -45,7 +45,7 @@ def lm_case(path: str | os.PathLike) -> Callable[[list[str]], list[str]]:
     truecase-model.fr there, or lowercased (a model trained with --lowercase)."""
     model = Path(path).parent / "truecase-model.fr"
     if model.exists():
-        from cad.truecase import Truecaser
+        from cad.corpus.truecase import Truecaser
 
         return Truecaser(model).truecase
     return lambda words: [w.lower() for w in words]

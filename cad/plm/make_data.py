@@ -25,9 +25,9 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
-from cad.align.alignment import parse_alignment
+from cad.core.alignment import parse_alignment
 from cad.lang.en import CM_PRONOUNS as SOURCE_PRONOUNS
-from cad.textio import atomic_output, read_parallel
+from cad.core.textio import atomic_output, read_parallel
 
 CLASS_OF = {"c'": "ce", "ce": "ce", "ça": "ça", "ca": "ça", "cela": "cela", "il": "il", "ils": "ils",
             "elle": "elle", "elles": "elles", "on": "on"}
@@ -125,7 +125,7 @@ def lemma_pos_target(lines: list[Line]) -> None:
     """WMT 2016: every target word but the placeholders as `lemma|POS` (spaCy's French model)."""
     from spacy.tokens import Doc
 
-    from cad.cm.french import french_nlp
+    from cad.lang.fr_morph import french_nlp
 
     nlp = french_nlp(lemmas=True)
     words = [[w if not w.startswith("REPLACE_") else "ce" for w in ln.target] for ln in lines]

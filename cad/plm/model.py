@@ -7,11 +7,11 @@ import math
 import os
 from pathlib import Path
 
-from cad.errors import CadError
+from cad.core.errors import CadError
 from cad.lm.arpa import read_arpa, write_arpa
 from cad.lm.kneser_ney import estimate
 from cad.plm.sequences import corpus_sequences
-from cad.textio import atomic_output
+from cad.core.textio import atomic_output
 
 
 def train_plm(documents, out: str | os.PathLike, order: int = 5, history: int = 4) -> dict:

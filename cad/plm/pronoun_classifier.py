@@ -16,8 +16,8 @@ import math
 import os
 from pathlib import Path
 
-from cad.cm.roles import pleonastic_cues
-from cad.errors import CadError
+from coref.english.roles import pleonastic_cues
+from cad.core.errors import CadError
 from cad.plm.lm_baseline import CLASS_FILLERS, NONE, OTHER_FILLERS, LMBaseline, filler_class, lm_case
 from cad.plm.tsv import PLACEHOLDER, Item
 
@@ -111,9 +111,9 @@ def syntax_features_of(items: list[Item]) -> list[dict[int, dict[str, float]]]:
     word it depends on (the governing verb, as written: the parser runs without lemmatizer), the POS tags around it, and on the
     French side the POS, gender and number of the word after the slot (*REPLACE est morte* wants
     *elle*; *REPLACE sont* a plural)."""
-    from cad.cm.french import tag
-    from cad.cm.roles import _parser
-    from coref.tokens import moses_doc
+    from cad.lang.fr_morph import tag
+    from coref.english.roles import _parser
+    from coref.english.tokens import moses_doc
 
     out: list[dict] = [{} for _ in items]
     todo = [k for k, it in enumerate(items) if it.slots]
@@ -149,8 +149,8 @@ def antecedent_features_of(items: list[Item], records: list) -> dict[tuple[int, 
     the target text; only the pronouns are hidden)."""
     from cad.cm.class_classifier import antecedent_features
     from cad.cm.class_model import pronoun_mixture
-    from cad.cm.french import first_noun_or_pronoun, tag
-    from cad.cm.roles import pronoun_roles
+    from cad.lang.fr_morph import first_noun_or_pronoun, tag
+    from coref.english.roles import pronoun_roles
 
     slots = {(k, n) for k, it in enumerate(items) for _, n in it.slots}
     recs = [r for r in records if (r.sentence, r.index) in slots]
@@ -260,14 +260,14 @@ def training_instances(src: str | os.PathLike, tgt: str | os.PathLike, align: st
     be had (antecedent without `coref`, plm when off)."""
     import tempfile
 
-    from cad.docs import read_docs
+    from cad.core.docs import read_docs
     from cad.lm.arpa import write_arpa
     from cad.lm.kneser_ney import estimate
     from cad.plm.make_data import make_line
-    from cad.align.alignment import parse_alignment
+    from cad.core.alignment import parse_alignment
     from cad.plm.tsv import read_tsv
-    from cad.progress import progress
-    from cad.textio import atomic_output, count_lines, read_parallel
+    from cad.core.progress import progress
+    from cad.core.textio import atomic_output, count_lines, read_parallel
 
     n = count_lines(src)
     starts = [d.first_line for d in read_docs(docs, n)] + [n]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cad.errors import CadError
+from cad.core.errors import CadError
 from cad.plm.tsv import CLASSES_2015, CLASSES_2016, Item
 
 

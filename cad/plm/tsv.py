@@ -8,9 +8,9 @@ import os
 import re
 from dataclasses import dataclass
 
-from cad.align.alignment import parse_alignment
-from cad.errors import CadError
-from cad.textio import atomic_output, read_lines
+from cad.core.alignment import parse_alignment
+from cad.core.errors import CadError
+from cad.core.textio import atomic_output, read_lines
 
 PLACEHOLDER = re.compile(r"^REPLACE_(\d+)$")
 CLASSES_2016 = ["ce", "cela", "elle", "elles", "il", "ils", "on", "OTHER"]

@@ -15,8 +15,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cad.shards import Parallel, ShardStore, ShardTask, fingerprint_salt, plan_shards, run_shards, shard_tasks
-from cad.textio import count_lines
+from cad.core.shards import Parallel, ShardStore, ShardTask, fingerprint_salt, plan_shards, run_shards, shard_tasks
+from cad.core.textio import count_lines
 
 # about 4 s of extraction a shard on this machine's cores, and runs of tens of MB
 DEFAULT_SHARD_LINES = 10_000

@@ -11,10 +11,10 @@ import os
 from collections import Counter
 from typing import Iterable
 
-from cad.align.alignment import parse_alignment
-from cad.errors import CadError
-from cad.progress import progress
-from cad.textio import atomic_output, read_lines, read_parallel
+from cad.core.alignment import parse_alignment
+from cad.core.errors import CadError
+from cad.core.progress import progress
+from cad.core.textio import atomic_output, read_lines, read_parallel
 
 NULL = "NULL"
 

@@ -22,13 +22,13 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterator
 
-from cad.shards.options import Parallel
+from cad.core.shards.options import Parallel
 from cad.train.extract import extract_pairs
 from cad.train.extsort import ExternalCounter, ExternalSorter
 from cad.train.lexical import NULL, LexTable, aligned_corpus, read_lexical_table
-from cad.errors import CadError
-from cad.progress import progress
-from cad.textio import atomic_output
+from cad.core.errors import CadError
+from cad.core.progress import progress
+from cad.core.textio import atomic_output
 
 if TYPE_CHECKING:
     from cad.train.extract_shards import ShardRuns
@@ -213,7 +213,7 @@ def build_phrase_tables(src, tgt, align, lex_prefix: str, phrase_table: str, reo
     lex_fe = read_lexical_table(f"{lex_prefix}.e2f")   # {(e, f): w(f|e)}
     shards = store = None
     if parallel is not None:
-        from cad.shards import ShardStore
+        from cad.core.shards import ShardStore
         from cad.train.extract_shards import extract_in_shards
 
         store = ShardStore.beside(phrase_table)

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cad.decoder import Decoder, DecoderModel, SearchSettings
-from cad.errors import CadError
+from cad.core.errors import CadError
 from cad.moses.ini import parse_config, write_config
-from cad.textio import read_lines
-from cad.progress import progress
+from cad.core.textio import read_lines
+from cad.core.progress import progress
 from cad.tune.mert import Candidate, Pool, bleu, bleu_stats, optimize
 
 log = logging.getLogger(__name__)
@@ -53,8 +53,8 @@ class TuningSet:
         if not self.in_context:
             return
         from cad.cm.class_model import CM_PRONOUNS
-        from cad.cm.experiment import records_by_doc
-        from cad.cm.roles import pronoun_roles
+        from cad.experiments.pronoun_eval import records_by_doc
+        from coref.english.roles import pronoun_roles
         from coref.backends import documents, get_backend
 
         if docs is None:
@@ -107,7 +107,7 @@ def _tune_sentence(k: int):
 
 
 def _tune_doc(d: int):
-    from cad.cm.translate import translate_document_feature
+    from cad.translate.document import translate_document_feature
 
     ts = _TUNE["set"]
     doc_id, sents = ts.docs_list[d]
@@ -129,7 +129,7 @@ def mert(config: str, source: str, reference: str, out: str, nbest: int = 100, i
     coreference records `coref`, or the shipped ranker), so its weight is tuned with the others.
     The source and the reference are put in the model's case (ModelCase: truecased by the models
     beside its phrase table, as Moses tunes on the truecased dev set, or lowercased)."""
-    from cad.truecase import ModelCase
+    from cad.corpus.truecase import ModelCase
 
     cfg = parse_config(config)
     case = ModelCase.of(cfg, src_lang, tgt_lang)
@@ -193,14 +193,14 @@ def mert(config: str, source: str, reference: str, out: str, nbest: int = 100, i
 def cm_weight_grid(config: str, source: str, docs: str | None, reference: str, align_ref: str,
                    grid: list[float], backend: str = "ranker") -> list[tuple[float, float, float]]:
     """(weight, APT, BLEU) for each CM weight; the best is the highest APT, then BLEU."""
-    from cad.cm.cli import load_decoder
-    from cad.cm.translate import translate_document
+    from cad.cli.cm import load_decoder
+    from cad.translate.document import translate_document
     from cad.eval.apt import evaluate
     from cad.eval.bleu import bleu_chrf
     from cad.eval.report import french_settings
     from coref.backends import documents, get_backend
 
-    from cad.truecase import ModelCase
+    from cad.corpus.truecase import ModelCase
 
     case = ModelCase.of(config, "en", "fr")     # APT's French settings: English to French
     docs_ = [(d, [case.source(s) for s in sents]) for d, sents in documents(source, docs)]

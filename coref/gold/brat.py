@@ -7,8 +7,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from cad.errors import CadError
-from cad.textio import read_lines
+from cad.core.errors import CadError
+from cad.core.textio import read_lines
 from coref.gold.model import GoldDocument, GoldMention
 
 

@@ -12,9 +12,9 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from cad.errors import CadError
+from cad.core.errors import CadError
 from coref.gold.model import GoldDocument, GoldMention
-from cad.textio import is_uint
+from cad.core.textio import is_uint
 
 _PART = re.compile(r"^word_(\d+)(?:\.\.word_(\d+))?$")
 

@@ -1,1 +1,0 @@
-"""Word alignment: eflomal in both directions and symmetrization."""

@@ -1,0 +1,347 @@
+"""`cad decode`: Moses's command line, with cad's decoder or a real Moses binary.
+
+Options keep Moses's spelling: -f, -input-file, -n-best-list FILE N [distinct],
+-alignment-output-file, -s/-stack, -b/-beam-threshold, -dl/-distortion-limit, -ttable-limit,
+-search-algorithm, -cube-pruning-pop-limit, -max-trans-opt-per-coverage, -translation-option-threshold
+(-tot), -weight-overwrite, -threads,
+-include-alignment-in-n-best, -report-segmentation (-t), -print-alignment-info; cad's own: --decoder
+cad|moses, --moses-bin PATH, --engine native|python, --raw [--src L --tgt L].
+
+Read from standard input, sentences are translated as they arrive and each translation is written
+and flushed before the next line is read, as Moses does: a program can keep one decoder process
+and feed it sentence by sentence (cad translate --decoder moses). The model is then loaded whole,
+since the input is not known in advance.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import sys
+import time
+from dataclasses import dataclass, field
+
+from cad.core.errors import CadError
+from cad.core.textio import is_uint
+
+log = logging.getLogger(__name__)
+
+USAGE = """usage: cad decode -f moses.ini [-input-file FILE] [-n-best-list FILE N [distinct]]
+       [-alignment-output-file FILE] [-s N] [-b X] [-dl N] [-ttable-limit N] [-search-algorithm 0|1]
+       [-cube-pruning-pop-limit N] [-max-trans-opt-per-coverage N] [-translation-option-threshold X]
+       [-weight-overwrite 'Name= w ...'] [-threads N]
+       [-include-alignment-in-n-best] [-report-segmentation|-t] [-print-alignment-info]
+       [-v N] [--decoder cad|moses] [--moses-bin PATH] [--engine native|python] [--raw [--src L] [--tgt L]]
+Reads one tokenized sentence per line (stdin or -input-file), writes translations to stdout in order.
+From stdin with one thread, each translation is written and flushed as soon as its line is read.
+-report-segmentation/-t: each phrase's words followed by |first-last| (source positions, Moses's format).
+-print-alignment-info: the word alignment after the translation, as "translation ||| 0-0 1-2 ...".
+--engine: cad's search, compiled (native, the default when built; the same output) or in Python.
+--raw: the input is raw text: tokenized, then truecased by the truecase-model.SRC beside the model's
+phrase table (cad train writes it; lowercased without one); each 1-best line is detruecased and
+detokenized. The n-best and alignment files keep the model's tokens, whose positions they name.
+--src/--tgt: the languages of --raw's tokenizer, truecasing models and detokenizer (default en, fr).
+-v/-verbose N: 1 logs the model's load time on stderr (default 0: nothing)."""
+
+ARITY = {"-f": 1, "-config": 1, "-input-file": 1, "-i": 1, "-alignment-output-file": 1, "-s": 1, "-stack": 1,
+         "-b": 1, "-beam-threshold": 1, "-dl": 1, "-distortion-limit": 1, "-ttable-limit": 1,
+         "-search-algorithm": 1, "-cube-pruning-pop-limit": 1, "-cbp": 1, "-weight-overwrite": 1,
+         "-threads": 1, "-th": 1, "--raw": 0, "--src": 1, "--tgt": 1, "--decoder": 1, "--moses-bin": 1, "--engine": 1, "-v": 1, "-verbose": 1, "-include-alignment-in-n-best": 0,
+         "-report-segmentation": 0, "-t": 0, "-print-alignment-info": 0,
+         "-max-trans-opt-per-coverage": 1, "-translation-option-threshold": 1, "-tot": 1}
+CANONICAL = {"-verbose": "-v", "-config": "-f", "-i": "-input-file", "-stack": "-s", "-beam-threshold": "-b",
+             "-distortion-limit": "-dl", "-cbp": "-cube-pruning-pop-limit", "-th": "-threads",
+             "-tot": "-translation-option-threshold", "-t": "-report-segmentation"}
+
+
+@dataclass
+class DecodeArgs:
+    config: str = ""
+    input_file: str | None = None
+    nbest_file: str | None = None
+    nbest_size: int = 0
+    distinct: bool = False
+    alignment_file: str | None = None
+    include_alignment: bool = False
+    report_segmentation: bool = False
+    print_alignment: bool = False
+    overrides: dict[str, str] = field(default_factory=dict)
+    weight_overwrite: str | None = None
+    threads: int = 1
+    decoder: str = "cad"
+    moses_bin: str | None = None
+    engine: str = "native"
+    verbose: int = 0
+    raw: bool = False
+    src: str = "en"
+    tgt: str = "fr"
+
+
+def parse_args(argv: list[str]) -> DecodeArgs:
+    a = DecodeArgs()
+    i = 0
+    while i < len(argv):
+        opt = argv[i]
+        if opt in ("-h", "--help", "-help"):
+            print(USAGE)
+            raise SystemExit(0)
+        if opt == "-n-best-list":
+            vals = argv[i + 1:i + 4]
+            if len(vals) < 2 or not is_uint(vals[1]):
+                raise CadError("-n-best-list needs FILE N [distinct]")
+            a.nbest_file, a.nbest_size = vals[0], int(vals[1])
+            i += 3
+            if i < len(argv) and argv[i] == "distinct":
+                a.distinct = True
+                i += 1
+            continue
+        if opt not in ARITY:
+            raise CadError(f"unknown option {opt}\n{USAGE}")
+        n = ARITY[opt]
+        if i + n >= len(argv) + (0 if n else 1) and n:
+            raise CadError(f"option {opt} needs a value")
+        value = argv[i + 1] if n else ""
+        opt = CANONICAL.get(opt, opt)
+        if opt == "-f":
+            a.config = value
+        elif opt == "-input-file":
+            a.input_file = value
+        elif opt == "-alignment-output-file":
+            a.alignment_file = value
+        elif opt == "-include-alignment-in-n-best":
+            a.include_alignment = True
+        elif opt == "-report-segmentation":
+            a.report_segmentation = True
+        elif opt == "-print-alignment-info":
+            a.print_alignment = True
+        elif opt == "-weight-overwrite":
+            a.weight_overwrite = value
+        elif opt == "-threads":
+            a.threads = _int(opt, value, 1)
+        elif opt == "--decoder":
+            if value not in ("cad", "moses"):
+                raise CadError("--decoder must be cad or moses")
+            a.decoder = value
+        elif opt == "--moses-bin":
+            a.moses_bin = value
+        elif opt == "--raw":
+            a.raw = True
+        elif opt == "--src":
+            a.src = value
+        elif opt == "--tgt":
+            a.tgt = value
+        elif opt == "-v":
+            a.verbose = _int(opt, value, 0)
+        elif opt == "--engine":
+            if value not in ENGINES:
+                raise CadError(f"--engine must be one of {', '.join(ENGINES)}")
+            a.engine = value
+        else:
+            a.overrides[opt] = value
+        i += 1 + n
+    if not a.config:
+        raise CadError(f"-f moses.ini is required\n{USAGE}")
+    if a.raw and (a.report_segmentation or a.print_alignment):
+        raise CadError("--raw writes detokenized text: -report-segmentation and -print-alignment-info name "
+                       "token positions (use the alignment or n-best files)")
+    return a
+
+
+def _int(opt: str, value: str, minimum: int) -> int:
+    try:
+        v = int(value)
+    except ValueError:
+        raise CadError(f"{opt} needs an integer, not {value!r}") from None
+    if v < minimum:
+        raise CadError(f"{opt} must be at least {minimum}")
+    return v
+
+
+def _ratio(opt: str, value: str) -> float:
+    try:
+        v = float(value)
+    except ValueError:
+        raise CadError(f"{opt} needs a number, not {value!r}") from None
+    if not 0 <= v <= 1:
+        raise CadError(f"{opt} is a probability ratio between 0 and 1, not {value}")
+    return v
+
+
+def search_settings(a: DecodeArgs, other: dict[str, list[str]]):
+    from cad.decoder.model import SearchSettings
+
+    s = SearchSettings()
+    # moses.ini sections first, then the command line, as Moses does
+    ini = {"stack": "-s", "beam-threshold": "-b", "search-algorithm": "-search-algorithm",
+           "cube-pruning-pop-limit": "-cube-pruning-pop-limit", "ttable-limit": "-ttable-limit",
+           "max-trans-opt-per-coverage": "-max-trans-opt-per-coverage",
+           "translation-option-threshold": "-translation-option-threshold"}
+    values = {flag: other[sec][0] for sec, flag in ini.items() if other.get(sec)}
+    values.update(a.overrides)
+    for flag, v in values.items():
+        if flag == "-s":
+            s.stack = _int(flag, v, 0)
+        elif flag == "-b":
+            s.beam_threshold = _ratio(flag, v)
+        elif flag == "-translation-option-threshold":
+            s.option_threshold = _ratio(flag, v)
+        elif flag == "-max-trans-opt-per-coverage":
+            s.max_trans_opt = _int(flag, v, 0)
+        elif flag == "-dl":
+            s.distortion_limit = _int(flag, v, -1)
+        elif flag == "-ttable-limit":
+            s.ttable_limit = _int(flag, v, 0)
+        elif flag == "-search-algorithm":
+            s.search_algorithm = _int(flag, v, 0)
+            if s.search_algorithm not in (0, 1):
+                raise CadError("-search-algorithm: cad supports 0 (normal) and 1 (cube pruning)")
+        elif flag == "-cube-pruning-pop-limit":
+            s.pop_limit = _int(flag, v, 1)
+    return s
+
+
+_DECODER = None
+_NBEST = (0, False)
+ENGINES = ("native", "python")
+
+
+def engine_is_native(engine: str) -> bool:
+    """--engine native asks for the compiled core, which a checkout without the built extension
+    lacks: say so instead of silently running the slower Python search."""
+    from cad.decoder import native
+
+    if engine == "native" and not native.available():
+        raise CadError("--engine native: the compiled core (cad.decoder._core) is not built; run pip install -e . "
+                       "(needs a C++ compiler) or use --engine python")
+    return engine == "native"
+
+
+def _translate(item: tuple[int, str]):
+    k, sent = item
+    return k, _DECODER.translate(sent, nbest=_NBEST[0], distinct=_NBEST[1])
+
+
+def decode_main(argv: list[str]) -> int:
+    global _DECODER, _NBEST
+    from cad.decoder.model import DecoderModel
+    from cad.decoder.nbest import format_alignment, nbest_lines
+    from cad.decoder.search import Decoder
+    from cad.moses.ini import parse_config
+    from cad.core.textio import atomic_output, read_lines
+
+    a = parse_args(argv)
+    cfg = parse_config(a.config)
+    raw = None
+    if a.raw:
+        from cad.corpus.truecase import ModelCase, RawText
+
+        raw = RawText(ModelCase.of(cfg, a.src, a.tgt), a.src, a.tgt)
+    settings = search_settings(a, cfg.other)
+    if "-dl" not in a.overrides:
+        settings.distortion_limit = cfg.distortion_limit if cfg.distortion_limit is not None else -1
+    if a.threads == 1 and cfg.other.get("threads"):
+        a.threads = _int("[threads]", cfg.other["threads"][0], 1)
+    if a.input_file is None and a.decoder == "cad" and a.threads == 1:
+        return _stream(a, settings, raw)
+    sentences = list(read_lines(a.input_file)) if a.input_file else [l.rstrip("\n") for l in sys.stdin]
+    if raw is not None:
+        sentences = [raw.source(s) for s in sentences]
+
+    if a.decoder == "moses":
+        from cad.decoder.moses_runner import find_moses, run_moses
+
+        binary = find_moses(a.moses_bin)
+        if binary is None:
+            raise CadError("no Moses binary: give --moses-bin PATH, set $MOSES, or put moses on PATH")
+        extra = []
+        for flag, v in a.overrides.items():
+            extra += [flag, v]
+        if a.weight_overwrite:
+            extra += ["-weight-overwrite", a.weight_overwrite]
+        extra += ["-threads", str(a.threads)]
+        results = run_moses(binary, a.config, sentences, a.nbest_size, a.distinct, extra)
+    else:
+        t0 = time.time()
+        model = DecoderModel.load(a.config, a.weight_overwrite, input_sentences=sentences, settings=settings)
+        model.settings.distortion_limit = settings.distortion_limit
+        log.log(logging.INFO if a.verbose >= 1 else logging.DEBUG, "model loaded in %.2f s", time.time() - t0)
+        _DECODER = Decoder(model, native=engine_is_native(a.engine))
+        _NBEST = (a.nbest_size, a.distinct)
+        if a.threads > 1 and len(sentences) > 1:
+            # fork: workers share the loaded model; imap keeps the input order
+            with multiprocessing.get_context("fork").Pool(a.threads) as pool:
+                results = [tr for _, tr in pool.imap(_translate, enumerate(sentences), chunksize=1)]
+        else:
+            results = [_translate((k, s))[1] for k, s in enumerate(sentences)]
+    out = sys.stdout
+    for tr in results:
+        out.write((raw.target(tr.best.words) if raw is not None
+                   else best_line(tr, a.report_segmentation, a.print_alignment)) + "\n")
+    out.flush()
+    if a.nbest_file:
+        with atomic_output(a.nbest_file) as fh:
+            for k, tr in enumerate(results):
+                for line in nbest_lines(k, tr, a.include_alignment):
+                    fh.write(line + "\n")
+    if a.alignment_file:
+        with atomic_output(a.alignment_file) as fh:
+            for tr in results:
+                fh.write(format_alignment(tr.best) + "\n")
+    return 0
+
+
+def best_line(tr, segmentation: bool = False, alignment: bool = False) -> str:
+    """The 1-best line. Plain: the words. With Moses's -report-segmentation or -print-alignment-info,
+    Moses's own layout (Manager's OutputSurface): every word followed by a space, each phrase by
+    `|first-last| ` in source positions, then `||| ` and the word alignment."""
+    if not segmentation and not alignment:
+        return tr.text
+    from cad.decoder.nbest import format_alignment
+
+    if segmentation:
+        line = "".join("".join(w + " " for w in st.words) + f"|{st.src_start}-{st.src_end - 1}| "
+                       for st in tr.best.steps)
+    else:
+        line = "".join(w + " " for w in tr.best.words)
+    if alignment:
+        line += "||| " + format_alignment(tr.best)
+    return line
+
+
+def _stream(a: DecodeArgs, settings, raw=None) -> int:
+    """Moses's behaviour on standard input: translate each line as it is read, write its 1-best
+    line, its n-best lines and its alignment line, flushing each, before reading the next. The
+    n-best and alignment files grow as the translation goes, as Moses's do."""
+    from cad.decoder.model import DecoderModel
+    from cad.decoder.nbest import format_alignment, nbest_lines
+    from cad.decoder.search import Decoder
+
+    t0 = time.time()
+    model = DecoderModel.load(a.config, a.weight_overwrite, settings=settings)
+    model.settings.distortion_limit = settings.distortion_limit
+    log.log(logging.INFO if a.verbose >= 1 else logging.DEBUG, "model loaded in %.2f s", time.time() - t0)
+    decoder = Decoder(model, native=engine_is_native(a.engine))
+    nb = open(a.nbest_file, "w", encoding="utf-8") if a.nbest_file else None
+    al = open(a.alignment_file, "w", encoding="utf-8") if a.alignment_file else None
+    try:
+        for k, data in enumerate(sys.stdin.buffer):
+            try:
+                line = data.decode("utf-8").rstrip("\n").rstrip("\r")
+            except UnicodeDecodeError as exc:
+                raise CadError(f"invalid UTF-8 at byte {exc.start} of the line", "<stdin>", k + 1) from None
+            tr = decoder.translate(raw.source(line) if raw is not None else line, nbest=a.nbest_size,
+                                   distinct=a.distinct)
+            sys.stdout.write((raw.target(tr.best.words) if raw is not None
+                              else best_line(tr, a.report_segmentation, a.print_alignment)) + "\n")
+            sys.stdout.flush()
+            if nb is not None:
+                nb.writelines(x + "\n" for x in nbest_lines(k, tr, a.include_alignment))
+                nb.flush()
+            if al is not None:
+                al.write(format_alignment(tr.best) + "\n")
+                al.flush()
+    finally:
+        for fh in (nb, al):
+            if fh is not None:
+                fh.close()
+    return 0

@@ -1,0 +1,81 @@
+"""`cad tune mert` and `cad tune cm-weight`."""
+
+from __future__ import annotations
+
+import argparse
+
+from coref.backends import BACKENDS, DEFAULT_BACKEND
+
+
+def _mert(a: argparse.Namespace) -> None:
+    from cad.core.cliargs import refuse_stdout
+    from cad.tune.run import mert
+
+    refuse_stdout(a.out, "--out")
+    res = mert(a.config, a.source, a.reference, a.out, a.nbest, a.iterations, a.search_algorithm,
+               a.random_directions, a.random_restarts, a.seed, not a.no_historic_bests, a.docs, a.coref,
+               a.workers, src_lang=a.src, tgt_lang=a.tgt)
+    for i, (_, b) in enumerate(res.history, 1):
+        print(f"iteration {i}: BLEU {100 * b:.2f}")
+    print(f"tuned weights (BLEU {100 * res.bleu:.2f} on the tuning set) in {a.out}")
+
+
+def _cm_weight(a: argparse.Namespace) -> None:
+    from cad.tune.run import cm_weight_grid
+
+    res = cm_weight_grid(a.config, a.source, a.docs, a.reference, a.align_ref,
+                         [float(x) for x in a.grid.split(",")], a.backend)
+    print("weight\tAPT\tBLEU")
+    for w, apt, b in res:
+        print(f"{w:g}\t{apt:.4f}\t{b:.2f}")
+    best = max(res, key=lambda r: (round(r[1], 6), r[2]))
+    print(f"best CM weight: {best[0]:g}")
+
+
+def add_tune_parsers(sub) -> None:
+    from cad.core.cliargs import add_input_argument as add_in
+
+    p = sub.add_parser("tune", help="tune weights: MERT, or the CM weight by grid search")
+    ts = p.add_subparsers(dest="tune_command", metavar="METHOD", required=True)
+    s = ts.add_parser("mert", help="Och's MERT on BLEU with cad's decoder")
+    s.add_argument("--config", required=True, help="the moses.ini to tune; its weights are the starting point")
+    s.add_argument("--source", required=True, help="tokenized tuning source text (put in the model's case here: "
+                                                    "truecased by its truecase-model.SRC, else lowercased)")
+    add_in(s, "--reference", required=True, help="tokenized reference translation of --source (put in the "
+                                                  "model's case: truecase-model.TGT, else lowercased)")
+    s.add_argument("--src", default="en", help="source language, naming truecase-model.SRC (default: %(default)s)")
+    s.add_argument("--tgt", default="fr", help="target language, naming truecase-model.TGT (default: %(default)s)")
+    s.add_argument("--out", required=True, help="the tuned moses.ini (a file: the report goes to stdout)")
+    s.add_argument("--nbest", type=int, default=100,
+                   help="n-best list size per sentence and decoder run (default: %(default)s)")
+    s.add_argument("--iterations", type=int, default=25,
+                   help="maximum decoder runs (default: %(default)s, as mert-moses.pl)")
+    s.add_argument("--search-algorithm", type=int, choices=(0, 1), default=1,
+                   help="0 normal stack search, 1 cube pruning (default: %(default)s)")
+    s.add_argument("--random-restarts", type=int, default=20,
+                   help="random starting points per optimization (default: %(default)s)")
+    s.add_argument("--random-directions", type=int, default=0,
+                   help="random directions besides the axes (default: %(default)s)")
+    s.add_argument("--no-historic-bests", action="store_true",
+                   help="do not also start from earlier iterations' weights")
+    s.add_argument("--seed", type=int, default=1,
+                   help="random seed of the restarts and directions (default: %(default)s)")
+    s.add_argument("--docs", help="document boundaries of the source (needed when the configuration has the "
+                                  "CoreferenceModel feature, which is then tuned in document context)")
+    s.add_argument("--coref", help="coreference records of the source documents (JSON lines, documents by index, "
+                                   "as cad coref-eval --out writes); default: the shipped ranker")
+    s.add_argument("--workers", type=int, default=1,
+                   help="decoding processes (documents or sentences in parallel; same result whatever the number) "
+                        "(default: %(default)s)")
+    s.set_defaults(func=_mert)
+    s = ts.add_parser("cm-weight", help="grid search of the CM weight: APT first, then BLEU")
+    s.add_argument("--config", required=True, help="moses.ini with the CM (cad cm config)")
+    add_in(s, "--source", required=True, help="tokenized tuning source text (put in the model's case here)")
+    add_in(s, "--docs", help="document boundaries of --source (first_line<TAB>doc_id; default: one document)")
+    add_in(s, "--reference", required=True, help="tokenized reference translation of --source")
+    s.add_argument("--align-ref", required=True, help="source-reference word alignment (Moses i-j), for APT")
+    s.add_argument("--grid", default="0.2,0.4,0.8,1.2,1.6",
+                   help="comma-separated CM weights to try (default: %(default)s)")
+    s.add_argument("--backend", default=DEFAULT_BACKEND, choices=BACKENDS,
+                   help=f"coreference backend (default: {DEFAULT_BACKEND})")
+    s.set_defaults(func=_cm_weight)

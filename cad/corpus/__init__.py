@@ -1,0 +1,2 @@
+"""Corpus preparation: Moses tokenization and cleaning, truecasing, word alignment (eflomal and
+symmetrization)."""

@@ -1,0 +1,207 @@
+"""`cad train`: the whole baseline training pipeline, stage by stage, skipping up-to-date stages.
+
+Output layout (as train-model.perl's model/ directory, plus the LM and the prepared corpus):
+  corpus.<src> corpus.<tgt> corpus.docs corpus.lines   prepared training corpus
+  aligned.grow-diag-final-and                           symmetrized word alignment
+  lex.f2e lex.e2f                                       word translation tables
+  phrase-table.gz reordering-table.wbe-msd-bidirectional-fe.gz
+  lm.arpa                                               target language model
+  moses.ini
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from cad.corpus.align import align_corpus
+from cad.core.errors import CadError
+from cad.lm.arpa import write_arpa
+from cad.lm.kneser_ney import estimate
+from cad.moses.ini import baseline_config, write_config
+from cad.corpus.prepare import CleanConfig, prepare_corpus
+from cad.core.shards.options import Parallel
+from cad.core.textio import count_lines, read_lines
+from cad.train.lexical import write_lexical_tables
+from cad.train.phrase_scoring import build_phrase_tables
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class TrainConfig:
+    corpus: str                 # prefix: <corpus>.<src>, <corpus>.<tgt>, optional <corpus>.docs
+    src: str = "en"
+    tgt: str = "fr"
+    out: str = "models/baseline"
+    pretokenized: bool = False
+    lowercase: bool = True
+    truecase: bool = False      # Moses's truecasing instead of lowercasing (models OUT/truecase-model.<lang>)
+    max_phrase_length: int = 7
+    lm_order: int = 5
+    lm_text: str | None = None
+    alignment: str = "grow-diag-final-and"
+    seed: int = 1
+    allow_empty: bool = False
+    test_corpus: str | None = None   # prefix of a test set to align together with the training data
+
+
+def corpus_file(prefix: str, lang: str) -> Path:
+    """<prefix>.<lang>, or <prefix>.<lang>.gz when only the gzipped file exists (as Moses's tools take)."""
+    plain = Path(f"{prefix}.{lang}")
+    gz = Path(f"{prefix}.{lang}.gz")
+    return gz if not plain.exists() and gz.exists() else plain
+
+
+def _up_to_date(outputs: list[Path], inputs: list[Path]) -> bool:
+    if not all(o.exists() for o in outputs):
+        return False
+    newest_in = max((os.path.getmtime(i) for i in inputs if i.exists()), default=0)
+    return min(os.path.getmtime(o) for o in outputs) >= newest_in
+
+
+STAGES = ("prepare", "align", "lex", "phrases", "lm", "moses.ini")
+
+
+class _Done(Exception):
+    """Raised after the stage the caller asked to stop at."""
+
+
+def _stage(name: str, outputs: list[Path], inputs: list[Path], force: bool, fn, until: str | None = None) -> None:
+    _run_stage(name, outputs, inputs, force, fn)
+    if name == until:
+        raise _Done
+
+
+def _run_stage(name: str, outputs: list[Path], inputs: list[Path], force: bool, fn) -> None:
+    if not force and _up_to_date(outputs, inputs):
+        log.info("[%s] up to date, skipped", name)
+        return
+    t = time.time()
+    log.info("[%s] running", name)
+    fn()
+    log.info("[%s] done in %.1fs", name, time.time() - t)
+
+
+def train(cfg: TrainConfig, force: bool = False, until: str | None = None, parallel: Parallel | None = None) -> Path:
+    """Run the stages in order (up to and including `until`); return the moses.ini path.
+    `parallel`: phrase extraction in shards (cad/train/extract_shards.py), the same tables; it is
+    not part of the settings (OUT/train.json), since the output does not depend on it.
+
+    Everything the stages log also goes to OUT/train.log.
+    """
+    Path(cfg.out).mkdir(parents=True, exist_ok=True)
+    handler = logging.FileHandler(Path(cfg.out) / "train.log", encoding="utf-8")
+    handler.setLevel(logging.INFO)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s: %(message)s", "%Y-%m-%d %H:%M:%S"))
+    root = logging.getLogger()
+    old_level = root.level
+    root.addHandler(handler)
+    if root.level > logging.INFO or root.level == logging.NOTSET:
+        root.setLevel(logging.INFO)
+        for h in root.handlers:
+            if h is not handler and h.level == logging.NOTSET:
+                h.setLevel(old_level or logging.WARNING)
+    try:
+        return _train(cfg, force, until, parallel)
+    except _Done:
+        return Path(cfg.out) / "moses.ini"
+    finally:
+        root.removeHandler(handler)
+        handler.close()
+        root.setLevel(old_level)
+
+
+def _train(cfg: TrainConfig, force: bool, until: str | None, parallel: Parallel | None = None) -> Path:
+    out = Path(cfg.out)
+    out.mkdir(parents=True, exist_ok=True)
+    src_in, tgt_in = corpus_file(cfg.corpus, cfg.src), corpus_file(cfg.corpus, cfg.tgt)
+    docs_in = Path(f"{cfg.corpus}.docs")
+    corpus = out / "corpus"
+    src, tgt = Path(f"{corpus}.{cfg.src}"), Path(f"{corpus}.{cfg.tgt}")
+    align = out / f"aligned.{cfg.alignment}"
+    pt = out / "phrase-table.gz"
+    ro = out / "reordering-table.wbe-msd-bidirectional-fe.gz"
+    lm = out / "lm.arpa"
+    ini = out / "moses.ini"
+    settings = out / "train.json"
+    settings_text = json.dumps(asdict(cfg), indent=2, sort_keys=True) + "\n"
+    if not settings.exists() or settings.read_text() != settings_text:
+        settings.write_text(settings_text)   # changed settings make every stage stale
+
+    truecase_models = [truecase_model(out, cfg.src), truecase_model(out, cfg.tgt)] if cfg.truecase else []
+
+    def prepare() -> None:
+        prepare_corpus(src_in, tgt_in, corpus, cfg.src, cfg.tgt, docs_in if docs_in.exists() else None,
+                       pretokenized=cfg.pretokenized, lowercase=cfg.lowercase and not cfg.truecase,
+                       clean=CleanConfig(), allow_empty=cfg.allow_empty)
+        if cfg.truecase:
+            truecase_corpus(corpus, [cfg.src, cfg.tgt], out)
+        else:
+            # a model retrained lowercased must not be read as truecased (cad.corpus.truecase.ModelCase)
+            for lang in (cfg.src, cfg.tgt):
+                truecase_model(out, lang).unlink(missing_ok=True)
+
+    _stage("prepare", [src, tgt, *truecase_models], [src_in, tgt_in, settings], force, prepare, until=until)
+    extra_inputs: list[Path] = []
+    extra = None
+    if cfg.test_corpus:
+        test_src, test_tgt = corpus_file(cfg.test_corpus, cfg.src), corpus_file(cfg.test_corpus, cfg.tgt)
+        extra = (test_src, test_tgt, out / f"test.aligned.{cfg.alignment}")
+        extra_inputs = [test_src, test_tgt]
+    _stage("align", [align] + ([extra[2]] if extra else []), [src, tgt, *extra_inputs], force,
+           lambda: align_corpus(src, tgt, align, extra=extra, method=cfg.alignment, seed=cfg.seed), until=until)
+    n = count_lines(src)
+    _stage("lex", [out / "lex.f2e", out / "lex.e2f"], [align], force,
+           lambda: write_lexical_tables(src, tgt, align, str(out / "lex"), total=n), until=until)
+    _stage("phrases", [pt, ro], [out / "lex.f2e", align], force,
+           lambda: build_phrase_tables(src, tgt, align, str(out / "lex"), str(pt), str(ro),
+                                       max_len=cfg.max_phrase_length, total=n, tmpdir=str(out), parallel=parallel),
+           until=until)
+    lm_text = Path(cfg.lm_text) if cfg.lm_text else tgt
+    _stage("lm", [lm], [lm_text, settings], force, lambda: train_lm(lm_text, lm, cfg.lm_order), until=until)
+    _stage("moses.ini", [ini], [pt, ro, lm, settings], force, lambda: write_config(
+        baseline_config(str(pt.resolve()), str(ro.resolve()), str(lm.resolve()), cfg.lm_order), ini), until=until)
+    return ini
+
+
+def truecase_model(out: Path, lang: str) -> Path:
+    return out / f"truecase-model.{lang}"
+
+
+def truecase_corpus(corpus: Path, langs: list[str], out: Path) -> None:
+    """Moses's pipeline between tokenizing and cleaning: learn a truecasing model of each side
+    (OUT/truecase-model.<lang>, from the documents written with case) and truecase the prepared
+    corpus with it."""
+    from cad.corpus.truecase import Truecaser, recase_file, text_documents, train_truecaser
+
+    docs = Path(f"{corpus}.docs")
+    for lang in langs:
+        text = Path(f"{corpus}.{lang}")
+        used, skipped = train_truecaser(text_documents(text, docs), truecase_model(out, lang))
+        log.info("truecasing model %s from %d documents (%d without case skipped)", truecase_model(out, lang),
+                 used, skipped)
+        if not used:
+            log.warning("the %s side has no case: its truecasing model is empty and lowercases the text", lang)
+        recase_file(Truecaser(truecase_model(out, lang)).truecase, text, text)
+
+
+def train_lm(text: Path, out: Path, order: int, engine: str = "native", memory: int | None = None,
+             temp_dir: str | os.PathLike | None = None) -> None:
+    """Modified Kneser-Ney ARPA of the non-blank lines of `text`; `engine` "native" (cad/lm/_kn.cpp)
+    or "python" (cad.lm.kneser_ney, the reference), which write the same bytes. The native engine
+    holds about `memory` bytes of n-grams (None: its default) and spills the rest under `temp_dir`."""
+    sentences = (line.split() for line in read_lines(text) if line.strip())
+    if engine == "native":
+        from cad.lm.native import DEFAULT_MEMORY, estimate_to_arpa
+
+        estimate_to_arpa(sentences, order, out, memory=DEFAULT_MEMORY if memory is None else memory,
+                         temp_dir=temp_dir)
+    elif engine == "python":
+        write_arpa(estimate(sentences, order), out)
+    else:
+        raise CadError(f"unknown language-model engine {engine!r} (native or python)")

@@ -1,0 +1,240 @@
+"""n-best reranking with the Coreference Model, for any decoder that writes Moses n-best lists.
+
+Each hypothesis of a distinct n-best list (with word alignments: Moses's
+`-include-alignment-in-n-best`) gets one more score: for every source pronoun with antecedent
+candidates, ln Σ_c p(c) · P(target | bundle_c) / Σ_c p(c), where the target is what the hypothesis
+aligns to the pronoun, bundle_c the pronoun with the gender and number of candidate c's translation,
+and the sums run over the candidates whose translation yields a bundle of the table (seed 003's
+expected value over candidates; at least 1e-5, the table's own cut). An antecedent in an earlier sentence is read from that
+sentence's chosen hypothesis; one in the same sentence from the hypothesis itself, so that each
+hypothesis is judged by its own agreement. The new total is the decoder's total plus
+λ_CM · that score; the best total wins (the first on a tie, as in the list's order).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from cad.cm.bundles import Bundle
+from cad.core.errors import CadError
+from cad.core.textio import read_lines
+from coref.records import PronounResolution
+
+FLOOR = 1e-5        # the CM table's own cut: a target it does not list is at most this likely
+
+
+@dataclass
+class Hypothesis:
+    words: list[str]
+    total: float
+    alignment: list[tuple[int, int]]         # source-target word pairs
+    line: str = ""                          # the n-best line as read
+
+
+@dataclass
+class RerankTrace:
+    sentence: int
+    chosen: int                              # rank in the n-best list, 0-based
+    cm_scores: list[float] = field(default_factory=list)
+
+
+def read_cm_table(path: str | os.PathLike) -> dict[str, dict[str, float]]:
+    table: dict[str, dict[str, float]] = defaultdict(dict)
+    for lineno, line in enumerate(read_lines(path), 1):
+        f = line.split(" ||| ")
+        if len(f) < 3:
+            raise CadError("not a phrase table line", str(path), lineno)
+        try:
+            table[f[0].strip()][f[1].strip()] = float(f[2].split()[0])
+        except (ValueError, IndexError):
+            raise CadError("malformed probability", str(path), lineno) from None
+    return dict(table)
+
+
+def read_nbest(path: str | os.PathLike) -> list[list[Hypothesis]]:
+    """A Moses n-best list with word alignments, grouped by sentence id (ids must be 0..N-1 in order)."""
+    out: list[list[Hypothesis]] = []
+    for lineno, line in enumerate(read_lines(path), 1):
+        f = line.split(" ||| ")
+        if len(f) < 5:
+            raise CadError("n-best line without word alignment (decode with -include-alignment-in-n-best)",
+                           str(path), lineno)
+        try:
+            sid = int(f[0])
+            total = float(f[3])
+            alignment = [tuple(int(x) for x in p.split("-")) for p in f[4].split()]
+        except ValueError:
+            raise CadError("malformed n-best line", str(path), lineno) from None
+        if sid == len(out):
+            out.append([])
+        elif sid != len(out) - 1:
+            raise CadError(f"sentence id {sid} out of order (expected {len(out) - 1} or {len(out)})", str(path), lineno)
+        out[-1].append(Hypothesis(f[1].split(), total, alignment, line))
+    return out
+
+
+def pronoun_target(h: Hypothesis, index: int) -> str:
+    return " ".join(h.words[t] for s, t in sorted(h.alignment, key=lambda x: x[1]) if s == index)
+
+
+class Reranker:
+    def __init__(self, table: dict[str, dict[str, float]], weight: float, with_human: bool = False, tagger=None):
+        from cad.lang.fr_morph import tag
+
+        self.table = table
+        self.weight = weight
+        self.with_human = with_human
+        self._tag = tagger or tag
+        self._cache: dict[tuple[str, ...], list] = {}
+
+    def morph(self, words: list[str]):
+        key = tuple(words)
+        if key not in self._cache:
+            self._cache[key] = self._tag([list(words)])[0]
+        return self._cache[key]
+
+    def bundle(self, h: Hypothesis, start: int, end: int, pronoun: str, human) -> str | None:
+        from cad.lang.fr_morph import first_noun_or_pronoun
+
+        aligned = [t for s, t in h.alignment if start <= s < end]
+        if not aligned:
+            return None
+        morph = self.morph(h.words)
+        p = first_noun_or_pronoun(aligned, morph)
+        if p is None:
+            return None
+        return Bundle(pronoun.lower(), morph[p].gender, morph[p].number, human).token(self.with_human)
+
+    def cm_score(self, k: int, h: Hypothesis, records: list[PronounResolution], chosen: list[Hypothesis]) -> float:
+        """ln of the CM's expected probability of each pronoun's translation, summed over the sentence."""
+        total = 0.0
+        for r in records:
+            if not r.referential or not r.candidates:
+                continue
+            mix = 0.0
+            mass = 0.0
+            target = pronoun_target(h, r.index)
+            for c in r.candidates:
+                if c.kind != "np" or c.sentence > k:
+                    continue
+                src = h if c.sentence == k else chosen[c.sentence]
+                b = self.bundle(src, c.start, c.end, r.token, c.human)
+                if b is None or b not in self.table:
+                    continue
+                mix += c.probability * self.table[b].get(target, 0.0)
+                mass += c.probability
+            if mass > 0:
+                total += math.log(max(mix / mass, FLOOR))
+        return total
+
+    def rerank_document(self, nbests: list[list[Hypothesis]],
+                        records: list[PronounResolution]) -> tuple[list[Hypothesis], list[RerankTrace]]:
+        by_sentence: dict[int, list[PronounResolution]] = defaultdict(list)
+        for r in records:
+            by_sentence[r.sentence].append(r)
+        chosen: list[Hypothesis] = []
+        traces = []
+        for k, hyps in enumerate(nbests):
+            if not hyps:
+                raise CadError(f"sentence {k} has no hypothesis")
+            recs = by_sentence.get(k, [])
+            scores = [self.cm_score(k, h, recs, chosen) if recs else 0.0 for h in hyps]
+            best = max(range(len(hyps)), key=lambda i: (hyps[i].total + self.weight * scores[i], -i))
+            chosen.append(hyps[best])
+            traces.append(RerankTrace(k, best, scores))
+        return chosen, traces
+
+
+class ClassReranker:
+    """Reranking with the class CM (cad/cm/class_model.py; or the classifier CM,
+    cad/cm/class_classifier.py: `table` is any pronoun model), the same score as the decoder feature:
+    for every it/they of the sentence, ln Σ_b w_b P(class | b), the class read from what the
+    hypothesis aligns to the pronoun, the mixture from the pronoun's role, anaphoricity and
+    candidates, each candidate's gender and number read from the chosen translation of its
+    sentence (or from the hypothesis itself for a candidate in the same sentence)."""
+
+    def __init__(self, table, weight: float, with_human: bool = False, tagger=None, morph_cache: dict | None = None,
+                 objective: str = "likelihood"):
+        """`morph_cache`: French morphology by hypothesis words, shareable between rerankers of
+        the same lists (tagging every hypothesis is most of the cost)."""
+        from cad.lang.fr_morph import tag
+
+        self.table = table
+        self.weight = weight
+        self.objective = objective
+        self.with_human = with_human
+        self._tag = tagger or tag
+        self._cache: dict[tuple[str, ...], list] = {} if morph_cache is None else morph_cache
+
+    def _gender_number(self, h: Hypothesis, start: int, end: int) -> tuple[str, str] | None:
+        from cad.lang.fr_morph import first_noun_or_pronoun
+
+        aligned = [t for s, t in h.alignment if start <= s < end]
+        if not aligned:
+            return None
+        key = tuple(h.words)
+        if key not in self._cache:
+            self._cache[key] = self._tag([list(h.words)])[0]
+        morph = self._cache[key]
+        p = first_noun_or_pronoun(aligned, morph)
+        return None if p is None else (morph[p].gender, morph[p].number)
+
+    def mixtures(self, k: int, h: Hypothesis, records: list[PronounResolution], chosen: list[Hypothesis],
+                 roles: dict, passed_on: dict) -> dict[int, dict[str, float]]:
+        from cad.cm.class_model import pronoun_mixture
+
+        def project(c):
+            src = h if c.sentence == k else chosen[c.sentence] if c.sentence < k else None
+            gn = None if src is None else self._gender_number(src, c.start, c.end)
+            if gn is None and (c.sentence, c.head) in passed_on:
+                return passed_on[(c.sentence, c.head)]
+            return {gn: 1.0}
+
+        return {r.index: pronoun_mixture(r, roles[(k, r.index)], project, self.with_human) for r in records}
+
+    def cm_score(self, mixtures: dict[int, dict[str, float]], h: Hypothesis, source: list[str]) -> float:
+        from cad.cm.classes import aligned_words, pronoun_class
+
+        from cad.cm.class_model import score_class
+
+        return sum(score_class(self.table.class_distribution(mix, source, i),
+                               pronoun_class(aligned_words(source, h.words, h.alignment, i)), self.objective)
+                   for i, mix in mixtures.items())
+
+    def rerank_document(self, nbests: list[list[Hypothesis]], records: list[PronounResolution],
+                        sentences: list[list[str]], roles: dict | None = None) -> tuple[list[Hypothesis], list[RerankTrace]]:
+        from cad.cm.class_model import CM_PRONOUNS, antecedent_distribution
+        from coref.english.roles import pronoun_roles
+
+        by_sentence: dict[int, list[PronounResolution]] = defaultdict(list)
+        for r in records:
+            if r.token.lower() in CM_PRONOUNS:
+                by_sentence[r.sentence].append(r)
+        if roles is None:
+            roles = pronoun_roles(sentences, {(r.sentence, r.index) for rs in by_sentence.values() for r in rs})
+        chosen: list[Hypothesis] = []
+        traces = []
+        passed_on: dict = {}
+        for k, hyps in enumerate(nbests):
+            if not hyps:
+                raise CadError(f"sentence {k} has no hypothesis")
+            recs = by_sentence.get(k, [])
+            if any(c.sentence == k and c.kind == "np" for r in recs for c in r.candidates):
+                # every hypothesis is read for its own antecedent: tag them in one batch
+                todo = list({tuple(h.words) for h in hyps if h.words and tuple(h.words) not in self._cache})
+                for words, morph in zip(todo, self._tag([list(w) for w in todo]) if todo else []):
+                    self._cache[words] = morph
+            scores, mixes = [], []
+            for h in hyps:
+                m = self.mixtures(k, h, recs, chosen, roles, passed_on) if recs else {}
+                mixes.append(m)
+                scores.append(self.cm_score(m, h, sentences[k]) if m else 0.0)
+            best = max(range(len(hyps)), key=lambda i: (hyps[i].total + self.weight * scores[i], -i))
+            for i, mix in mixes[best].items():
+                passed_on[(k, i)] = antecedent_distribution(mix)
+            chosen.append(hyps[best])
+            traces.append(RerankTrace(k, best, scores))
+        return chosen, traces

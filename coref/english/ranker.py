@@ -1,0 +1,194 @@
+"""The learned backend: an anaphoricity classifier and a mention ranker over the sieve's mentions.
+
+A document is read in order. At every third-person pronoun (it, they, he, she and their forms)
+the anaphoricity model gives P(referential); the ranker gives a distribution over the candidate
+antecedents of the current and `window` previous sentences: noun phrases and pronouns, and for
+*it* also clauses (an *it* that refers to an event or a whole statement). The best antecedent of a
+referential pronoun joins its entity, so that later pronouns see the whole chain (an *it* cannot
+join a chain that holds *he*). Only the requested pronouns are written out; the others are
+resolved to build the chains.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from dataclasses import dataclass
+from importlib import resources
+from typing import Callable
+
+import numpy as np
+
+from cad.core.errors import CadError
+from coref.english.entities import SPEAKER_PRONOUNS, THIRD_PERSON, EntityTracker, pronoun_class
+from coref.english.mentions import Mention, mentions_of_sentence
+from coref.english.features import PronounSite, anaphoricity_features, event_candidates, pair_features, site_of
+from coref.records import Candidate, PronounResolution, keep_likely
+from coref.softmax import SoftmaxRanker, load_json, save_json
+
+MODEL_VERSION = 1
+DEFAULT_MODEL = "ranker-en.json.gz"
+
+
+@dataclass
+class RankerModel:
+    ranker: SoftmaxRanker
+    anaphoricity: SoftmaxRanker
+    window: int = 3
+    threshold: float = 0.5          # P(referential) from which a pronoun gets an antecedent
+    info: dict | None = None        # how it was trained
+
+    def p_referential(self, feats: list[str]) -> float:
+        return float(self.anaphoricity.probabilities([feats, []])[0])
+
+    def save(self, path: str | os.PathLike) -> None:
+        save_json({"version": MODEL_VERSION, "window": self.window, "threshold": self.threshold,
+                   "info": self.info or {}, "ranker": self.ranker.to_dict(),
+                   "anaphoricity": self.anaphoricity.to_dict()}, path)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> "RankerModel":
+        d = load_json(path)
+        if not isinstance(d, dict) or d.get("version") != MODEL_VERSION:
+            raise CadError(f"not a cad ranker model of version {MODEL_VERSION}", str(path))
+        try:
+            return cls(SoftmaxRanker.from_dict(d["ranker"], str(path)),
+                       SoftmaxRanker.from_dict(d["anaphoricity"], str(path)),
+                       int(d["window"]), float(d["threshold"]), d.get("info"))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise CadError(f"not a cad ranker model ({exc})", str(path)) from None
+
+
+def default_model_path() -> str:
+    return str(resources.files("coref") / "data" / DEFAULT_MODEL)
+
+
+@dataclass
+class Decision:
+    """What the walk asks at each pronoun, and what it was told."""
+    site: PronounSite
+    candidates: list[Mention]
+    pair_feats: list[list[str]]
+    ana_feats: list[str]
+
+
+Chooser = Callable[[Decision], "tuple[int | None, np.ndarray | None, float | None]"]
+
+
+def walk(parsed, window: int, choose: Chooser) -> list[tuple[Decision, int | None, np.ndarray | None, float | None]]:
+    """Read a parsed document in order, asking `choose` for each third-person pronoun's antecedent
+    (an index into the candidates, or None) and recording the chains. Returns every decision."""
+    mentions = [mentions_of_sentence(d, k) for k, d in enumerate(parsed)]
+    events = [event_candidates(d, k) for k, d in enumerate(parsed)]
+    tracker = EntityTracker()
+    heads: Counter[str] = Counter()
+    seen: list[Mention] = []           # mentions passed so far, in order
+    out = []
+    for k, doc in enumerate(parsed):
+        items = sorted(mentions[k], key=lambda m: (m.head, m.start))
+        pron_tokens = [t.i for t in doc if t.lower_ in THIRD_PERSON]
+        queue = sorted([(m.head, 1, m) for m in items] + [(i, 0, None) for i in pron_tokens], key=lambda x: (x[0], x[1]))
+        for pos, is_mention, m in queue:
+            if not is_mention:
+                site = site_of(doc, k, pos)
+                lo = max(0, k - window)
+                cands = [c for c in seen if c.sentence >= lo and not (c.sentence == k and c.end > pos)
+                         and _possible(site.pclass, c, tracker)]
+                cands.reverse()        # most recent first
+                if site.pclass == "it":
+                    evs = [e for s in range(max(0, k - 2), k) for e in events[s]]
+                    evs += event_candidates(doc, k, before=pos)
+                    cands += sorted(evs, key=lambda e: (-e.sentence, -e.head))
+                rank: Counter[str] = Counter()
+                feats = []
+                for c in cands:
+                    ent = tracker.of.get((c.sentence, c.head)) if c.kind == "np" else None
+                    hc = heads[parsed[c.sentence][c.head].lemma_.lower()] if c.kind == "np" else 0
+                    feats.append(pair_features(site, c, parsed, rank[c.kind], ent, hc))
+                    rank[c.kind] += 1
+                dec = Decision(site, cands, feats, anaphoricity_features(doc, site))
+                choice, probs, p_ref = choose(dec)
+                out.append((dec, choice, probs, p_ref))
+                if choice is not None and cands[choice].kind == "np":
+                    c = cands[choice]
+                    target = tracker.of.get((c.sentence, c.head))
+                    if target is not None:
+                        tracker.link((k, pos), site.pclass, _PRON_NUMBER.get(site.pclass), target)
+                continue
+            if (k, m.head) not in tracker.of:      # a resolved pronoun already sits in its entity
+                tracker.add_mention(m, doc[m.head].text, doc[m.head].pos_)
+            if not m.pronoun:
+                heads[doc[m.head].lemma_.lower()] += 1
+            seen.append(m)
+    return out
+
+
+_PRON_NUMBER = {"it": "sing", "he": "sing", "she": "sing", "they": "plur"}
+
+
+def _possible(pclass: str, c: Mention, tracker: EntityTracker) -> bool:
+    """Hard constraints; everything softer is a feature."""
+    if c.pronoun:
+        word = c.text.lower()
+        if word in SPEAKER_PRONOUNS:
+            return False
+        other = pronoun_class(word)
+        if other and other != pclass and {other, pclass} & {"he", "she"}:
+            return False
+    ent = tracker.of.get((c.sentence, c.head))
+    return ent is None or not ent.excludes(pclass)
+
+
+class RankerResolver:
+    """Backend `ranker`: learned anaphoricity and antecedent ranking (see the module's doc)."""
+
+    reads_case = True       # trained on the cased gold corpora: give it the text as written
+
+    def __init__(self, model: str | os.PathLike | RankerModel | None = None, nlp=None,
+                 pronouns: tuple[str, ...] = ("it", "they")):
+        if isinstance(model, RankerModel):
+            self.model = model
+        else:
+            self.model = RankerModel.load(model or default_model_path())
+        # with the default English pipeline, the parse is the one coref.english.roles reads: callers
+        # parse once and pass the Docs to both (resolve(parsed=), pronoun_roles(parsed=))
+        self.shares_english_parse = nlp is None
+        if nlp is None:
+            from cad.lang.models import load_spacy
+
+            nlp = load_spacy()
+        self.nlp = nlp
+        self.pronouns = tuple(p.lower() for p in pronouns)
+
+    def parse(self, sentences: list[list[str]]):
+        from coref.english.tokens import moses_doc
+
+        return list(self.nlp.pipe(moses_doc(self.nlp.vocab, s) for s in sentences))
+
+    def choose(self, dec: Decision):
+        p_ref = self.model.p_referential(dec.ana_feats)
+        if not dec.candidates or p_ref < self.model.threshold:
+            return None, None, p_ref
+        probs = self.model.ranker.probabilities(dec.pair_feats)
+        return int(np.argmax(probs)), probs, p_ref
+
+    def resolve(self, doc_id: str, sentences: list[list[str]], parsed=None) -> list[PronounResolution]:
+        parsed = parsed if parsed is not None else self.parse(sentences)
+        out = []
+        for dec, choice, probs, p_ref in walk(parsed, self.model.window, self.choose):
+            site = dec.site
+            tok = parsed[site.sentence][site.index]
+            if tok.lower_ not in self.pronouns:
+                continue
+            rec = PronounResolution(doc_id, site.sentence, site.index, tok.text, referential=choice is not None,
+                                    anaphoricity=round(p_ref, 6))
+            if choice is not None:
+                scored = [(self._candidate(c, parsed), float(p)) for c, p in zip(dec.candidates, probs)]
+                rec.candidates = keep_likely(scored)
+            out.append(rec)
+        return out
+
+    @staticmethod
+    def _candidate(m: Mention, parsed) -> Candidate:
+        return Candidate(m.sentence, m.start, m.end, m.head, parsed[m.sentence][m.start:m.end].text, 1.0,
+                         m.number, m.human, kind=m.kind)

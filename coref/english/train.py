@@ -1,0 +1,126 @@
+"""Training the `ranker` backend from gold coreference, and cross-validating it by talk.
+
+Training data (`../shared/data/coref`): LitBank (CoNLL; entities of a few ACE types only, so its
+unmarked pronouns are not evidence of non-reference: it trains the ranker, not anaphoricity),
+ParCorFull news and ParCorFull TED (MMAX2; full coreference with pleonastic pronouns marked: both
+models). Chains used for the chain-level features are the gold ones while training (teacher
+forcing) and the model's own at test time.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cad.core.errors import CadError
+from coref.english.entities import THIRD_PERSON
+from coref.evaluate import gold_pronouns
+from coref.gold.model import GoldDocument
+from coref.english.ranker import Decision, RankerModel, walk
+from coref.softmax import SoftmaxRanker
+
+log = logging.getLogger(__name__)
+
+CORPORA = ("litbank", "news", "ted")
+ANAPHORICITY_CORPORA = ("news", "ted")
+
+
+@dataclass
+class DocInstances:
+    corpus: str
+    name: str
+    rank_groups: list = field(default_factory=list)
+    rank_gold: list = field(default_factory=list)
+    ana_groups: list = field(default_factory=list)
+    ana_gold: list = field(default_factory=list)
+
+
+def read_gold_corpora(root: str | os.PathLike, corpora=CORPORA) -> list[tuple[str, GoldDocument]]:
+    """(corpus, document) pairs from ../shared/data/coref."""
+    from coref.gold.conll import read_conll
+    from coref.gold.mmax import list_mmax, read_mmax
+
+    root = Path(root)
+    out = []
+    for corpus in corpora:
+        if corpus == "litbank":
+            d = root / "litbank" / "coref" / "conll"
+            files = sorted(d.glob("*.conll"))
+            if not files:
+                raise CadError("no LitBank CoNLL files", str(d))
+            out += [("litbank", doc) for f in files for doc in read_conll(f)]
+        elif corpus in ("news", "ted"):
+            d = root / "parcorfull" / "corpus" / ("news" if corpus == "news" else "TED") / "EN"
+            names = list_mmax(d)
+            if not names:
+                raise CadError("no ParCorFull MMAX2 documents", str(d))
+            out += [(corpus, read_mmax(d, n)) for n in names]
+        else:
+            raise CadError(f"unknown gold corpus {corpus!r} (choose from {', '.join(CORPORA)})")
+    return out
+
+
+def instances(corpus: str, gold: GoldDocument, parsed, window: int = 3) -> DocInstances:
+    """Ranking groups (one per pronoun with a right candidate) and anaphoricity examples of one document."""
+    sentences = gold.sentences()
+    gp = {(g.sentence, g.index): g for g in gold_pronouns(gold, sentences, gold.doc_id, tuple(sorted(THIRD_PERSON)))}
+    inst = DocInstances(corpus, gold.doc_id)
+
+    def choose(dec: Decision):
+        g = gp.get((dec.site.sentence, dec.site.index))
+        ref = bool(g and g.referential)
+        if corpus in ANAPHORICITY_CORPORA:
+            inst.ana_groups.append([dec.ana_feats, []])
+            inst.ana_gold.append([ref, not ref])
+        if not ref:
+            return None, None, None
+        right = [(c.sentence, c.head) in g.chain_tokens for c in dec.candidates]
+        if any(right):
+            inst.rank_groups.append(dec.pair_feats)
+            inst.rank_gold.append(right)
+        nominal = [j for j, ok in enumerate(right) if ok and dec.candidates[j].kind == "np"]
+        return (nominal[0] if nominal else None), None, None
+
+    walk(parsed, window, choose)
+    return inst
+
+
+def parse_gold(nlp, docs: list[tuple[str, GoldDocument]]) -> list:
+    from cad.core.progress import progress
+    from coref.english.tokens import moses_doc
+
+    out = []
+    for corpus, gold in progress(docs, total=len(docs), desc="parse", unit="doc"):
+        out.append(list(nlp.pipe(moses_doc(nlp.vocab, s) for s in gold.sentences())))
+    return out
+
+
+def fit(data: list[DocInstances], l2: float = 3.0, window: int = 3, info: dict | None = None,
+        in_domain_weight: int = 4) -> RankerModel:
+    """Both models from the instances of `data`; ParCorFull's documents (the TED and news domain)
+    count `in_domain_weight` times, LitBank's once."""
+    data = [d for d in data for _ in range(1 if d.corpus == "litbank" else max(1, in_domain_weight))]
+    rg = [g for d in data for g in d.rank_groups]
+    ry = [y for d in data for y in d.rank_gold]
+    ag = [g for d in data for g in d.ana_groups]
+    ay = [y for d in data for y in d.ana_gold]
+    if not rg or not ag:
+        raise CadError("not enough training data: the ranker needs gold chains and anaphoricity needs ParCorFull")
+    t = time.time()
+    ranker = SoftmaxRanker.fit(rg, ry, l2=l2)
+    ana = SoftmaxRanker.fit(ag, ay, l2=l2)
+    log.info("trained on %d ranking groups and %d anaphoricity examples in %.1fs", len(rg), len(ag), time.time() - t)
+    info = dict(info or {})
+    info.update({"ranking_groups": len(rg), "anaphoricity_examples": len(ag), "l2": l2})
+    return RankerModel(ranker, ana, window, 0.5, info)
+
+
+def talk_folds(names: list[str], k: int) -> list[list[str]]:
+    """Talks into k folds, round-robin over the sorted names (every talk in exactly one fold)."""
+    if k < 2 or k > len(names):
+        raise CadError(f"--folds must be between 2 and the number of talks ({len(names)})")
+    names = sorted(names)
+    return [names[i::k] for i in range(k)]

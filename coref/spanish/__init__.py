@@ -1,0 +1,1 @@
+"""Spanish coreference for pronouns: CorZu's records, and the native resolver learned from them."""

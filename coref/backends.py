@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 
 from cad.core.errors import CadError
-from coref.records import PronounResolution
+from coref.records import PronounResolution, read_jsonl
 
 BACKENDS = ("ranker", "sieve", "coreferee", "gold", "stanza", "corzu", "spanish")
 DEFAULT_BACKEND = "ranker"
+log = logging.getLogger(__name__)
 
 
 class GoldResolver:
@@ -159,4 +161,26 @@ def resolve_documents(backend, docs) -> list[PronounResolution]:
     out = []
     for doc_id, sents in docs:
         out.extend(backend.resolve(doc_id, sents))
+    return out
+
+
+def records_by_doc(path: str, docs_list) -> list:
+    """The records of `path` per document of `docs_list`, matched by document index (as `cad
+    coref` and `cad coref-eval` name them); a document the file does not cover is resolved by the
+    shipped ranker."""
+    by_doc: dict[str, list] = {}
+    for r in read_jsonl(path):
+        by_doc.setdefault(r.doc, []).append(r)
+    out = []
+    shipped = None
+    for d, (doc_id, sents) in enumerate(docs_list):
+        recs = by_doc.get(str(d))
+        if recs is None:
+            log.info("document %s: no record in %s, resolved by the shipped ranker", doc_id, path)
+            shipped = shipped or get_backend("ranker")
+            recs = shipped.resolve(doc_id, sents)
+        for r in recs:
+            if r.sentence >= len(sents) or r.index >= len(sents[r.sentence]):
+                raise CadError(f"record at sentence {r.sentence}, token {r.index} is outside document {doc_id}", path)
+        out.append(recs)
     return out

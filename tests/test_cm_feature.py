@@ -425,7 +425,7 @@ def test_class_reranker_with_the_credit_objective_by_hand():
 
 def test_experiment_reads_coreferencerecords_by_document_index(tmp_path):
     pytest.importorskip("spacy")
-    from cad.experiments.pronoun_eval import records_by_doc
+    from coref.backends import records_by_doc
     from cad.core.errors import CadError
     from coref.records import write_jsonl
 

@@ -76,7 +76,7 @@ def _predict(a: argparse.Namespace) -> None:
             raise CadError("--system classifier needs --classifier (cad plm train-classifier --out) and --lm")
         antecedents = None
         if a.coref:
-            from cad.experiments.pronoun_eval import records_by_doc
+            from coref.backends import records_by_doc
             from cad.core.docs import read_docs
             from cad.plm.pronoun_classifier import document_antecedents
 
@@ -170,7 +170,7 @@ def _train_classifier(a: argparse.Namespace) -> None:
 def _ablation(a: argparse.Namespace) -> None:
     import json
 
-    from cad.experiments.pronoun_eval import records_by_doc
+    from coref.backends import records_by_doc
     from cad.core.docs import read_docs
     from cad.plm.ablation import run_ablation, to_markdown
     from cad.plm.pronoun_classifier import document_antecedents

@@ -32,6 +32,7 @@ from cad.core.errors import CadError
 from cad.moses.ini import parse_config
 from cad.core.progress import progress
 from cad.core.textio import atomic_output, read_lines
+from coref.backends import records_by_doc
 
 log = logging.getLogger(__name__)
 
@@ -465,31 +466,6 @@ def run_experiment(config: str, classes: str, cm_table: str, source: str, refere
     }
     write_report(report, out)
     return report
-
-
-def records_by_doc(path: str, docs_list) -> list:
-    """The records of `path` per document of `docs_list`, matched by document index (as `cad
-    coref` and `cad coref-eval` name them); a document the file does not cover is resolved by the
-    shipped ranker."""
-    from coref.backends import get_backend
-    from coref.records import read_jsonl
-
-    by_doc: dict[str, list] = {}
-    for r in read_jsonl(path):
-        by_doc.setdefault(r.doc, []).append(r)
-    out = []
-    shipped = None
-    for d, (doc_id, sents) in enumerate(docs_list):
-        recs = by_doc.get(str(d))
-        if recs is None:
-            log.info("document %s: no record in %s, resolved by the shipped ranker", doc_id, path)
-            shipped = shipped or get_backend("ranker")
-            recs = shipped.resolve(doc_id, sents)
-        for r in recs:
-            if r.sentence >= len(sents) or r.index >= len(sents[r.sentence]):
-                raise CadError(f"record at sentence {r.sentence}, token {r.index} is outside document {doc_id}", path)
-        out.append(recs)
-    return out
 
 
 def _bl_key(config: str, sentences: list[str], nbest: int) -> str:

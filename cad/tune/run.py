@@ -53,7 +53,7 @@ class TuningSet:
         if not self.in_context:
             return
         from cad.cm.class_model import CM_PRONOUNS
-        from cad.experiments.pronoun_eval import records_by_doc
+        from coref.backends import records_by_doc
         from coref.english.roles import pronoun_roles
         from coref.backends import documents, get_backend
 

@@ -13,7 +13,9 @@ from cad.cm.class_model import ClassTable
 pytest.importorskip("spacy")
 
 from cad.cli import main
-from cad.cm.build import build_cm, collect_triples, estimate, CMStats
+from cad.cm.backoff_table import estimate
+from cad.cm.build import build_cm
+from cad.cm.collect import CMStats, collect_triples
 from cad.cm.config import cm_config
 from cad.translate.postedit import postedit_document
 from cad.translate.document import translate_document
@@ -54,7 +56,7 @@ def test_triples_and_normalization_by_hand():
 
 
 def test_witten_bell_backoff_by_hand():
-    from cad.cm.build import coarser, estimate_witten_bell
+    from cad.cm.backoff_table import coarser, estimate_witten_bell
 
     assert [coarser(b) for b in ("it-fem-sing-hum", "it-fem-sing", "it-sing", "it")] == \
            ["it-fem-sing", "it-sing", "it", None]

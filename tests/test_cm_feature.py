@@ -317,7 +317,8 @@ def test_translate_cli_modes(tmp_path, capsys):
 
 def test_class_instances_from_an_aligned_document():
     pytest.importorskip("spacy")
-    from cad.cm.build import collect_class_instances, document_morph
+    from cad.cm.collect import collect_class_instances
+    from cad.cm.projection import document_morph
 
     src = [["i", "found", "the", "key", "."], ["we", "lost", "it", "again", "."], ["it", "is", "raining", "."]]
     tgt = [["j'", "ai", "trouvé", "la", "clé", "."], ["nous", "l'", "avons", "perdue", "encore", "."],

@@ -96,7 +96,7 @@ def _build(a: argparse.Namespace) -> None:
 
 
 def _show(a: argparse.Namespace) -> None:
-    from cad.cm.build import show
+    from cad.cm.backoff_table import show
 
     sys.stdout.write(show(a.table, a.top))
 

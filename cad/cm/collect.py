@@ -19,14 +19,86 @@ from dataclasses import asdict, dataclass, field
 from typing import Callable, Iterator
 
 from cad.core.alignment import parse_alignment
-from cad.cm.build import CMStats, collect_class_instances, collect_triples, document_morph
+from cad.cm.bundles import Bundle
+from cad.cm.class_model import CM_PRONOUNS, pronoun_mixture
+from cad.cm.classes import aligned_words, pronoun_class
+from cad.cm.projection import antecedent_head, candidate_features, document_morph
 from cad.core.errors import CadError
 from cad.core.shards import Parallel, Shard, ShardStore, ShardTask, fingerprint_salt, plan_shards, run_shards, shard_tasks
 from cad.core.textio import is_uint, read_lines
+from coref.english.roles import pronoun_roles
 from coref.records import PronounResolution, parse_record
 
 # the French tagging of the antecedents' sentences dominates: a few seconds a shard
 DEFAULT_SHARD_LINES = 2000
+
+
+@dataclass
+class CMStats:
+    pronouns: int = 0
+    with_candidates: int = 0
+    unaligned_pronouns: int = 0
+    candidates: int = 0
+    projected: int = 0
+    triples: int = 0
+    entries: int = 0
+    dropped: int = 0
+    class_pronouns: int = 0
+    bundles: dict = field(default_factory=dict)
+
+
+def collect_class_instances(src: list[list[str]], tgt: list[list[str]], align: list[list[tuple[int, int]]],
+                            records: list[PronounResolution], with_human: bool, morph: dict,
+                            out: list, weight: float = 1.0, positions: list | None = None) -> int:
+    """Add one document's (bundle mixture, target class) instances for the class CM; returns the
+    number of pronouns added. Every it/they counts, referential or not: the class of a
+    pleonastic *it* (*il faut*, *c'est*) is as much to learn as that of an anaphoric one.
+    `positions`, when given, receives each instance's (source sentence, token index), which the
+    classifier CM reads."""
+    recs = [r for r in records if r.token.lower() in CM_PRONOUNS]
+    roles = pronoun_roles(src, {(r.sentence, r.index) for r in recs})
+    for r in recs:
+        cls = pronoun_class(aligned_words(src[r.sentence], tgt[r.sentence], align[r.sentence], r.index))
+        mix = pronoun_mixture(r, roles[(r.sentence, r.index)],
+                              lambda c: {candidate_features(c, align, morph): 1.0}, with_human)
+        out.append((mix, cls, weight))
+        if positions is not None:
+            positions.append((src[r.sentence], r.index))
+    return len(recs)
+
+
+def collect_triples(src: list[list[str]], tgt: list[list[str]], align: list[list[tuple[int, int]]],
+                    records: list[PronounResolution], with_human: bool, stats: CMStats,
+                    single_best: bool = False, morph: dict | None = None) -> list[tuple[str, str, float]]:
+    """Triples (bundle token, target words, score) of one document."""
+    if morph is None:
+        morph = document_morph(tgt, records)
+    out = []
+    for r in records:
+        stats.pronouns += 1
+        if not r.referential or not r.candidates:
+            continue
+        stats.with_candidates += 1
+        tpos = sorted(j for i, j in align[r.sentence] if i == r.index)
+        if not tpos:
+            stats.unaligned_pronouns += 1
+            continue
+        target = " ".join(tgt[r.sentence][j] for j in tpos)
+        cands = r.candidates[:1] if single_best else r.candidates
+        for c in cands:
+            if c.kind != "np":
+                continue        # clauses carry no gender or number to project
+            stats.candidates += 1
+            p = antecedent_head(c.start, c.end, align[c.sentence], morph[c.sentence])
+            if p is None:
+                continue
+            m = morph[c.sentence][p]
+            stats.projected += 1
+            bundle = Bundle(r.token.lower(), m.gender, m.number, c.human)
+            score = 1.0 if single_best else c.probability
+            out.append((bundle.token(with_human), target, score))
+    stats.triples += len(out)
+    return out
 
 
 @dataclass

@@ -32,6 +32,7 @@ from cad.core.errors import CadError
 from cad.moses.ini import parse_config
 from cad.core.progress import progress
 from cad.core.textio import atomic_output, read_lines
+from cad.cm.projection import gender_number
 from coref.backends import records_by_doc
 
 log = logging.getLogger(__name__)
@@ -540,13 +541,10 @@ class _ReferenceProjector:
         self.cache: dict[int, list] = {}
 
     def __call__(self, doc_index: int, c) -> tuple[str, str] | None:
-        from cad.cm.build import project_candidate
-
         k = self.first_line[doc_index] + c.sentence
         if k not in self.cache:
             self.cache[k] = self.tag([self.ref_tok[k]])[0]
-        # the candidate's sentence, as the only sentence of a one-sentence document
-        return project_candidate(dataclasses.replace(c, sentence=0), [self.ref_al[k]], {0: self.cache[k]})
+        return gender_number(c.start, c.end, self.ref_al[k], self.cache[k])
 
 
 class _nullctx:

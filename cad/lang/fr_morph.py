@@ -82,11 +82,3 @@ def load_tagger() -> None:
 def tag_words(words: list[str]) -> list[Morph]:
     """One sentence's tags (a picklable task for a tagging process)."""
     return tag([words])[0]
-
-
-def first_noun_or_pronoun(positions: list[int], morph: list[Morph]) -> int | None:
-    """Seed 004: of the target words aligned to the antecedent, the first noun or pronoun."""
-    for p in sorted(positions):
-        if morph[p].pos in ("NOUN", "PROPN", "PRON") and morph[p].gender and morph[p].number:
-            return p
-    return None

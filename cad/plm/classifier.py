@@ -9,7 +9,8 @@ import logging
 from pathlib import Path
 
 from cad.core.aligned_docs import aligned_documents
-from cad.lang.fr_morph import first_noun_or_pronoun, tag
+from cad.cm.projection import antecedent_head
+from cad.lang.fr_morph import tag
 from cad.core.errors import CadError
 from cad.plm.model import PLM
 from cad.plm.predict import class_members, english_tags, on_rule, other_rule, plm_scores, predict_document
@@ -35,9 +36,7 @@ def antecedent_feature(rec: PronounResolution | None, align: list[list[tuple[int
     if rec is None or not rec.referential or not rec.candidates:
         return "none"
     c = rec.candidates[0]
-    span = set(range(c.start, c.end))
-    aligned = [j for i, j in align[c.sentence] if i in span]
-    p = first_noun_or_pronoun(aligned, morph[c.sentence])
+    p = antecedent_head(c.start, c.end, align[c.sentence], morph[c.sentence])
     if p is None:
         return "unprojected"
     m = morph[c.sentence][p]

@@ -149,7 +149,8 @@ def antecedent_features_of(items: list[Item], records: list) -> dict[tuple[int, 
     the target text; only the pronouns are hidden)."""
     from cad.cm.class_classifier import antecedent_features
     from cad.cm.class_model import pronoun_mixture
-    from cad.lang.fr_morph import first_noun_or_pronoun, tag
+    from cad.cm.projection import candidate_features
+    from cad.lang.fr_morph import tag
     from coref.english.roles import pronoun_roles
 
     slots = {(k, n) for k, it in enumerate(items) for _, n in it.slots}
@@ -160,13 +161,10 @@ def antecedent_features_of(items: list[Item], records: list) -> dict[tuple[int, 
     needed = sorted({c.sentence for r in recs for c in r.candidates if c.sentence < len(items)})
     morph = dict(zip(needed, tag([items[k].target for k in needed]))) if needed else {}
 
+    alignments = [it.alignment for it in items]
+
     def project(c):
-        if c.sentence not in morph:
-            return {None: 1.0}
-        p = first_noun_or_pronoun([j for i, j in items[c.sentence].alignment if c.start <= i < c.end],
-                                  morph[c.sentence])
-        m = None if p is None else morph[c.sentence][p]
-        return {None if m is None else (m.gender, m.number): 1.0}
+        return {candidate_features(c, alignments, morph): 1.0}
 
     out = {}
     for r in recs:

@@ -17,7 +17,8 @@ from concurrent.futures import Executor, Future
 from dataclasses import asdict, dataclass, field
 
 from cad.cm.bundles import Bundle, parse_token
-from cad.lang.fr_morph import first_noun_or_pronoun, tag, tag_words
+from cad.cm.projection import aligned_targets, first_noun_or_pronoun
+from cad.lang.fr_morph import tag, tag_words
 from cad.decoder.search import Decoder, Translation
 from coref.records import PronounResolution
 
@@ -45,8 +46,7 @@ class TraceRecord:
 def antecedent_features(tr: Translation, cand_start: int, cand_end: int, pronoun: str,
                         human: bool | None, with_human: bool) -> tuple[str | None, str | None]:
     """(feature token, antecedent's target word) from a translated sentence."""
-    span = set(range(cand_start, cand_end))
-    aligned = [t for s, t in tr.best.word_alignment if s in span]
+    aligned = aligned_targets(cand_start, cand_end, tr.best.word_alignment)
     if not aligned or not tr.best.words:
         return None, None
     morph = tag([tr.best.words])[0]
@@ -167,7 +167,7 @@ class TranslationMorphology:
 def projection(tr: Translation, start: int, end: int, morphology: TranslationMorphology) -> tuple[str, str] | None:
     """Gender and number of the antecedent's translation: the first noun or pronoun among the
     target words aligned to source span [start, end) (seed 004)."""
-    aligned = [t for s, t in tr.best.word_alignment if start <= s < end]
+    aligned = aligned_targets(start, end, tr.best.word_alignment)
     if not aligned or not tr.best.words:
         return None
     morph = morphology.of(tr)

@@ -19,6 +19,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from cad.cm.bundles import Bundle
+from cad.cm.projection import aligned_targets, first_noun_or_pronoun
 from cad.core.errors import CadError
 from cad.core.textio import read_lines
 from coref.records import PronounResolution
@@ -97,9 +98,7 @@ class Reranker:
         return self._cache[key]
 
     def bundle(self, h: Hypothesis, start: int, end: int, pronoun: str, human) -> str | None:
-        from cad.lang.fr_morph import first_noun_or_pronoun
-
-        aligned = [t for s, t in h.alignment if start <= s < end]
+        aligned = aligned_targets(start, end, h.alignment)
         if not aligned:
             return None
         morph = self.morph(h.words)
@@ -170,9 +169,7 @@ class ClassReranker:
         self._cache: dict[tuple[str, ...], list] = {} if morph_cache is None else morph_cache
 
     def _gender_number(self, h: Hypothesis, start: int, end: int) -> tuple[str, str] | None:
-        from cad.lang.fr_morph import first_noun_or_pronoun
-
-        aligned = [t for s, t in h.alignment if start <= s < end]
+        aligned = aligned_targets(start, end, h.alignment)
         if not aligned:
             return None
         key = tuple(h.words)

@@ -18,7 +18,7 @@ from cad.cm.build import build_cm
 from cad.cm.collect import CMStats, collect_triples
 from cad.cm.config import cm_config
 from cad.translate.postedit import postedit_document
-from cad.translate.document import translate_document
+from cad.translate.backoff import translate_document
 from cad.decoder import Decoder, DecoderModel
 from cad.decoder.search import Derivation, Translation
 from cad.moses.ini import parse_config, write_config
@@ -192,7 +192,7 @@ def test_cm_cli_show_and_translate(sample_system, tmp_path, capsys):
 
 
 def test_cm_weight_grid_search(sample_system, tmp_path):
-    from cad.tune.run import cm_weight_grid
+    from cad.tune.cm_weight import cm_weight_grid
 
     out, _ = sample_system
     write(tmp_path / "src.en", "i saw the mouse yesterday .\nit is old .\nwe bought a car .\nit was black .\n")

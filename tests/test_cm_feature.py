@@ -173,7 +173,7 @@ def test_class_reranker_picks_by_hand_computed_score():
 
 
 def test_feature_mode_document_reads_the_antecedent_from_the_previous_translation(tmp_path):
-    from cad.translate.document import translate_document_feature
+    from cad.translate.passes import translate_document_feature
 
     pytest.importorskip("spacy")
     dec = Decoder(tiny_model(tmp_path, 2.0))
@@ -448,7 +448,7 @@ def test_mert_tunes_the_cm_weight_in_document_context(tmp_path):
     # see no antecedent (so the driver refuses); tuned by documents, MERT must give it a weight
     # that makes both documents right.
     from cad.cli import main
-    from cad.translate.document import translate_document_feature
+    from cad.translate.passes import translate_document_feature
     from cad.core.errors import CadError
     from cad.moses.ini import parse_config
     from cad.tune.run import mert
@@ -562,7 +562,7 @@ def test_translation_morphology_in_a_worker_equals_tagging_here():
     pytest.importorskip("spacy")
     from cad.translate.analysis import worker_pool
     from cad.lang.fr_morph import tag
-    from cad.translate.document import TranslationMorphology
+    from cad.translate.morphology import TranslationMorphology
     from cad.decoder.search import Derivation, Translation
 
     trs = [Translation(["x"], Derivation(s.split(), 0.0, [], [])) for s in
@@ -655,7 +655,8 @@ def test_feature_mode_decodes_ahead_while_the_antecedent_is_tagged(tmp_path):
     """While the first sentence that needs tags waits for them, later sentences that need none are
     decoded; the translations and traces are those of the in-order run."""
     pytest.importorskip("spacy")
-    from cad.translate.document import TranslationMorphology, translate_document_feature
+    from cad.translate.morphology import TranslationMorphology
+    from cad.translate.passes import translate_document_feature
 
     dec = Decoder(tiny_model(tmp_path, 2.0))
     order = []

@@ -8,7 +8,8 @@ import pytest
 
 from cad.cli import main
 from cad.cm.config import cm_config
-from cad.cm.source_cm import SourceCMStats, bundle_of, build_source_cm, chain, collect, estimate, translate_document_source
+from cad.cm.source_cm import SourceCMStats, bundle_of, build_source_cm, chain, collect, estimate
+from cad.translate.source import translate_document_source
 from cad.decoder import Decoder, DecoderModel
 from cad.core.errors import CadError
 from cad.lm.arpa import write_arpa
@@ -155,7 +156,8 @@ def test_cm_build_cli_and_backoff_decoding(corpus, tmp_path):
 
 def test_source_class_table_mixture_and_feature_decoding(corpus, tmp_path):
     from cad.cm.config import feature_config
-    from cad.cm.source_cm import SourceClassTable, translate_document_source_feature
+    from cad.cm.source_cm import SourceClassTable
+    from cad.translate.source import translate_document_source_feature
     from cad.decoder.options import TranslationOption
 
     (tmp_path / "classes").write_text("\n".join([

@@ -92,7 +92,7 @@ def test_cli_train_apply_detruecase(tmp_path, capsys, caplog):
 
 
 def test_translate_finds_the_truecasing_model_beside_the_phrase_table(tmp_path):
-    from cad.cli.cm import model_truecaser
+    from cad.translate.decoders import model_truecaser
     from cad.moses.ini import baseline_config
 
     cfg = baseline_config(str(tmp_path / "phrase-table.gz"), None, str(tmp_path / "lm.arpa"), 3)

@@ -205,17 +205,6 @@ _NBEST = (0, False)
 ENGINES = ("native", "python")
 
 
-def engine_is_native(engine: str) -> bool:
-    """--engine native asks for the compiled core, which a checkout without the built extension
-    lacks: say so instead of silently running the slower Python search."""
-    from cad.decoder import native
-
-    if engine == "native" and not native.available():
-        raise CadError("--engine native: the compiled core (cad.decoder._core) is not built; run pip install -e . "
-                       "(needs a C++ compiler) or use --engine python")
-    return engine == "native"
-
-
 def _translate(item: tuple[int, str]):
     k, sent = item
     return k, _DECODER.translate(sent, nbest=_NBEST[0], distinct=_NBEST[1])
@@ -225,6 +214,7 @@ def decode_main(argv: list[str]) -> int:
     global _DECODER, _NBEST
     from cad.decoder.model import DecoderModel
     from cad.decoder.nbest import format_alignment, nbest_lines
+    from cad.decoder.native import engine_is_native
     from cad.decoder.search import Decoder
     from cad.moses.ini import parse_config
     from cad.core.textio import atomic_output, read_lines
@@ -314,6 +304,7 @@ def _stream(a: DecodeArgs, settings, raw=None) -> int:
     n-best and alignment files grow as the translation goes, as Moses's do."""
     from cad.decoder.model import DecoderModel
     from cad.decoder.nbest import format_alignment, nbest_lines
+    from cad.decoder.native import engine_is_native
     from cad.decoder.search import Decoder
 
     t0 = time.time()

@@ -21,7 +21,7 @@ def _mert(a: argparse.Namespace) -> None:
 
 
 def _cm_weight(a: argparse.Namespace) -> None:
-    from cad.tune.run import cm_weight_grid
+    from cad.tune.cm_weight import cm_weight_grid
 
     res = cm_weight_grid(a.config, a.source, a.docs, a.reference, a.align_ref,
                          [float(x) for x in a.grid.split(",")], a.backend)

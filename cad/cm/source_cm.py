@@ -158,37 +158,6 @@ def build_source_cm(corpus: str, align: str, out_dir: str | os.PathLike, resolve
     return stats
 
 
-def translate_document_source(decoder, doc_id: str, sentences: list[list[str]],
-                              resolutions: list[PronounResolution]):
-    """Seed 003's decoding: each pronoun with an antecedent becomes the bundle of its best
-    candidate (`su` → `su-fem-sing-hum`), which the main table cannot translate, so the decoder
-    backs off to the CM table; one pass, as the features are the source's own."""
-    from cad.translate.document import TraceRecord, target_of
-
-    by_sentence: dict[int, list[PronounResolution]] = defaultdict(list)
-    for r in resolutions:
-        by_sentence[r.sentence].append(r)
-    done, traces = [], []
-    for k, sent in enumerate(sentences):
-        tokens = list(sent)
-        sent_traces = []
-        for r in by_sentence.get(k, []):
-            tr = TraceRecord(doc_id, k, r.index, r.token,
-                             candidates=[(c.text, round(c.probability, 4)) for c in r.candidates])
-            if r.candidates:
-                c = r.best
-                tr.antecedent, tr.antecedent_sentence = c.text, c.sentence
-                tr.features = tokens[r.index] = bundle_of(r.token, c)
-                tr.pass_ = "inter" if c.sentence < k else "intra"
-            sent_traces.append(tr)
-        result = decoder.translate(" ".join(tokens))
-        for tr in sent_traces:
-            tr.target = target_of(result, tr.index)
-        done.append(result)
-        traces.extend(sent_traces)
-    return done, traces
-
-
 # ---------------------------------------------------------------- the class CM of the decoder feature
 def collect_classes(src: list[list[str]], tgt: list[list[str]], align: list[list[tuple[int, int]]],
                     records: list[PronounResolution]) -> list[tuple[dict[str, float], str]]:
@@ -292,36 +261,3 @@ class SourceClassTable:
         if not probs:
             raise CadError("empty class table", str(path))
         return cls(dict(probs))
-
-
-def translate_document_source_feature(decoder, doc_id: str, sentences: list[list[str]],
-                                      resolutions: list[PronounResolution]):
-    """Feature mode: the phrase table stays whole; each pronoun with candidates passes its mixture
-    {bundle(c): p(c)} to the CoreferenceModel feature, which scores every option translating it."""
-    from cad.translate.document import TraceRecord, target_of
-
-    by_sentence: dict[int, list[PronounResolution]] = defaultdict(list)
-    for r in resolutions:
-        if r.candidates:
-            by_sentence[r.sentence].append(r)
-    done, traces = [], []
-    for k, sent in enumerate(sentences):
-        recs = by_sentence.get(k, [])
-        mixes = {}
-        for r in recs:
-            mix: dict[str, float] = defaultdict(float)
-            for c in r.candidates:
-                mix[bundle_of(r.token, c)] += c.probability
-            mixes[r.index] = dict(mix)
-        result = decoder.translate(" ".join(sent), context={"pronouns": mixes} if mixes else None)
-        for r in recs:
-            tr = TraceRecord(doc_id, k, r.index, r.token,
-                             candidates=[(c.text, round(c.probability, 4)) for c in r.candidates],
-                             pass_="inter" if r.best.sentence < k else "intra")
-            tr.antecedent, tr.antecedent_sentence = r.best.text, r.best.sentence
-            tr.bundles = {b: round(w, 4) for b, w in sorted(mixes[r.index].items(), key=lambda x: -x[1])}
-            tr.features = next(iter(tr.bundles), None)
-            tr.target = target_of(result, r.index)
-            traces.append(tr)
-        done.append(result)
-    return done, traces

@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import os
 
+from cad.core.errors import CadError
 from cad.decoder.model import LN10
 from cad.decoder.stateful import Distortion, KenLMFeature, LexicalReordering
 
@@ -87,3 +88,12 @@ def search(decoder, core, tokens: list[str], options: dict, fc: list[list[float]
     best, paths = core.search(n, flat, spans, [v for row in fc for v in row], feats, st.search_algorithm, st.stack,
                               st.log_beam, st.distortion_limit, st.pop_limit, nbest, distinct)
     return [flat[i] for i in best], [[flat[i] for i in p] for p in paths]
+
+
+def engine_is_native(engine: str) -> bool:
+    """--engine native asks for the compiled core, which a checkout without the built extension
+    lacks: say so instead of silently running the slower Python search."""
+    if engine == "native" and not available():
+        raise CadError("--engine native: the compiled core (cad.decoder._core) is not built; run pip install -e . "
+                       "(needs a C++ compiler) or use --engine python")
+    return engine == "native"

@@ -119,7 +119,7 @@ class ContextScorer:
         from cad.cm.class_model import CM_PRONOUNS, antecedent_distribution, pronoun_mixture
         from cad.cm.classes import aligned_words, pronoun_class
         from coref.english.roles import pronoun_roles
-        from cad.translate.document import TranslationMorphology, projection
+        from cad.translate.morphology import TranslationMorphology, projection
 
         src_case, tgt_case = self.case.source_line, self.case.target_line
         context = [(src_case(s), tgt_case(t)) for s, t in item.context]

@@ -16,15 +16,32 @@ for su/sus and él/ella, as seed 003's Table 2.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
 import logging
 import math
 import time
 from pathlib import Path
 
+from sacrebleu.metrics import BLEU, CHRF
+
+from cad.cm.config import CM_NAME, FEATURE_NAME, cm_config, feature_config
+from cad.cm.source_cm import SourceClassTable, bundle_vocabulary
+from cad.core.docs import read_docs
 from cad.core.errors import CadError
 from cad.core.progress import progress
 from cad.core.textio import atomic_output, read_lines
+from cad.decoder import Decoder, DecoderModel, SearchSettings
+from cad.eval.apt import evaluate
+from cad.eval.confusion import confusion, to_markdown as confusion_markdown
+from cad.eval.significance import mcnemar
+from cad.lang.es import PRONOUNS
+from cad.moses.ini import parse_config
+from cad.translate.rerank import Hypothesis
+from cad.translate.source_rerank import SourceReranker, pronoun_mixtures
+from cad.translate.translator import DocumentTranslator
+from cad.tune.run import mert
 
 log = logging.getLogger(__name__)
 DEFAULT_GRID = (0.3, 0.8, 2.0)
@@ -44,11 +61,6 @@ def studied_positions(sentences: list[list[str]], records, unambiguous) -> tuple
 
 def _decoders(cfg, sentences: list[str], slot_name: str | None, grid):
     """One loaded model, one shallow copy per weight of `slot_name` (weights live on the slots)."""
-    from cad.decoder import Decoder, DecoderModel, SearchSettings
-
-    from cad.cm.source_cm import bundle_vocabulary
-    from cad.lang.es import PRONOUNS
-
     # the bundle tokens that replace the pronouns must pass the tables' filter too (back-off mode)
     wanted = sentences + [" ".join(bundle_vocabulary(PRONOUNS))]
     model = DecoderModel.from_config(cfg, wanted, SearchSettings(search_algorithm=1))
@@ -58,8 +70,6 @@ def _decoders(cfg, sentences: list[str], slot_name: str | None, grid):
 
 
 def _apt(source, reference, align_ref, cand, align_cand, settings, positions, work: Path, tag: str):
-    from cad.eval.apt import evaluate
-
     paths = {}
     for name, lines in (("cand", cand), ("acand", align_cand)):
         paths[name] = str(work / f"{tag}.{name}")
@@ -69,8 +79,6 @@ def _apt(source, reference, align_ref, cand, align_cand, settings, positions, wo
 
 
 def _bleu(cand: list[str], ref: list[str], keep: list[int]) -> dict:
-    from sacrebleu.metrics import BLEU, CHRF
-
     h, r = [cand[k] for k in keep], [ref[k] for k in keep]
     # force: the texts are tokenized and lowercased on purpose (no "forgot to detokenize" warning)
     bleu, chrf = BLEU(force=True), CHRF()
@@ -79,8 +87,6 @@ def _bleu(cand: list[str], ref: list[str], keep: list[int]) -> dict:
 
 
 def _key(*parts) -> str:
-    import hashlib
-
     h = hashlib.sha1()
     for p in parts:
         path = Path(str(p))
@@ -106,10 +112,6 @@ def run_source_experiment(config: str, cm_table: str, source: str, reference: st
     MERT runs are cached in OUT.work/ by their inputs. `scored`: the resolver whose pronouns are
     scored (default: `resolver`'s), so that CMs fed by different resolvers are measured on the same
     pronouns."""
-    from cad.core.docs import read_docs
-    from cad.eval.confusion import confusion, to_markdown as confusion_markdown
-    from cad.eval.significance import mcnemar
-
     t0 = time.time()
     src = [line.split() for line in read_lines(source)]
     ref = list(read_lines(reference))
@@ -118,14 +120,9 @@ def run_source_experiment(config: str, cm_table: str, source: str, reference: st
     starts = read_docs(docs, len(src))
     bounds = [d.first_line for d in starts] + [len(src)]
     doc_lines = [list(range(bounds[k], bounds[k + 1])) for k in range(len(starts))]
-    def records_of(res) -> list:
-        out = []       # (line, record)
-        for k, lines in enumerate(doc_lines):
-            for r in res.resolve(str(k), [src[i] for i in lines]):
-                out.append((lines[0] + r.sentence, r))
-        return out
-    records = records_of(resolver)
-    with_ante, every = studied_positions(src, records if scored is None else records_of(scored), unambiguous)
+    records = _records_of(resolver, src, doc_lines)
+    with_ante, every = studied_positions(src, records if scored is None else _records_of(scored, src, doc_lines),
+                                         unambiguous)
     sentences = [" ".join(s) for s in src]
     work = Path(out + ".work")
     work.mkdir(parents=True, exist_ok=True)
@@ -154,39 +151,10 @@ def run_source_experiment(config: str, cm_table: str, source: str, reference: st
         decodes[fold_configs[f]] = _decode_systems(
             fold_configs[f], tag, scales[f], cm_table, classes, grid, feature_grid, rerank_grid, nbest, source, docs,
             resolver, src, sentences, doc_lines, records, has_record, cached, cache, seconds)
-
-    # each fold is translated with the weights tuned on the other folds
-    finals = {"BL": ([decodes[fold_configs[fold_of_line[i]]][0][i] for i in range(len(src))],
-                     [decodes[fold_configs[fold_of_line[i]]][1][i] for i in range(len(src))])}
+    apt_of = functools.partial(_apt, source, reference, align_ref, settings=settings, work=work)
+    finals, chosen, grid_c1 = _choose_weights(decodes, fold_configs, str(config), fold_of_line, folds, ref, with_ante,
+                                              apt_of, bool(mert_iterations))
     names = list(decodes[fold_configs[0]][2])
-    chosen: dict[str, dict[int, float]] = {}
-    apt_cache: dict[tuple[str, str], dict] = {}
-    grid_c1: dict[str, dict[str, dict[str, float]]] = {}
-    for name in names:
-        final_out, final_align = list(finals["BL"][0]), list(finals["BL"][1])
-        chosen[name] = {}
-        for f in range(folds):
-            wruns = decodes[fold_configs[f]][2][name]
-            ckey = fold_configs[f]
-            res = apt_cache.setdefault((ckey, name), {})
-            for w, (o, a) in wruns.items():
-                if w not in res:
-                    res[w] = _apt(source, reference, align_ref, o, a, settings, with_ante, work,
-                                  f"{name}.{'' if ckey == str(config) else f'fold{f}.'}{w:g}")
-            # every weight on the whole split: what a configuration shipped for new text should take
-            grid_c1.setdefault(name, {})[str(f) if mert_iterations else "all"] = {
-                f"{w:g}": sum(o.case == 1 for o in r.occurrences) / max(1, len(r.occurrences)) for w, r in res.items()}
-            tune_lines = [i for i in range(len(src)) if fold_of_line[i] != f]
-
-            def score(w):
-                occ = [o for o in res[w].occurrences if fold_of_line[o.sentence] != f]
-                acc = sum(o.case == 1 for o in occ) / len(occ) if occ else math.nan
-                return acc, _bleu(wruns[w][0], ref, tune_lines)["bleu"], -w
-            w = chosen[name][f] = max(wruns, key=score)
-            for i in range(len(src)):
-                if fold_of_line[i] == f:
-                    final_out[i], final_align[i] = wruns[w][0][i], wruns[w][1][i]
-        finals[name] = (final_out, final_align)
     grids = {name: {str(f): sorted(decodes[fold_configs[f]][2][name]) for f in range(folds)} for name in names}
     report = {"pair": "es-en", "resolver": type(resolver).__name__, "grid": grids,
               "tuning": ({"method": "MERT of the baseline's weights on the other folds, shared by every system; "
@@ -200,11 +168,67 @@ def run_source_experiment(config: str, cm_table: str, source: str, reference: st
               "folds": folds, "documents": len(doc_lines), "sentences": len(src),
               "pronouns_with_antecedent": len(with_ante), "pronouns_studied": len(every),
               "seconds": seconds, "systems": {}}
+    results = _system_rows(report, finals, ref, with_ante, every, apt_of)
+    _write_report(report, results, finals, out, t0)
+    return report
+
+
+def _records_of(resolver, src: list[list[str]], doc_lines: list[list[int]]) -> list:
+    """(line, record) of every pronoun the resolver gives, document by document."""
+    out = []
+    for k, lines in enumerate(doc_lines):
+        for r in resolver.resolve(str(k), [src[i] for i in lines]):
+            out.append((lines[0] + r.sentence, r))
+    return out
+
+
+def _choose_weights(decodes: dict, fold_configs: list[str], config: str, fold_of_line: dict, folds: int,
+                    ref: list[str], with_ante: list, apt_of, per_fold_tuning: bool):
+    """({system: (outputs, alignments)} each fold at the weight the other folds chose, by C1 on
+    the pronouns with antecedents, then BLEU, then the smaller weight; {system: {fold: weight}};
+    every weight's C1 on the whole split)."""
+    n = len(fold_of_line)
+    finals = {"BL": ([decodes[fold_configs[fold_of_line[i]]][0][i] for i in range(n)],
+                     [decodes[fold_configs[fold_of_line[i]]][1][i] for i in range(n)])}
+    chosen: dict[str, dict[int, float]] = {}
+    apt_cache: dict[tuple[str, str], dict] = {}
+    grid_c1: dict[str, dict[str, dict[str, float]]] = {}
+    for name in list(decodes[fold_configs[0]][2]):
+        final_out, final_align = list(finals["BL"][0]), list(finals["BL"][1])
+        chosen[name] = {}
+        for f in range(folds):
+            wruns = decodes[fold_configs[f]][2][name]
+            ckey = fold_configs[f]
+            res = apt_cache.setdefault((ckey, name), {})
+            for w, (o, a) in wruns.items():
+                if w not in res:
+                    res[w] = apt_of(o, a, positions=with_ante,
+                                    tag=f"{name}.{'' if ckey == config else f'fold{f}.'}{w:g}")
+            # every weight on the whole split: what a configuration shipped for new text should take
+            grid_c1.setdefault(name, {})[str(f) if per_fold_tuning else "all"] = {
+                f"{w:g}": sum(o.case == 1 for o in r.occurrences) / max(1, len(r.occurrences)) for w, r in res.items()}
+            tune_lines = [i for i in range(n) if fold_of_line[i] != f]
+
+            def score(w):
+                occ = [o for o in res[w].occurrences if fold_of_line[o.sentence] != f]
+                acc = sum(o.case == 1 for o in occ) / len(occ) if occ else math.nan
+                return acc, _bleu(wruns[w][0], ref, tune_lines)["bleu"], -w
+            w = chosen[name][f] = max(wruns, key=score)
+            for i in range(n):
+                if fold_of_line[i] == f:
+                    final_out[i], final_align[i] = wruns[w][0][i], wruns[w][1][i]
+        finals[name] = (final_out, final_align)
+    return finals, chosen, grid_c1
+
+
+def _system_rows(report: dict, finals: dict, ref: list[str], with_ante: list, every: list, apt_of) -> dict:
+    """Each system's APT counts on both pronoun scopes, with McNemar against BL, and its BLEU,
+    into report["systems"]; returns the APT results by (system, scope)."""
     results = {}
     for name, (outs, aligns) in finals.items():
         row = {}
         for scope, pos in (("with antecedent", with_ante), ("studied", every)):
-            res = _apt(source, reference, align_ref, outs, aligns, settings, pos, work, f"{name}.{scope[:4]}")
+            res = apt_of(outs, aligns, positions=pos, tag=f"{name}.{scope[:4]}")
             results[(name, scope)] = res
             total = sum(res.counts.values())
             row[scope] = {"cases": {f"C{c}": res.counts[c] for c in range(1, 7)}, "pronouns": total,
@@ -216,8 +240,13 @@ def run_source_experiment(config: str, cm_table: str, source: str, reference: st
                 degraded = sum(1 for x, y in zip(a, b) if x and not y)
                 row[scope].update({"improved": improved, "degraded": degraded, "net": improved - degraded,
                                    "mcnemar_p": mcnemar(a, b).p_value})
-        row.update(_bleu(outs, ref, list(range(len(src)))))
+        row.update(_bleu(outs, ref, list(range(len(ref)))))
         report["systems"][name] = row
+    return results
+
+
+def _write_report(report: dict, results: dict, finals: dict, out: str, t0: float) -> None:
+    """OUT.json, OUT.md (with seed 003's confusion matrices) and each system's OUT.<system>.txt."""
     groups = {"su/sus": {"su", "sus"}, "él/ella": {"él", "ella"}}
     matrices = {name: {g: confusion(results[(name, "with antecedent")], p).trimmed() for g, p in groups.items()}
                 for name in finals}
@@ -233,13 +262,10 @@ def run_source_experiment(config: str, cm_table: str, source: str, reference: st
     for name, (outs, _) in finals.items():
         with atomic_output(f"{out}.{name}.txt") as fh:
             fh.writelines(x + "\n" for x in outs)
-    return report
 
 
 def _l1(config) -> float:
     """Sum of |weight| over the tuned weights (all but UnknownWordPenalty, which MERT leaves alone)."""
-    from cad.moses.ini import parse_config
-
     cfg = parse_config(config)
     types = {f.name: f.type for f in cfg.features}
     return sum(abs(x) for name, ws in cfg.weights.items() if types.get(name) != "UnknownWordPenalty" for x in ws) or 1.0
@@ -249,8 +275,6 @@ def _mert_fold(config, source, reference, lines: list[int], prefix: Path, iterat
                workers: int, seconds: dict) -> tuple[str, dict]:
     """MERT of `config` on the given lines of the split: (the tuned moses.ini, its report). Cached
     by its inputs, as the decodes are."""
-    from cad.tune.run import mert
-
     ini, meta = Path(f"{prefix}.ini"), Path(f"{prefix}.json")
     key = _key(config, source, reference, iterations, nbest, ",".join(map(str, lines)))
     done = json.loads(meta.read_text(encoding="utf-8")) if meta.exists() else {}
@@ -277,18 +301,14 @@ def _decode_systems(config: str, tag: str, scale: float, cm_table, classes, grid
                     cached: dict, cache: Path, seconds: dict):
     """(BL's outputs, BL's alignments, {system: {weight: (outputs, alignments)}}) of the whole split
     under one set of base weights; the CM grids are multiplied by `scale`. Cached under `tag`."""
-    from cad.cm.config import CM_NAME, FEATURE_NAME, cm_config, feature_config
-    from cad.cm.source_cm import translate_document_source, translate_document_source_feature
-    from cad.moses.ini import parse_config
-
     grid = tuple(round(w * scale, 6) for w in grid)
     feature_grid = tuple(round(w * scale, 6) for w in feature_grid)
     rerank_grid = tuple(round(w * scale, 6) for w in rerank_grid)
-    specs = [("CM-backoff", cm_config(config, cm_table, grid[0]), CM_NAME, grid, translate_document_source,
+    specs = [("CM-backoff", cm_config(config, cm_table, grid[0]), CM_NAME, grid, "backoff",
               _key(config, cm_table, source, docs, type(resolver).__name__, *grid))]
     if classes:
         specs.append(("CM-feature", feature_config(config, classes, feature_grid[0], "likelihood", "source-table"),
-                      FEATURE_NAME, feature_grid, translate_document_source_feature,
+                      FEATURE_NAME, feature_grid, "feature",
                       _key(config, classes, source, docs, type(resolver).__name__, *feature_grid)))
     bl_key = _key(config, source)
     runs: dict[str, dict[float, tuple[list[str], list[str]]]] = {}
@@ -305,7 +325,7 @@ def _decode_systems(config: str, tag: str, scale: float, cm_table, classes, grid
         del bl_dec, trs
         cached[tag + "BL"] = {"key": bl_key, "out": bl_out, "align": bl_align, "seconds": seconds[tag + "BL"]}
         _save(cache, cached)
-    for name, cfg, slot, wgrid, translate_doc, key in specs:
+    for name, cfg, slot, wgrid, mode, key in specs:
         if cached.get(tag + name, {}).get("key") == key:
             runs[name] = {float(w): tuple(v) for w, v in cached[tag + name]["runs"].items()}
             seconds[tag + name] = cached[tag + name]["seconds"]
@@ -320,7 +340,8 @@ def _decode_systems(config: str, tag: str, scale: float, cm_table, classes, grid
                 if not any(i in has_record for i in lines):
                     continue
                 recs = [r for line, r in records if line in set(lines)]
-                trs, _ = translate_doc(decoders[w], str(k), [src[i] for i in lines], recs)
+                trs = DocumentTranslator(decoders[w], "cm", mode, source_features=True).translate_document(
+                    str(k), [src[i] for i in lines], recs).translations
                 for i, tr in zip(lines, trs):
                     outs[i] = tr.text
                     aligns[i] = " ".join(f"{a}-{b}" for a, b in tr.best.word_alignment)
@@ -340,11 +361,6 @@ def _rerank_runs(config, classes, sentences, records, has_record, bl_out, bl_ali
                  nbest, cached, cache, seconds, source, tag: str = "") -> dict:
     """{weight: (outputs, alignments)}: BL's n-best lists of the sentences with a resolved pronoun
     (decoded once, cached), reranked per weight; the other sentences keep BL's translation."""
-    from cad.translate.rerank import Hypothesis
-    from cad.cm.source_cm import SourceClassTable
-    from cad.translate.source_rerank import SourceReranker, pronoun_mixtures
-    from cad.moses.ini import parse_config
-
     key = _key(config, source, "nbest", nbest)
     lines = sorted(has_record)
     if cached.get(tag + "BL-nbest", {}).get("key") == key:

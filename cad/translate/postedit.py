@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cad.translate.document import antecedent_features
+from cad.translate.backoff import antecedent_features
 from cad.cm.bundles import parse_token
 from cad.decoder.search import Translation
 from coref.records import PronounResolution

@@ -1,4 +1,6 @@
-"""Tuning drivers: MERT over the decoder's n-best lists, and the CM-weight grid search (APT, then BLEU)."""
+"""MERT's driver: the decoder's n-best lists on the tuning set (sentence by sentence, or document
+by document when a feature reads the document's context), pooled over iterations and optimized
+by cad/tune/mert.py. The CM-weight grid search is cad/tune/cm_weight.py."""
 
 from __future__ import annotations
 
@@ -8,12 +10,17 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from cad.decoder import Decoder, DecoderModel, SearchSettings
+from cad.cm.class_model import CM_PRONOUNS
 from cad.core.errors import CadError
-from cad.moses.ini import parse_config, write_config
-from cad.core.textio import read_lines
 from cad.core.progress import progress
+from cad.core.textio import read_lines
+from cad.corpus.truecase import ModelCase
+from cad.decoder import Decoder, DecoderModel, SearchSettings
+from cad.moses.ini import parse_config, write_config
+from cad.translate.translator import DocumentTranslator
 from cad.tune.mert import Candidate, Pool, bleu, bleu_stats, optimize
+from coref.backends import documents, get_backend, records_by_doc
+from coref.english.roles import pronoun_roles
 
 log = logging.getLogger(__name__)
 
@@ -52,11 +59,6 @@ class TuningSet:
         self.docs_list: list = []
         if not self.in_context:
             return
-        from cad.cm.class_model import CM_PRONOUNS
-        from coref.backends import records_by_doc
-        from coref.english.roles import pronoun_roles
-        from coref.backends import documents, get_backend
-
         if docs is None:
             raise CadError("the configuration has a feature that reads document context (CoreferenceModel): "
                            "give the documents (--docs)")
@@ -107,13 +109,10 @@ def _tune_sentence(k: int):
 
 
 def _tune_doc(d: int):
-    from cad.translate.document import translate_document_feature
-
     ts = _TUNE["set"]
     doc_id, sents = ts.docs_list[d]
-    trs, _ = translate_document_feature(_TUNE["decoder"], doc_id, sents, ts.records[d], roles=ts.roles[d],
-                                        nbest=_TUNE["nbest"], distinct=True)
-    return d, trs
+    translator = DocumentTranslator(_TUNE["decoder"], "cm", "feature", nbest_lists=_TUNE["nbest"])
+    return d, translator.translate_document(doc_id, sents, ts.records[d], roles=ts.roles[d]).translations
 
 
 def mert(config: str, source: str, reference: str, out: str, nbest: int = 100, iterations: int = 25,
@@ -129,8 +128,6 @@ def mert(config: str, source: str, reference: str, out: str, nbest: int = 100, i
     coreference records `coref`, or the shipped ranker), so its weight is tuned with the others.
     The source and the reference are put in the model's case (ModelCase: truecased by the models
     beside its phrase table, as Moses tunes on the truecased dev set, or lowercased)."""
-    from cad.corpus.truecase import ModelCase
-
     cfg = parse_config(config)
     case = ModelCase.of(cfg, src_lang, tgt_lang)
     src = [case.source_line(s) for s in read_lines(source)]
@@ -188,46 +185,3 @@ def mert(config: str, source: str, reference: str, out: str, nbest: int = 100, i
         k += n
     write_config(cfg, out)
     return MertResult(best_w, best_b, history)
-
-
-def cm_weight_grid(config: str, source: str, docs: str | None, reference: str, align_ref: str,
-                   grid: list[float], backend: str = "ranker") -> list[tuple[float, float, float]]:
-    """(weight, APT, BLEU) for each CM weight; the best is the highest APT, then BLEU."""
-    from cad.cli.cm import load_decoder
-    from cad.translate.document import translate_document
-    from cad.eval.apt import evaluate
-    from cad.eval.bleu import bleu_chrf
-    from cad.eval.report import french_settings
-    from coref.backends import documents, get_backend
-
-    from cad.corpus.truecase import ModelCase
-
-    case = ModelCase.of(config, "en", "fr")     # APT's French settings: English to French
-    docs_ = [(d, [case.source(s) for s in sents]) for d, sents in documents(source, docs)]
-    sentences = [" ".join(s) for _, sents in docs_ for s in sents]
-    resolver = get_backend(backend)
-    recs = {d: resolver.resolve(d, sents) for d, sents in docs_}
-    decoder = load_decoder(config, sentences)
-    results = []
-    with tempfile.TemporaryDirectory(prefix="cad-cmgrid-") as tmp:
-        ref_low = Path(tmp) / "ref"
-        ref_low.write_text("".join(case.target_line(l) + "\n" for l in read_lines(reference)), encoding="utf-8")
-        src_low = Path(tmp) / "src"
-        src_low.write_text("".join(s + "\n" for s in sentences), encoding="utf-8")
-        for weight in grid:
-            slot = next(s for s in decoder.model.slots if s.name == "TranslationModel1")
-            slot.weights = [weight]
-            dec = Decoder(decoder.model)
-            outs, aligns = [], []
-            for d, sents in docs_:
-                trs, _ = translate_document(dec, d, sents, recs[d])
-                outs.extend(t.text for t in trs)
-                aligns.extend(" ".join(f"{i}-{j}" for i, j in t.best.word_alignment) for t in trs)
-            hyp, al = Path(tmp) / "hyp", Path(tmp) / "al"
-            hyp.write_text("".join(o + "\n" for o in outs), encoding="utf-8")
-            al.write_text("".join(a + "\n" for a in aligns), encoding="utf-8")
-            apt = evaluate(src_low, ref_low, hyp, align_ref, al, french_settings()).score
-            b = bleu_chrf(hyp, ref_low)["bleu"]
-            log.info("CM weight %.2f: APT %.4f BLEU %.2f", weight, apt, b)
-            results.append((weight, apt, b))
-    return results

@@ -1,0 +1,174 @@
+"""`cad cm experiment` (make pronoun-eval), `cad cm experiment-source` (make es-en-eval) and `cad
+score` (contrastive suites)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from cad.cli.lexicons import add_spanish_lexicons, gender_lexicon, human_lexicon
+from cad.cm.class_model import OBJECTIVES
+from cad.core.cliargs import add_input_argument as add_in, add_output_argument as add_out
+from coref.backends import BACKENDS, DEFAULT_BACKEND
+
+# Each command imports its implementation when it runs: `cad` then starts without loading
+# spaCy, scikit-learn or a model it will not use.
+
+
+def _experiment_source(a: argparse.Namespace) -> None:
+    from cad.experiments.es_en import run_source_experiment
+    from cad.core.errors import CadError
+    from cad.lang import en, es
+    from cad.core.textio import count_lines
+    from coref.spanish.corzu import CorzuResolver
+
+    def parse_grid(text: str, option: str) -> tuple[float, ...]:
+        try:
+            return tuple(float(x) for x in text.split(","))
+        except ValueError:
+            raise CadError(f"{option} {text!r}: expected comma-separated numbers") from None
+    grid, feature_grid = parse_grid(a.grid, "--grid"), parse_grid(a.feature_grid, "--feature-grid")
+    rerank_grid = parse_grid(a.rerank_grid, "--rerank-grid") if a.rerank_grid else ()
+    if a.nbest < 1:
+        raise CadError(f"--nbest must be at least 1, not {a.nbest}")
+    if a.folds < 2:
+        raise CadError("--folds must be at least 2")
+    for option, value, least in (("--mert-iterations", a.mert_iterations, 0), ("--mert-nbest", a.mert_nbest, 1),
+                                 ("--workers", a.workers, 1)):
+        if value < least:
+            raise CadError(f"{option} must be at least {least}, not {value}")
+    corzu = CorzuResolver(a.corzu, a.docs, count_lines(a.source), lexicon=human_lexicon(a.human_lexicon),
+                          genders=gender_lexicon(a.gender_lexicon))
+    if a.backend == "spanish":
+        from coref.spanish.resolver import SpanishResolver
+
+        resolver = SpanishResolver(lexicon=a.human_lexicon or "model", genders=gender_lexicon(a.gender_lexicon))
+    else:
+        resolver = corzu
+    # the pronouns scored are CorZu's whichever resolver feeds the CM, so that runs compare
+    report = run_source_experiment(a.config, a.cm, a.source, a.reference, a.align_ref, a.docs, resolver,
+                                   en.apt_settings(), es.UNAMBIGUOUS, a.out, grid, a.folds, a.classes, feature_grid,
+                                   scored=corzu, rerank_grid=rerank_grid, nbest=a.nbest,
+                                   mert_iterations=a.mert_iterations, mert_nbest=a.mert_nbest, workers=a.workers)
+    print(f"report: {a.out}.md, {a.out}.json ({report['seconds']['total (this run)']:.0f} s)", file=sys.stderr)
+
+
+def _experiment(a: argparse.Namespace) -> None:
+    from cad.experiments.pronoun_eval import parse_systems, run_experiment
+    from cad.core.errors import CadError
+    from cad.eval.report import to_markdown
+
+    try:
+        grid = tuple(float(x) for x in a.grid.split(","))
+    except ValueError:
+        raise CadError(f"--grid: {a.grid!r} is not a comma-separated list of numbers") from None
+    systems = None if a.systems is None else parse_systems(a.systems)
+    report = run_experiment(a.config, a.classes, a.cm, a.source, a.reference, a.align_ref, a.docs, a.gold, a.out,
+                            grid, a.workers, a.nbest, a.folds, systems=systems, objective=a.objective,
+                            coref_records=a.coref, mert_iterations=a.mert_iterations, mert_nbest=a.mert_nbest,
+                            mert_cm_weight=a.mert_cm_weight, classifier=a.classifier)
+    sys.stdout.write(to_markdown(report))
+
+
+def _score(a: argparse.Namespace) -> None:
+    from cad.experiments.contrastive import ContextScorer, read_suite, score_suite
+    from cad.decoder import Decoder, DecoderModel, SearchSettings
+    from cad.core.textio import atomic_output
+    from coref.backends import get_backend
+
+    items = read_suite(a.suite)
+    sentences = [" ".join(x.lower().split()) for it in items for x in [s for s, _ in it.context] + [it.source]]
+    model = DecoderModel.load(a.config, input_sentences=sentences, settings=SearchSettings(search_algorithm=0))
+    scorer = ContextScorer(Decoder(model), get_backend(a.backend, gold=a.gold), a.humanness)
+    results, summary = score_suite(scorer, items)
+    with atomic_output(a.out) as fh:
+        fh.write("id\tmethod\tbest\tcorrect\tright\tscores\tclasses\n")
+        for r in results:
+            fh.write(f"{r.id}\t{r.method}\t{r.best}\t{'' if r.correct is None else r.correct}\t"
+                     f"{'' if r.right is None else int(r.right)}\t{','.join(f'{x:.4f}' for x in r.scores)}\t"
+                     f"{'|'.join(r.classes)}\n")
+    print(f"{summary['judged']} judged items: accuracy {summary['accuracy']:.3f} "
+          f"({summary['forced']} forced, {summary['fallback']} by the fallback)", file=sys.stderr)
+
+
+def add_experiment_parsers(cs) -> None:
+    s = cs.add_parser("experiment", help="every pronoun system on dev talks, tuned and reported on folds by talk")
+    s.add_argument("--config", required=True, help="the baseline moses.ini (filtered to --source saves memory)")
+    s.add_argument("--classes", required=True, help="the class CM (tables/<name>/classes.gz)")
+    s.add_argument("--cm", required=True, help="the back-off CM table (tables/<name>/cm.gz)")
+    s.add_argument("--classifier", help="the classifier CM for 'CM-feature, classifier' (default: classifier.json "
+                                        "beside --classes)")
+    s.add_argument("--source", required=True, help="tokenized source (lowercased here)")
+    s.add_argument("--reference", required=True, help="tokenized reference translation")
+    s.add_argument("--align-ref", required=True, help="source-reference word alignment")
+    s.add_argument("--docs", required=True, help="document boundaries of --source")
+    s.add_argument("--gold", help="gold coreference of the source (ParCorFull MMAX2 directory): adds the oracles")
+    s.add_argument("--grid", default="0.1,0.3,1,3",
+                   help="comma-separated CM weights tried on each tuning fold (default: %(default)s)")
+    s.add_argument("--folds", type=int, default=2, help="folds by document (default 2)")
+    s.add_argument("--nbest", type=int, default=30, help="distinct n-best size for CM-rerank (default 30)")
+    s.add_argument("--systems", help="comma-separated subset of: BL, PE, CM-backoff, 'CM-feature, no coreference', "
+                                     "CM-feature, 'CM-feature, classifier', CM-rerank, 'oracle: gold coref', 'oracle: gold coref + ref. "
+                                     "features', 'BL, MERT', 'CM-feature, MERT' (default: all; the MERT ones only "
+                                     "with --mert-iterations)")
+    s.add_argument("--mert-iterations", type=int, default=0,
+                   help="add BL and CM-feature with all weights tuned by MERT (BLEU) on the tuning folds, the CM in "
+                        "document context, each with at most this many decoder runs per fold (default 0: not run)")
+    s.add_argument("--mert-nbest", type=int, default=100, help="n-best size of those MERT runs (default 100)")
+    s.add_argument("--mert-cm-weight", type=float, default=3.0, help="the CM weight MERT starts from (default 3)")
+    s.add_argument("--workers", type=int, default=2, help="decoding processes (default: %(default)s)")
+    s.add_argument("--objective", choices=OBJECTIVES, default="credit",
+                   help="the class CM's score: ln of the expected APT credit (default) or ln P(class)")
+    s.add_argument("--coref", help="the ranker's coreference records for --source (JSON Lines, e.g. cad coref-eval "
+                                   "--cv-folds K --out): default, the shipped ranker, which trained on ParCorFull TED")
+    s.add_argument("--out", required=True, help="report prefix: PREFIX.md, PREFIX.json, PREFIX.png, PREFIX.work/")
+    s.set_defaults(func=_experiment)
+
+    s = cs.add_parser("experiment-source", help="Spanish→English: BL against seed 003's back-off CM on a dev "
+                                                "split with CorZu antecedents, tuned and reported on folds by document")
+    s.add_argument("--config", required=True, help="the baseline es-en moses.ini")
+    s.add_argument("--cm", required=True, help="the source-feature CM table (cad cm build --src es: tables/<name>/cm.gz)")
+    add_in(s, "--source", required=True, help="tokenized, lowercased Spanish source")
+    add_in(s, "--reference", required=True, help="tokenized, lowercased English reference")
+    add_in(s, "--align-ref", required=True, help="source-reference word alignment (Moses i-j)")
+    add_in(s, "--docs", required=True, help="document boundaries of the source (first_line<TAB>doc_id)")
+    add_in(s, "--corzu", required=True, help="CorZu's pronoun records for the source (corzu.dev.jsonl)")
+    add_spanish_lexicons(s, add_in)
+    s.add_argument("--grid", default="0.3,0.8,2",
+                   help="back-off CM table weights tried, comma-separated (default: %(default)s)")
+    s.add_argument("--classes", help="the class table of cad cm build --src es (tables/<name>/classes.gz): adds "
+                                     "CM-feature, the CoreferenceModel decoder feature over the whole phrase table")
+    s.add_argument("--feature-grid", default="0.3,1,3",
+                   help="CM-feature weights tried, comma-separated (default: %(default)s)")
+    s.add_argument("--rerank-grid", default="0.3,1,3,10",
+                   help="CM-rerank weights tried, comma-separated; empty: no CM-rerank (default: %(default)s)")
+    s.add_argument("--nbest", type=int, default=30,
+                   help="CM-rerank: distinct translations per sentence in BL's n-best lists (default: %(default)s)")
+    s.add_argument("--folds", type=int, default=2, help="folds by document (default: %(default)s)")
+    s.add_argument("--mert-iterations", type=int, default=0,
+                   help="MERT the base weights on each fold's tuning documents, at most N decoder runs, and "
+                        "translate the fold with them, every system alike; 0: the base moses.ini's weights "
+                        "(default: %(default)s)")
+    s.add_argument("--mert-nbest", type=int, default=100,
+                   help="n-best list size of the MERT runs (default: %(default)s)")
+    s.add_argument("--workers", type=int, default=1,
+                   help="decoding processes of the MERT runs (same result whatever the number) (default: %(default)s)")
+    s.add_argument("--backend", choices=("corzu", "spanish"), default="corzu",
+                   help="the antecedents the CM reads: CorZu's records, or the native resolver's (use the same "
+                        "as cad cm build); the pronouns scored are CorZu's either way (default: %(default)s)")
+    s.add_argument("--out", required=True, help="report prefix: OUT.json, OUT.md, OUT.<system>.txt, OUT.work/")
+    s.set_defaults(func=_experiment_source)
+
+
+def add_score_parser(sub) -> None:
+    s = sub.add_parser("score", help="score given translations in context (contrastive suites) under the model")
+    s.add_argument("--config", required=True, help="moses.ini with a CoreferenceModel feature (cad cm config --mode feature)")
+    add_in(s, "--suite", required=True,
+                   help="JSON lines: {\"context\": [{\"source\", \"target\"}], \"source\", \"targets\", \"correct\"} "
+                        "(tokenized; e.g. cad/data/contrastive-en-fr.jsonl)")
+    s.add_argument("--backend", default=DEFAULT_BACKEND, choices=BACKENDS,
+                   help=f"coreference backend (default: {DEFAULT_BACKEND})")
+    s.add_argument("--gold", help="gold annotation for --backend gold")
+    s.add_argument("--humanness", action="store_true", help="the class CM's bundles carry humanness")
+    add_out(s, "--out", default="-", help="one TSV line per item")
+    s.set_defaults(func=_score)

@@ -1,0 +1,347 @@
+"""`cad translate` (coreference-aware document translation and the BL/PE baselines), `cad
+postedit` (seed 004's PE baseline on a given translation) and `cad cm rerank` (the CM over any
+decoder's n-best list)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import functools
+import sys
+import time
+
+from cad.cli.lexicons import add_spanish_lexicons
+from cad.cm.class_classifier import CM_MODELS
+from cad.cm.class_model import OBJECTIVES
+from cad.core.cliargs import add_input_argument as add_in, add_output_argument as add_out
+from coref.backends import BACKENDS, DEFAULT_BACKEND
+
+# source languages whose pronouns' antecedents state gender and number on the source side
+SOURCE_FEATURE_LANGUAGES = ("es",)
+# Each command imports its implementation when it runs: `cad` then starts without loading
+# spaCy, scikit-learn or a model it will not use.
+
+
+def _translate(a: argparse.Namespace) -> None:
+    from cad.cm.config import CM_NAME
+    from cad.core.errors import CadError
+    from cad.moses.ini import parse_config
+
+    if a.read_ahead < 0:
+        raise CadError(f"--read-ahead {a.read_ahead}: give 0 or more documents")
+    if a.no_lowercase and a.truecase_model not in ("auto", "none"):
+        raise CadError(f"--no-lowercase gives the decoder the input as it is: it cannot be truecased with "
+                       f"--truecase-model {a.truecase_model} too")
+    cfg = parse_config(a.config)
+    source_features = a.src in SOURCE_FEATURE_LANGUAGES
+    mode = _cm_mode(a, any(f.type == "CoreferenceModel" for f in cfg.features),
+                    any(f.name == CM_NAME for f in cfg.features), source_features)
+    cased_docs, docs, truecase_model = _read_documents(a, cfg)
+    t = time.time()
+    outputs, alignments, traces = _translate_documents(a, mode, source_features, cased_docs, docs)
+    _write_translation(a, outputs, alignments, traces, truecase_model)
+    print(f"translated {sum(len(s) for _, s in docs)} sentences in {time.time() - t:.1f} s", file=sys.stderr)
+
+
+def _cm_mode(a: argparse.Namespace, has_feature: bool, has_backoff: bool, source_features: bool) -> str:
+    """--cm-mode as the configuration decides it for `auto`, checked against what it holds."""
+    from cad.cm.config import CM_NAME
+    from cad.core.errors import CadError
+
+    mode = a.cm_mode
+    if a.system == "cm":
+        if mode == "auto":
+            mode = "feature" if has_feature else "rerank" if a.classes else "backoff"
+        if mode == "feature" and not has_feature:
+            raise CadError(f"--cm-mode feature: {a.config} has no CoreferenceModel feature "
+                           "(cad cm config --mode feature)")
+        if mode == "backoff" and not has_backoff:
+            raise CadError(f"--cm-mode backoff: {a.config} has no back-off CM table {CM_NAME} (cad cm config)")
+        if mode == "rerank" and not a.classes:
+            raise CadError("--cm-mode rerank needs --classes (tables/<name>/classes.gz)")
+    if has_feature and a.decoder == "moses":
+        raise CadError(f"{a.config} has a CoreferenceModel feature, which only cad's decoder has: "
+                       "use --decoder cad, or --cm-mode rerank with the baseline moses.ini")
+    if source_features and a.system == "pe":
+        raise CadError(f"--system pe post-edits French output; --src {a.src} has no post-editing rules")
+    return mode
+
+
+def _read_documents(a: argparse.Namespace, cfg):
+    """(documents as written, for coreference; documents as the decoder reads them, in its model's
+    case; the truecasing model used, or None)."""
+    from cad.corpus.prepare import Tokenizer, clean_tokens
+    from cad.corpus.truecase import Truecaser
+    from cad.translate.decoders import model_truecaser
+    from coref.backends import documents
+
+    docs = documents(a.input, a.docs)
+    if a.raw:
+        tok = Tokenizer(a.src)
+        docs = [(d, [clean_tokens(tok(" ".join(s))) for s in sents]) for d, sents in docs]
+    # coreference reads the text as written; the decoder reads it as its model was trained
+    cased_docs = docs
+    truecase_model = None if a.no_lowercase else model_truecaser(a.truecase_model, cfg, a.src)
+    if truecase_model is not None:
+        truecaser = Truecaser(truecase_model)
+        docs = [(d, [truecaser.truecase(s) for s in sents]) for d, sents in docs]
+    elif not a.no_lowercase:
+        docs = [(d, [[t.lower() for t in s] for s in sents]) for d, sents in docs]
+    return cased_docs, docs, truecase_model
+
+
+def _translate_documents(a: argparse.Namespace, mode: str, source_features: bool, cased_docs, docs):
+    """(output lines, alignment lines, trace records) of every document, with spaCy's work in
+    worker processes forked before the decoder's model is loaded (see cad/translate/analysis.py):
+    coreference and roles run ahead, the translations are tagged there."""
+    from cad.translate.analysis import analyse_with, onto_tokens, read_ahead, resolver_of, worker_pool
+    from cad.translate.decoders import load_decoder
+    from cad.translate.morphology import TranslationMorphology
+    from cad.translate.translator import DocumentTranslator
+    from coref.backends import get_backend
+
+    sentences = [" ".join(s) for _, sents in docs for s in sents]
+    make_resolver = functools.partial(get_backend, a.backend, corzu=a.corzu, docs=a.docs, n_lines=len(sentences),
+                                      human_lexicon=a.human_lexicon, gender_lexicon=a.gender_lexicon) \
+        if a.system != "baseline" or a.trace else None      # the baseline's trace reads coreference too
+    feature_mode = a.system == "cm" and mode == "feature" and not source_features
+    with contextlib.ExitStack() as workers:
+        analysis_pool = tag_pool = None
+        if make_resolver is not None and a.read_ahead > 0:
+            analysis_pool = worker_pool()
+            workers.callback(analysis_pool.shutdown, cancel_futures=True)
+            if feature_mode:
+                from cad.lang.fr_morph import load_tagger
+
+                tag_pool = worker_pool()
+                workers.callback(tag_pool.shutdown, cancel_futures=True)
+                tag_pool.submit(load_tagger)        # loaded while the decoder's model loads
+        elif make_resolver is not None:
+            resolver_of(make_resolver)      # its errors (a missing file) before the model's long load
+        analysed = read_ahead(cased_docs, functools.partial(analyse_with, make_resolver, with_roles=feature_mode),
+                              a.read_ahead, analysis_pool)
+        decoder = load_decoder(a.config, sentences, a.decoder, a.moses_bin, a.search_algorithm, a.engine)
+        if hasattr(decoder, "close"):
+            workers.callback(decoder.close)
+        translator = DocumentTranslator(decoder, a.system, mode, source_features=source_features,
+                                        with_human=a.humanness, reranker=_reranker(a, mode, source_features),
+                                        nbest=a.nbest, trace=bool(a.trace),
+                                        morphology=TranslationMorphology(tag_pool))
+        analyses = ((onto_tokens(an.records, sents, doc_id), an.roles)
+                    for (doc_id, _, an), (_, sents) in zip(analysed, docs))
+        outputs, alignments, traces = [], [], []
+        for result in translator.translate_corpus(docs, analyses):
+            outputs.extend(result.outputs)
+            alignments.extend(result.alignments)
+            traces.extend(result.traces)
+    return outputs, alignments, traces
+
+
+def _reranker(a: argparse.Namespace, mode: str, source_features: bool):
+    if a.system != "cm" or mode != "rerank":
+        return None
+    if source_features:
+        from cad.cm.source_cm import SourceClassTable
+        from cad.translate.source_rerank import SourceReranker
+
+        return SourceReranker(SourceClassTable.read(a.classes), a.cm_weight)
+    from cad.cm.class_classifier import load_pronoun_model
+    from cad.translate.rerank import ClassReranker
+
+    return ClassReranker(load_pronoun_model(a.classes, a.cm_model), a.cm_weight, a.humanness, objective=a.objective)
+
+
+def _write_translation(a: argparse.Namespace, outputs: list[str], alignments: list[str], traces: list,
+                       truecase_model: str | None) -> None:
+    from cad.core.textio import atomic_output
+    from cad.corpus.truecase import detruecase
+    from cad.translate.trace import trace_json
+
+    if truecase_model is not None and (a.raw or a.detokenize):
+        outputs = [" ".join(detruecase(o.split())) for o in outputs]
+    if a.detokenize or a.raw:
+        from sacremoses import MosesDetokenizer
+
+        md = MosesDetokenizer(lang=a.tgt)
+        outputs = [md.detokenize(o.split()) for o in outputs]
+    with atomic_output(a.out) as fh:
+        fh.writelines(o + "\n" for o in outputs)
+    if a.alignment_out:
+        # source-to-translation word alignment (token positions of the input, before detokenizing)
+        with atomic_output(a.alignment_out) as fh:
+            fh.writelines(x + "\n" for x in alignments)
+    if a.trace:
+        with atomic_output(a.trace) as fh:
+            fh.writelines(trace_json(tr) + "\n" for tr in traces)
+
+def _postedit(a: argparse.Namespace) -> None:
+    from cad.core.alignment import parse_alignment
+    from cad.translate.postedit import postedit_document
+    from cad.decoder.search import Derivation, Translation
+    from cad.core.errors import CadError
+    from cad.core.textio import atomic_output, read_lines
+    from coref.backends import documents, get_backend
+
+    docs = documents(a.source, a.docs)
+    hyp = [l.split() for l in read_lines(a.translation)]
+    al = list(read_lines(a.alignment))
+    n = sum(len(s) for _, s in docs)
+    for path, count in ((a.translation, len(hyp)), (a.alignment, len(al))):
+        if count != n:
+            raise CadError(f"has {count} lines but the source {a.source} has {n} sentences", path, min(count, n) + 1)
+    resolver = get_backend(a.backend)
+    out, k, n_edits = [], 0, 0
+    for doc_id, sents in docs:
+        low = [[t.lower() for t in s] for s in sents]
+        trs = []
+        for s in low:
+            pts = parse_alignment(al[k], len(s), len(hyp[k]), a.alignment, k + 1)
+            trs.append(Translation(s, Derivation(hyp[k], 0.0, [], [], given_alignment=pts)))
+            k += 1
+        words, edits = postedit_document(trs, resolver.resolve(doc_id, low))
+        n_edits += len(edits)
+        out.extend(" ".join(w) for w in words)
+    with atomic_output(a.out) as fh:
+        fh.writelines(o + "\n" for o in out)
+    print(f"{n_edits} pronouns post-edited", file=sys.stderr)
+
+
+def _rerank(a: argparse.Namespace) -> None:
+    import json
+
+    from cad.translate.rerank import Reranker, read_cm_table, read_nbest
+    from cad.core.errors import CadError
+    from cad.core.textio import atomic_output
+    from coref.backends import documents, get_backend
+    from coref.records import read_jsonl
+
+    docs = documents(a.input, a.docs)
+    nbests = read_nbest(a.nbest)
+    n_sent = sum(len(s) for _, s in docs)
+    if len(nbests) != n_sent:
+        raise CadError(f"the n-best list covers {len(nbests)} sentences, the input has {n_sent}", a.nbest)
+    if a.coref:
+        by_doc: dict = {}
+        for r in read_jsonl(a.coref):
+            by_doc.setdefault(r.doc, []).append(r)
+        records = lambda doc_id, sents: by_doc.get(doc_id, [])          # noqa: E731
+    else:
+        resolver = get_backend(a.backend)
+        records = resolver.resolve
+    reranker = Reranker(read_cm_table(a.cm), a.weight, a.humanness)
+    outputs, traces, alignments = [], [], []
+    first = 0
+    for doc_id, sents in docs:
+        chosen, tr = reranker.rerank_document(nbests[first:first + len(sents)], records(doc_id, sents))
+        outputs.extend(" ".join(h.words) for h in chosen)
+        alignments.extend(" ".join(f"{i}-{j}" for i, j in h.alignment) for h in chosen)
+        traces.extend({"doc": doc_id, "sentence": t.sentence, "chosen": t.chosen,
+                       "cm": [round(x, 4) for x in t.cm_scores]} for t in tr)
+        first += len(sents)
+    with atomic_output(a.out) as fh:
+        fh.writelines(o + "\n" for o in outputs)
+    if a.trace:
+        with atomic_output(a.trace) as fh:
+            fh.writelines(json.dumps(t, sort_keys=True) + "\n" for t in traces)
+    if a.alignment_out:
+        with atomic_output(a.alignment_out) as fh:
+            fh.writelines(x + "\n" for x in alignments)
+    moved = sum(1 for t in traces if t["chosen"] != 0)
+    print(f"{moved} of {len(traces)} sentences changed their 1-best", file=sys.stderr)
+
+
+def add_postedit_parser(sub) -> None:
+    s = sub.add_parser("postedit", help="the PE baseline: make il/elle, ils/elles agree with the antecedent")
+    add_in(s, "--source", required=True, help="tokenized source")
+    add_in(s, "--docs", help="document boundaries of --source (first_line<TAB>doc_id; default: one document)")
+    add_in(s, "--translation", required=True, help="baseline translation (tokenized)")
+    add_in(s, "--alignment", required=True, help="source-translation alignment (cad translate --alignment-out)")
+    s.add_argument("--backend", default=DEFAULT_BACKEND, choices=BACKENDS,
+                   help=f"coreference backend (default: {DEFAULT_BACKEND})")
+    add_out(s, "--out", required=True, help="the post-edited translation")
+    s.set_defaults(func=_postedit)
+
+
+def add_rerank_parser(cs) -> None:
+    s = cs.add_parser("rerank", help="rerank a Moses n-best list (any decoder) with the Coreference Model")
+    add_in(s, "--nbest", required=True,
+           help="distinct n-best list with word alignments (-include-alignment-in-n-best), ids 0..N-1")
+    add_in(s, "--input", required=True, help="the tokenized source the list translates")
+    add_in(s, "--docs", help="document boundaries of --input")
+    add_in(s, "--coref", help="pronoun records (cad coref output); default: run --backend")
+    s.add_argument("--backend", default=DEFAULT_BACKEND, choices=BACKENDS,
+                   help=f"coreference backend when no --coref is given (default: {DEFAULT_BACKEND})")
+    s.add_argument("--cm", required=True, help="the CM table (tables/<name>/cm.gz)")
+    s.add_argument("--weight", type=float, default=0.1,
+                   help="lambda_CM, added to the decoder's total times the CM log-probability (default 0.1)")
+    s.add_argument("--humanness", action="store_true", help="the CM's bundles carry humanness")
+    add_out(s, "--out", required=True, help="the reranked 1-best translations")
+    add_out(s, "--trace", help="JSON line per sentence: chosen rank and each hypothesis's CM score")
+    add_out(s, "--alignment-out", help="source-translation word alignment of the chosen hypotheses")
+    s.set_defaults(func=_rerank)
+
+
+def add_translate_parser(sub) -> None:
+    s = sub.add_parser("translate", help="coreference-aware document translation (and the BL/PE baselines)")
+    s.add_argument("--config", required=True,
+                   help="moses.ini; for --system cm with the CM as back-off table or CoreferenceModel feature "
+                        "(cad cm config --mode), which decides the mode")
+    add_in(s, "--input", required=True, help="source text, one sentence per line")
+    add_in(s, "--docs", help="document boundaries (first_line<TAB>doc_id; default: one document)")
+    s.add_argument("--raw", action="store_true",
+                   help="raw text in, text to read out: the input is tokenized, the output detruecased (with "
+                        "--truecase-model) and detokenized")
+    s.add_argument("--no-lowercase", action="store_true",
+                   help="give the decoder the input's case as it is (default: lowercased, as a model trained "
+                        "with cad train's default)")
+    s.add_argument("--truecase-model", default="auto",
+                   help="the source side's truecasing model of a model trained on truecased text (cad train "
+                        "--truecase, cad truecase train): the input is truecased instead of lowercased, and the "
+                        "output detruecased with --raw or --detokenize; auto: truecase-model.<src> beside the "
+                        "config's first phrase table when there is one; none: lowercase (default: %(default)s)")
+    s.add_argument("--src", default="en", choices=("en", "es"),
+                   help="source language (default: %(default)s); es: the CM's bundles carry the Spanish "
+                        "antecedent's own gender, number and humanness (seed 003; --cm-mode backoff)")
+    s.add_argument("--tgt", default="fr", help="target language, for --detokenize (default: %(default)s)")
+    s.add_argument("--system", choices=["cm", "baseline", "pe"], default="cm",
+                   help="cm: the Coreference Model (see --cm-mode); baseline: the decoder alone; pe: the baseline "
+                        "post-edited to agree with the antecedents (default: %(default)s)")
+    s.add_argument("--cm-mode", choices=["auto", "backoff", "feature", "rerank"], default="auto",
+                   help="backoff: seed 004's back-off table in --config; feature: the CoreferenceModel feature "
+                        "in --config; rerank: decode --config's n-best lists and rerank them with --classes "
+                        "(works with --decoder moses); auto (default): feature if --config has it, rerank if "
+                        "--classes is given, else backoff")
+    s.add_argument("--classes", help="the class CM (tables/<name>/classes.gz) for --cm-mode rerank, or with "
+                                     "--cm-model classifier the classifier CM (classifier.json)")
+    s.add_argument("--cm-model", choices=CM_MODELS, default="table",
+                   help="--cm-mode rerank: the pronoun model --classes holds (default: table)")
+    s.add_argument("--cm-weight", type=float, default=1.0, help="lambda_CM for --cm-mode rerank (default 1)")
+    s.add_argument("--objective", choices=OBJECTIVES, default="credit",
+                   help="--cm-mode rerank: the class CM's score, ln expected APT credit (default) or ln P(class)")
+    s.add_argument("--nbest", type=int, default=30, help="distinct n-best size for --cm-mode rerank (default 30)")
+    s.add_argument("--backend", default=DEFAULT_BACKEND, choices=BACKENDS,
+                   help=f"coreference backend (default: {DEFAULT_BACKEND})")
+    add_in(s, "--corzu", help="--backend corzu: CorZu's pronoun records for --input (corzu.*.jsonl), "
+                              "with --docs")
+    add_spanish_lexicons(s, add_in)
+    s.add_argument("--humanness", action="store_true", help="the CM's bundles carry source-side humanness")
+    add_out(s, "--trace", help="one JSON line per pronoun (antecedent, features or bundles, target); for "
+                               "--system baseline and pe too (antecedent and target, to compare systems "
+                               "pronoun by pronoun)")
+    s.add_argument("--detokenize", action="store_true",
+                   help="detokenize the output (sacremoses, --tgt's rules; implied by --raw)")
+    add_out(s, "--alignment-out", help="write the source-translation word alignment (Moses i-j)")
+    s.add_argument("--decoder", choices=["cad", "moses"], default="cad",
+                   help="cad's decoder, or a real Moses binary (not with a CoreferenceModel feature) "
+                        "(default: %(default)s)")
+    s.add_argument("--moses-bin", help="the Moses binary (default: $MOSES or moses on PATH)")
+    s.add_argument("--engine", choices=("native", "python"), default="native",
+                   help="cad's search: the compiled core (native, default; needs the built extension) or the "
+                        "Python reference (the same output, several times slower)")
+    s.add_argument("--search-algorithm", type=int, choices=[0, 1], default=1,
+                   help="0 normal stack search, 1 cube pruning (default: 1, as documents are long)")
+    s.add_argument("--read-ahead", type=int, default=2, metavar="N",
+                   help="resolve coreference in a background thread up to N documents ahead of the decoder "
+                        "(the same output; 0: each document when it is reached) (default: %(default)s)")
+    add_out(s, "--out", default="-", help="the translation")
+    s.set_defaults(func=_translate)

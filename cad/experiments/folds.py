@@ -1,0 +1,79 @@
+"""Folds by document for the pronoun experiments: the documents cut into consecutive folds, every
+system's weight chosen on the other folds by C1+C2 accuracy (ties: BLEU, then the smaller weight)
+and its outputs at that weight pooled over the folds it was tested on."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from cad.eval.apt import evaluate
+from cad.eval.bleu import bleu_chrf
+from cad.eval.report import System, french_settings
+from cad.experiments.stages import SystemRun, slug, write_lines
+
+
+@dataclass
+class Folds:
+    first_line: list[int]            # per document, its first sentence in the whole set
+    doc_lines: list[list[int]]       # per document, its sentences
+    fold_docs: list[list[int]]       # per fold, its documents
+    fold_sents: list[set[int]]       # per fold, its sentences
+
+    @classmethod
+    def by_document(cls, docs_list: list, folds: int) -> "Folds":
+        """Consecutive runs of the document list (folds by talk)."""
+        first_line, k = [], 0
+        for _, sents in docs_list:
+            first_line.append(k)
+            k += len(sents)
+        doc_lines = [list(range(first_line[d], first_line[d] + len(s))) for d, (_, s) in enumerate(docs_list)]
+        per = math.ceil(len(docs_list) / folds)
+        fold_docs = [list(range(i, min(i + per, len(docs_list)))) for i in range(0, len(docs_list), per)]
+        return cls(first_line, doc_lines, fold_docs, [{k for d in f for k in doc_lines[d]} for f in fold_docs])
+
+    def tuning_sentences(self, f: int) -> set[int]:
+        return set().union(*(self.fold_sents[g] for g in range(len(self.fold_sents)) if g != f))
+
+
+def fold_score(source, reference, align_ref, cand_lines, align_lines, sentences: set[int], work: Path) -> tuple[float, float]:
+    """(C1+C2 accuracy, BLEU) of a candidate restricted to the given sentences."""
+    keep = sorted(sentences)
+    sub = {}
+    for name, lines in (("src", source), ("ref", reference), ("aref", align_ref), ("cand", cand_lines),
+                        ("acand", align_lines)):
+        sub[name] = write_lines(work / f"fold.{name}", [lines[k] for k in keep])
+    res = evaluate(sub["src"], sub["ref"], sub["cand"], sub["aref"], sub["acand"], french_settings())
+    total = sum(res.counts.values())
+    acc = (res.counts[1] + res.counts[2]) / total if total else math.nan
+    return acc, bleu_chrf(sub["cand"], sub["ref"])["bleu"]
+
+
+def pool_run(name: str, run: SystemRun, folds: Folds, lines: tuple[list[str], list[str], list[str]], work: Path,
+             tuning: dict, tuned_per_fold: bool) -> System:
+    """Each fold's sentences at the weight the other folds chose (`tuning` records every weight's
+    scores), written as the system's pooled output and alignment. `lines`: the source, reference
+    and reference alignment. A system `tuned_per_fold` already holds its pooled outputs."""
+    final_out = list(run.outputs[next(iter(run.outputs))])
+    final_al = list(run.alignments[next(iter(run.alignments))])
+    for f, test in enumerate(folds.fold_sents):
+        tune = folds.tuning_sentences(f)
+        if tuned_per_fold:
+            continue
+        if len(run.outputs) > 1:
+            scored = []
+            for w in run.outputs:
+                acc, b = fold_score(*lines, run.outputs[w], run.alignments[w], tune, work)
+                scored.append((acc, b, -w, w))
+                tuning.setdefault(name, {}).setdefault(f"fold{f + 1}", {})[str(w)] = {"acc_c1_c2": acc, "bleu": b}
+            best_w = max(scored)[3]
+        else:
+            best_w = next(iter(run.outputs))
+        run.chosen[f"fold{f + 1}"] = best_w
+        for k in test:
+            final_out[k] = run.outputs[best_w][k]
+            final_al[k] = run.alignments[best_w][k]
+    cand = write_lines(work / f"{slug(name)}.out", final_out)
+    al = write_lines(work / f"{slug(name)}.align", final_al)
+    return System(name, cand, al)

@@ -1,0 +1,95 @@
+"""Seed 004's coreference-aware translation with the CM as back-off table (§4): per document,
+sentences are translated in order. A pronoun whose antecedent lies in an earlier sentence is
+replaced by the feature token read from that sentence's translation (decoder word alignment +
+French morphology of the antecedent's translation); for an antecedent in the same sentence, the
+sentence is translated once, the antecedent's translation read, the token substituted, and the
+sentence translated again. Pronouns without a nominal antecedent go through the default table.
+Feature tokens are unknown to the default table, so the decoder's back-off path sends them to
+the CM.
+"""
+
+from __future__ import annotations
+
+from cad.cm.bundles import Bundle, parse_token
+from cad.cm.projection import aligned_targets, first_noun_or_pronoun
+from cad.decoder.search import Decoder, Translation
+from cad.lang.fr_morph import tag
+from cad.translate.trace import TraceRecord, target_of
+from coref.records import PronounResolution
+
+
+def antecedent_features(tr: Translation, cand_start: int, cand_end: int, pronoun: str,
+                        human: bool | None, with_human: bool) -> tuple[str | None, str | None]:
+    """(feature token, antecedent's target word) from a translated sentence."""
+    aligned = aligned_targets(cand_start, cand_end, tr.best.word_alignment)
+    if not aligned or not tr.best.words:
+        return None, None
+    morph = tag([tr.best.words])[0]
+    p = first_noun_or_pronoun(aligned, morph)
+    if p is None:
+        return None, None
+    m = morph[p]
+    return Bundle(pronoun.lower(), m.gender, m.number, human).token(with_human), tr.best.words[p]
+
+
+def translate_document(decoder: Decoder, doc_id: str, sentences: list[list[str]],
+                       resolutions: list[PronounResolution], with_human: bool = False,
+                       baseline: Decoder | None = None) -> tuple[list[Translation], list[TraceRecord]]:
+    """Translate one document; `baseline` (optional) decodes the first pass of intra-sentential cases."""
+    by_sentence: dict[int, list[PronounResolution]] = {}
+    for r in resolutions:
+        by_sentence.setdefault(r.sentence, []).append(r)
+    done: list[Translation] = []
+    traces: list[TraceRecord] = []
+    # a pronoun whose antecedent is an earlier, already featured pronoun inherits its features
+    featured: dict[tuple[int, int], tuple[str, str]] = {}
+    for k, sent in enumerate(sentences):
+        tokens = list(sent)
+        recs = by_sentence.get(k, [])
+        intra = []
+        sent_traces = []
+        for r in recs:
+            tr = TraceRecord(doc_id, k, r.index, r.token,
+                             candidates=[(c.text, round(c.probability, 4)) for c in r.candidates])
+            sent_traces.append(tr)
+            if not r.referential or not r.candidates:
+                continue
+            c = r.best
+            tr.antecedent, tr.antecedent_sentence = c.text, c.sentence
+            if c.kind != "np":
+                continue      # a clause has no gender or number to carry: the default table translates
+
+            inherited = featured.get((c.sentence, c.head))
+            if inherited is not None:
+                feat = Bundle(r.token.lower(), inherited[0], inherited[1], c.human).token(with_human)
+                tokens[r.index] = feat
+                tr.features, tr.antecedent_translation, tr.pass_ = feat, inherited[2], "inter" if c.sentence < k else "intra"
+                featured[(k, r.index)] = inherited
+            elif c.sentence < k:
+                feat, word = antecedent_features(done[c.sentence], c.start, c.end, r.token, c.human, with_human)
+                if feat:
+                    tokens[r.index] = feat
+                    tr.features, tr.antecedent_translation, tr.pass_ = feat, word, "inter"
+                    b = parse_token(feat)
+                    featured[(k, r.index)] = (b.gender, b.number, word)
+            elif c.sentence == k:
+                intra.append((r, c, tr))
+        if intra:
+            first = (baseline or decoder).translate(" ".join(tokens))
+            for r, c, tr in intra:
+                inherited = featured.get((c.sentence, c.head))
+                if inherited is not None:
+                    feat, word = Bundle(r.token.lower(), inherited[0], inherited[1], c.human).token(with_human), inherited[2]
+                else:
+                    feat, word = antecedent_features(first, c.start, c.end, r.token, c.human, with_human)
+                if feat:
+                    tokens[r.index] = feat
+                    tr.features, tr.antecedent_translation, tr.pass_ = feat, word, "intra"
+                    b = parse_token(feat)
+                    featured[(k, r.index)] = (b.gender, b.number, word)
+        result = decoder.translate(" ".join(tokens))
+        for tr in sent_traces:
+            tr.target = target_of(result, tr.index)
+        done.append(result)
+        traces.extend(sent_traces)
+    return done, traces

@@ -1,0 +1,61 @@
+"""The French morphology of translations that later pronouns read their antecedents from, and
+the antecedent's gender and number projected through a translation's word alignment."""
+
+from __future__ import annotations
+
+from concurrent.futures import Executor, Future
+
+from cad.cm.projection import aligned_targets, first_noun_or_pronoun
+from cad.decoder.search import Translation
+from cad.lang.fr_morph import tag_words
+
+
+class TranslationMorphology:
+    """The French tags of translations, computed by `pool` (one worker process, which alone holds
+    spaCy's French pipeline) or, without one, in the caller: a translation that a later pronoun's
+    antecedent lies in is sent for tagging as soon as it is decoded, while the decoder goes on."""
+
+    KEEP = 64       # translations kept tagged; antecedents lie a few sentences back at most
+
+    def __init__(self, pool: Executor | None = None):
+        self.pool = pool            # None: tag in the caller's thread
+        self.cache: dict[int, tuple[Translation, Future]] = {}
+
+    def prefetch(self, tr: Translation) -> None:
+        """Start tagging `tr` in the pool (without one, `of` tags when asked)."""
+        if self.pool is not None:
+            self._start(tr)
+
+    def _start(self, tr: Translation) -> None:
+        if id(tr) in self.cache or not tr.best.words:
+            return
+        if len(self.cache) >= self.KEEP:
+            self.cache.clear()
+        if self.pool is None:
+            done: Future = Future()
+            done.set_result(tag_words(tr.best.words))
+        else:
+            done = self.pool.submit(tag_words, tr.best.words)
+        self.cache[id(tr)] = (tr, done)     # the translation kept alive, so that its id stays its own
+
+    def ready(self, tr: Translation) -> bool:
+        """Whether `of(tr)` would return at once."""
+        if self.pool is None or not tr.best.words:
+            return True
+        self._start(tr)
+        return self.cache[id(tr)][1].done()
+
+    def of(self, tr: Translation) -> list:
+        self._start(tr)
+        return self.cache[id(tr)][1].result()
+
+
+def projection(tr: Translation, start: int, end: int, morphology: TranslationMorphology) -> tuple[str, str] | None:
+    """Gender and number of the antecedent's translation: the first noun or pronoun among the
+    target words aligned to source span [start, end) (seed 004)."""
+    aligned = aligned_targets(start, end, tr.best.word_alignment)
+    if not aligned or not tr.best.words:
+        return None
+    morph = morphology.of(tr)
+    p = first_noun_or_pronoun(aligned, morph)
+    return None if p is None else (morph[p].gender, morph[p].number)

@@ -1,0 +1,164 @@
+"""Coreference-aware translation with the CM as the CoreferenceModel decoder feature: each *it*/
+*they* gets its CM mixture as decoder context (cad/cm/feature.py). An antecedent in an earlier
+sentence is read from that sentence's translation; one in the same sentence from a first pass in
+which that candidate's bundle stays coarse (pronoun and role), after which the sentence is
+translated again (seed 004's two passes).
+"""
+
+from __future__ import annotations
+
+from cad.cm.class_model import CM_PRONOUNS, antecedent_distribution, pronoun_mixture
+from cad.cm.classes import aligned_words, pronoun_class
+from cad.decoder.search import Translation
+from cad.translate.morphology import TranslationMorphology, projection
+from cad.translate.trace import TraceRecord
+from coref.english.roles import pronoun_roles
+from coref.records import PronounResolution
+
+AHEAD = 8       # sentences looked at for one that can be decoded while an earlier one waits for tags
+
+
+def translate_document_feature(decoder, doc_id: str, sentences: list[list[str]],
+                               resolutions: list[PronounResolution], with_human: bool = False,
+                               roles: dict[tuple[int, int], str] | None = None,
+                               projector=None, nbest: int = 0, distinct: bool = False,
+                               morphology: TranslationMorphology | None = None
+                               ) -> tuple[list[Translation], list[TraceRecord]]:
+    """Translate one document in feature mode. `projector` (candidate -> (gender, number) or
+    None), when given, replaces reading the translations: the oracle that reads the reference.
+    `nbest`/`distinct`: each sentence's final pass also returns its n-best list, whose feature
+    values are those of the context the 1-best translations gave (tuning). `morphology`: where the
+    translations are tagged (default: here, when needed)."""
+    recs_of: dict[int, list[PronounResolution]] = {}
+    for r in resolutions:
+        if r.token.lower() in CM_PRONOUNS:
+            recs_of.setdefault(r.sentence, []).append(r)
+    if roles is None:
+        roles = pronoun_roles(sentences, {(r.sentence, r.index) for rs in recs_of.values() for r in rs})
+    return FeaturePasses(decoder, doc_id, sentences, recs_of, with_human, roles, projector, nbest, distinct,
+                         morphology or TranslationMorphology()).run()
+
+
+class FeaturePasses:
+    """One document's sentences in feature mode. Sentences go in order, except that while the
+    first waiting sentence's antecedent is being tagged (in the French worker), a later one that
+    waits for nothing is decoded. Each sentence's translation depends only on its own context, so
+    the output is the same in any order."""
+
+    def __init__(self, decoder, doc_id: str, sentences: list[list[str]], recs_of: dict[int, list[PronounResolution]],
+                 with_human: bool, roles: dict, projector, nbest: int, distinct: bool,
+                 morphology: TranslationMorphology):
+        self.decoder, self.doc_id, self.sentences, self.recs_of = decoder, doc_id, sentences, recs_of
+        self.with_human, self.roles, self.projector = with_human, roles, projector
+        self.nbest, self.distinct, self.morphology = nbest, distinct, morphology
+        n = len(sentences)
+        self.done: list[Translation | None] = [None] * n
+        self.traces: list[list[TraceRecord]] = [[] for _ in range(n)]
+        # (sentence, token) of a resolved pronoun -> its antecedents' features
+        self.passed_on: dict[tuple[int, int], dict] = {}
+        self.firsts: dict[int, tuple[Translation, dict]] = {}     # intra: the first pass and its context
+        # the sentences whose translation a later pronoun's projection reads
+        self.read_later = {c.sentence for rs in recs_of.values() for r in rs for c in r.candidates
+                           if c.sentence < r.sentence and c.kind == "np"} if projector is None else set()
+        # the earlier sentences whose translations (and their pronouns' features) a sentence reads
+        self.needs = {k: sorted({c.sentence for r in recs for c in r.candidates if c.sentence < k})
+                      for k, recs in recs_of.items()}
+
+    def run(self) -> tuple[list[Translation], list[TraceRecord]]:
+        pending = list(range(len(self.sentences)))
+        while pending:
+            for pos, k in enumerate(pending[:AHEAD]):
+                if self.waits_for(k) is None:
+                    if self.step(k):
+                        del pending[pos]
+                    break
+            else:
+                # the first pending sentence's earlier sentences are all done: it waits only for
+                # tags (which may have come in since it was looked at)
+                tr = self.waits_for(pending[0])
+                if isinstance(tr, Translation):
+                    self.morphology.of(tr)
+        return self.done, [tr for recs in self.traces for tr in recs]
+
+    def project(self, k: int, first: Translation | None, c) -> dict:
+        if self.projector is not None:
+            gn = self.projector(c)
+        elif c.sentence < k:
+            gn = projection(self.done[c.sentence], c.start, c.end, self.morphology)
+        elif c.sentence == k and first is not None:
+            gn = projection(first, c.start, c.end, self.morphology)
+        else:
+            gn = None
+        if gn is None and (c.sentence, c.head) in self.passed_on:
+            return self.passed_on[(c.sentence, c.head)]      # *it* ... *it*: the chain's features
+        return {gn: 1.0}
+
+    def context(self, k: int, first: Translation | None) -> dict:
+        # in token order, so that a pronoun whose antecedent is an earlier pronoun of the same
+        # sentence (*it was not dead but it was wounded*) inherits that one's features
+        mixes = {}
+        for r in sorted(self.recs_of[k], key=lambda r: r.index):
+            mixes[r.index] = pronoun_mixture(r, self.roles[(k, r.index)], lambda c: self.project(k, first, c),
+                                             self.with_human)
+            self.passed_on[(k, r.index)] = antecedent_distribution(mixes[r.index])
+        return {"pronouns": mixes}
+
+    def finish(self, k: int, result: Translation, ctx: dict | None, intra: bool) -> None:
+        self.done[k] = result
+        if k in self.read_later:
+            self.morphology.prefetch(result)
+        sent = self.sentences[k]
+        for r in self.recs_of.get(k, []):
+            tr = TraceRecord(self.doc_id, k, r.index, r.token,
+                             candidates=[(c.text, round(c.probability, 4)) for c in r.candidates],
+                             pass_="intra" if intra else "inter" if r.candidates else "none")
+            if r.candidates:
+                tr.antecedent, tr.antecedent_sentence = r.best.text, r.best.sentence
+            tr.bundles = {b: round(w, 4) for b, w in sorted(ctx["pronouns"][r.index].items(), key=lambda x: -x[1])}
+            tr.features = next(iter(tr.bundles), None)
+            # what the feature scored: the aligned words with APT's improvement (*la tuer*, *it* unaligned)
+            words = aligned_words(sent, result.best.words, result.best.word_alignment, r.index)
+            tr.target = " ".join(words)
+            tr.target_class = pronoun_class(words)
+            self.traces[k].append(tr)
+
+    def translate(self, k: int, ctx: dict | None) -> Translation:
+        return self.decoder.translate(" ".join(self.sentences[k]), nbest=self.nbest, distinct=self.distinct,
+                                      context=ctx)
+
+    def step(self, k: int) -> bool:
+        """Translate sentence k as far as it can go now; True once it is done."""
+        if k not in self.recs_of:
+            self.finish(k, self.decoder.translate(" ".join(self.sentences[k]), nbest=self.nbest,
+                                                  distinct=self.distinct), None, False)
+            return True
+        if k in self.firsts:
+            first, first_ctx = self.firsts.pop(k)
+            ctx = self.context(k, first)
+            # the first pass's words changed no bundle: decoding again gives the same
+            result = first if ctx == first_ctx else self.translate(k, ctx)
+            self.finish(k, result, ctx, True)
+            return True
+        intra = self.projector is None and any(c.sentence == k and c.kind == "np"
+                                               for r in self.recs_of[k] for c in r.candidates)
+        ctx = self.context(k, None)
+        result = self.translate(k, ctx)
+        if not intra:
+            self.finish(k, result, ctx, False)
+            return True
+        self.firsts[k] = (result, ctx)
+        self.morphology.prefetch(result)
+        return False
+
+    def waits_for(self, k: int) -> Translation | bool | None:
+        """What sentence k waits for: an earlier sentence not yet done (True), the translation whose
+        tags it reads, or nothing (None)."""
+        if k in self.firsts:
+            first = self.firsts[k][0]
+            return None if self.morphology.ready(first) else first
+        for j in self.needs.get(k, ()):
+            if self.done[j] is None:
+                return True
+            if j in self.read_later and not self.morphology.ready(self.done[j]):
+                return self.done[j]
+        return None

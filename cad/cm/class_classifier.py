@@ -23,10 +23,12 @@ import os
 from collections import defaultdict
 from pathlib import Path
 
+from cad.cm.class_model import ClassTable
 from cad.cm.classes import CLASSES
-from coref.english.roles import pleonastic_cues
+from cad.cm.source_cm import SourceClassTable
 from cad.core.errors import CadError
 from cad.core.textio import atomic_output
+from coref.english.roles import pleonastic_cues
 
 FORMAT = "cad-cm-classifier-1"
 MODEL_FILE = "classifier.json"
@@ -178,8 +180,6 @@ def train_classifier(instances: list[tuple[dict[str, float], str, float, list[st
     """Choose C on the two halves (held-out log-loss), then fit on everything. `halves[i]` is
     instance i's half (0/1, by document). The class table of the same halves is scored alike, so
     the model file says how the two compare."""
-    from cad.cm.class_model import ClassTable
-
     X = [features(tokens, index, mix) for mix, _, _, tokens, index in instances]
     y = [c for _, c, _, _, _ in instances]
     w = [wt for _, _, wt, _, _ in instances]
@@ -208,8 +208,6 @@ def train_classifier(instances: list[tuple[dict[str, float], str, float, list[st
 def load_pronoun_model(path: str | os.PathLike, kind: str = "table"):
     """The CM's pronoun model: the class table (classes.gz), the classifier (classifier.json), or the
     source-feature class table of Spanish→English (classes.gz of `cad cm build --src es`)."""
-    from cad.cm.class_model import ClassTable
-
     if kind == "table":
         return ClassTable.read(path)
     if kind == "classifier":
@@ -217,8 +215,6 @@ def load_pronoun_model(path: str | os.PathLike, kind: str = "table"):
             path = Path(path) / MODEL_FILE
         return ClassifierCM.load(path)
     if kind == "source-table":
-        from cad.cm.source_cm import SourceClassTable
-
         return SourceClassTable.read(path)
     raise CadError(f"unknown CM model {kind!r} (choose from {', '.join(CM_MODELS)})")
 

@@ -24,8 +24,9 @@ from typing import Callable
 
 from cad.cm.classes import CLASSES
 from cad.core.errors import CadError
-from cad.lang.en import CM_PRONOUNS
 from cad.core.textio import atomic_output, read_lines
+from cad.eval.lists import FR_EQUAL, FR_SIMILAR, FR_TARGET_PRONOUNS, OTHER
+from cad.lang.en import CM_PRONOUNS
 from coref.records import Candidate, PronounResolution
 
 FLOOR = 1e-7
@@ -97,8 +98,6 @@ def antecedent_distribution(mixture: dict[str, float]) -> dict[tuple[str, str] |
 def _apt_word(cls: str) -> str | None:
     """The class as APT sees it: a word of the French target list, OTHER for any other aligned
     word (*le*, *lui*, *y*, a noun), None for nothing aligned."""
-    from cad.eval.lists import FR_TARGET_PRONOUNS, OTHER
-
     if cls == "NONE":
         return None
     return cls if cls in FR_TARGET_PRONOUNS else OTHER
@@ -120,8 +119,6 @@ def credit_matrix() -> dict[str, dict[str, float]]:
     """{candidate class: {reference class: 1.0}} for the pairs that APT counts as correct in C1+C2
     accuracy: the same word up to its equal group (*ce* = *c'*, *ça* = *cela*), a pair of one
     similar group (*ce*/*il*, *ce*/*ça*), OTHER for OTHER; a dropped pronoun earns nothing."""
-    from cad.eval.lists import FR_EQUAL, FR_SIMILAR
-
     def canon(w: str) -> str:
         return next((g[0] for g in FR_EQUAL if w in g), w)
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Iterable, Sequence
 
+from cad.eval.apt import Side, classify, improve
+from cad.eval.report import french_settings
 from cad.lang import first_class
 from cad.lang.fr import CLASS_OF, NONE, OTHER, TARGET_CLASSES as CLASSES  # noqa: F401  (French's home)
 
@@ -21,8 +23,6 @@ def pronoun_class(words: Iterable[str]) -> str:
 
 @lru_cache(maxsize=1)
 def _apt_settings():
-    from cad.eval.report import french_settings
-
     return french_settings()
 
 
@@ -32,8 +32,6 @@ def aligned_words(src: Sequence[str], tgt: Sequence[str], align: Iterable[tuple[
     next to the translations of the neighbouring source words is taken (*kill it* → *la tuer*,
     where word aligners leave the clitic unaligned in most sentences). The CM learns and the
     decoder scores the same notion of "what the pronoun became" as APT measures."""
-    from cad.eval.apt import Side, classify, improve
-
     align = list(align)
     s = _apt_settings()
     positions = sorted(j for i, j in align if i == pos)

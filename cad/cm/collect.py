@@ -18,16 +18,20 @@ from pathlib import Path
 from dataclasses import asdict, dataclass, field
 from typing import Callable, Iterator
 
-from cad.core.alignment import parse_alignment
 from cad.cm.bundles import Bundle
 from cad.cm.class_model import CM_PRONOUNS, pronoun_mixture
 from cad.cm.classes import aligned_words, pronoun_class
 from cad.cm.projection import antecedent_head, candidate_features, document_morph
+from cad.core.aligned_docs import aligned_documents
+from cad.core.alignment import parse_alignment
 from cad.core.errors import CadError
+from cad.core.progress import progress
 from cad.core.shards import Parallel, Shard, ShardStore, ShardTask, fingerprint_salt, plan_shards, run_shards, shard_tasks
 from cad.core.textio import is_uint, read_lines
+from coref.backends import get_backend
+from coref.corpus import BackendSpec, _backend
 from coref.english.roles import pronoun_roles
-from coref.records import PronounResolution, parse_record
+from coref.records import PronounResolution, parse_record, read_jsonl
 
 # the French tagging of the antecedents' sentences dominates: a few seconds a shard
 DEFAULT_SHARD_LINES = 2000
@@ -151,10 +155,6 @@ def collect_in_process(corpus: str, align: str, src_lang: str, tgt_lang: str, do
                        doc_ids: list[tuple[int, str]] | None, coref: str | None, backend: str, with_human: bool,
                        single_best: bool, domain_weights: dict[str, float]) -> Collection:
     """Every document's evidence, one after the other in this process (any input may be '-')."""
-    from cad.core.aligned_docs import aligned_documents
-    from cad.core.progress import progress
-    from coref.records import read_jsonl
-
     acc = Collection()
     by_doc: dict[str, list[PronounResolution]] = {}
     resolver = None
@@ -162,8 +162,6 @@ def collect_in_process(corpus: str, align: str, src_lang: str, tgt_lang: str, do
         for r in read_jsonl(coref):
             by_doc.setdefault(r.doc, []).append(r)
     else:
-        from coref.backends import get_backend
-
         resolver = get_backend(backend)
     docs_iter = aligned_documents(f"{corpus}.{src_lang}", f"{corpus}.{tgt_lang}", align, docs)
     n_docs = len(doc_ids) if doc_ids is not None else 1
@@ -197,8 +195,6 @@ def collect_shard(task: ShardTask, out: Path, spec: CollectSpec) -> None:
         by_doc.setdefault(r.doc, []).append(r)
     resolver = None
     if spec.coref is None:
-        from coref.corpus import BackendSpec, _backend
-
         resolver = _backend(BackendSpec(spec.backend))
     acc = Collection()
     weights = dict(spec.domain_weights)

@@ -23,9 +23,10 @@ from pathlib import Path
 from cad.core.aligned_docs import aligned_documents
 from cad.core.docs import read_docs
 from cad.core.errors import CadError
-from cad.lang.es import GENDERS, NUMBERS
 from cad.core.progress import progress
-from cad.core.textio import atomic_output, count_lines
+from cad.core.textio import atomic_output, count_lines, read_lines
+from cad.lang.en import pronoun_class
+from cad.lang.es import GENDERS, NUMBERS
 from coref.records import Candidate, PronounResolution
 
 log = logging.getLogger(__name__)
@@ -163,8 +164,6 @@ def collect_classes(src: list[list[str]], tgt: list[list[str]], align: list[list
                     records: list[PronounResolution]) -> list[tuple[dict[str, float], str]]:
     """({bundle(c): p(c)}, English class) for every pronoun with candidates; a pronoun aligned to
     nothing counts as NONE (the translation dropped it, or said *the*), which the feature must know."""
-    from cad.lang.en import pronoun_class
-
     out = []
     for r in records:
         if not r.candidates:
@@ -232,8 +231,6 @@ class SourceClassTable:
 
     @staticmethod
     def option_class(opt, index: int, tokens: list[str]) -> str:
-        from cad.lang.en import pronoun_class
-
         if opt.table < 0:
             return pronoun_class(opt.words)          # an unknown word passes through
         rel = index - opt.start
@@ -247,8 +244,6 @@ class SourceClassTable:
 
     @classmethod
     def read(cls, path: str | os.PathLike) -> "SourceClassTable":
-        from cad.core.textio import read_lines
-
         probs: dict[str, dict[str, float]] = defaultdict(dict)
         for lineno, line in enumerate(read_lines(path), 1):
             f = line.split(" ||| ")

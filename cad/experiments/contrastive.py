@@ -28,8 +28,16 @@ import math
 import os
 from dataclasses import dataclass, field
 
+from cad.cm.class_model import CM_PRONOUNS, antecedent_distribution, pronoun_mixture, score_class
+from cad.cm.classes import aligned_words, pronoun_class
+from cad.cm.feature import CoreferenceModelFeature
 from cad.core.errors import CadError
+from cad.core.progress import progress
 from cad.core.textio import read_lines
+from cad.corpus.truecase import ModelCase
+from cad.decoder.search import Derivation, Translation
+from cad.translate.morphology import TranslationMorphology, projection
+from coref.english.roles import pronoun_roles
 
 
 @dataclass
@@ -89,8 +97,6 @@ def read_suite(path: str | os.PathLike) -> list[SuiteItem]:
 
 class ContextScorer:
     def __init__(self, decoder, resolver, with_human: bool = False):
-        from cad.cm.feature import CoreferenceModelFeature
-
         self.decoder = decoder
         self.resolver = resolver
         self.with_human = with_human
@@ -101,14 +107,10 @@ class ContextScorer:
                            model.config.source)
         self.cm = cms[0]
         self.lexicon = _Lexicon(model)
-        from cad.corpus.truecase import ModelCase
-
         self.case = ModelCase.of(model.config, "en", "fr")
 
     # -------------------------------------------------------------- alignment of given text
     def _aligned(self, source: str, target: str):
-        from cad.decoder.search import Derivation, Translation
-
         tr = self.decoder.force(source, target)
         if tr is not None:
             return tr, True
@@ -116,11 +118,6 @@ class ContextScorer:
         return Translation(src, Derivation(tgt, 0.0, [], [], given_alignment=self.lexicon.align(src, tgt))), False
 
     def score(self, item: SuiteItem) -> ItemScore:
-        from cad.cm.class_model import CM_PRONOUNS, antecedent_distribution, pronoun_mixture
-        from cad.cm.classes import aligned_words, pronoun_class
-        from coref.english.roles import pronoun_roles
-        from cad.translate.morphology import TranslationMorphology, projection
-
         src_case, tgt_case = self.case.source_line, self.case.target_line
         context = [(src_case(s), tgt_case(t)) for s, t in item.context]
         source = src_case(item.source)
@@ -175,10 +172,6 @@ class ContextScorer:
         return ItemScore(item.id, scores, method, best, item.correct, classes)
 
     def _fallback(self, source: str, target: str, mixtures) -> tuple[float, str]:
-        from cad.cm.class_model import score_class
-        from cad.cm.classes import aligned_words, pronoun_class
-        from cad.decoder.search import Derivation, Translation
-
         src, tgt = source.split(), target.split()
         links = self.lexicon.align(src, tgt)
         own = Translation(src, Derivation(tgt, 0.0, [], [], given_alignment=links))
@@ -230,8 +223,6 @@ class _Lexicon:
 
 
 def score_suite(scorer: ContextScorer, items: list[SuiteItem]) -> tuple[list[ItemScore], dict]:
-    from cad.core.progress import progress
-
     out = [scorer.score(it) for it in progress(items, desc="score", unit="item")]
     judged = [s for s in out if s.right is not None]
     summary = {"items": len(out), "judged": len(judged),

@@ -8,16 +8,19 @@ import json
 import logging
 from pathlib import Path
 
-from cad.core.aligned_docs import aligned_documents
 from cad.cm.projection import antecedent_head
-from cad.lang.fr_morph import tag
+from cad.core.aligned_docs import aligned_documents
 from cad.core.errors import CadError
-from cad.plm.model import PLM
-from cad.plm.predict import class_members, english_tags, on_rule, other_rule, plm_scores, predict_document
-from cad.plm.sequences import History
-from cad.lang.en import CM_PRONOUNS
-from cad.plm.tsv import CLASSES_2015, Item
 from cad.core.progress import progress
+from cad.core.textio import atomic_output
+from cad.lang.en import CM_PRONOUNS
+from cad.lang.fr_morph import tag
+from cad.plm.model import PLM
+from cad.plm.predict import (class_members, english_tags, filled_target, on_rule, other_rule, plm_scores,
+    predict_document)
+from cad.plm.sequences import History
+from cad.plm.tsv import CLASSES_2015, Item
+from coref.backends import get_backend
 from coref.records import PronounResolution, read_jsonl
 
 log = logging.getLogger(__name__)
@@ -112,8 +115,6 @@ MODEL_FILE = "source_aware.json"
 def save_model(vec, clf, instances: int, path: Path) -> None:
     """The vectorizer's vocabulary and the regression's weights as JSON: a model file is data, so
     loading one that someone sent runs no code (a pickle would)."""
-    from cad.core.textio import atomic_output
-
     names = list(vec.get_feature_names_out())
     with atomic_output(path) as fh:
         json.dump({"format": "cad-source-aware-1", "instances": instances, "features": names,
@@ -159,9 +160,6 @@ class SourceAware:
         return cls(*load_model(p))
 
     def predict_document(self, plm: PLM, items: list[Item], classes: list[str]) -> list[list[str]]:
-        from cad.plm.predict import filled_target
-        from coref.backends import get_backend
-
         if self.resolver is None:
             self.resolver = get_backend("sieve")
         _, infos = predict_document(plm, items, CLASSES_2015, rules=True)

@@ -17,6 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from cad.corpus.truecase import Truecaser
+from cad.decoder.model import _quiet_stderr
+from cad.plm.score import score
 from cad.plm.tsv import Item
 
 CLASS_FILLERS = ("il", "elle", "ils", "elles", "c'", "ce", "ça", "cela", "on")
@@ -45,8 +48,6 @@ def lm_case(path: str | os.PathLike) -> Callable[[list[str]], list[str]]:
     truecase-model.fr there, or lowercased (a model trained with --lowercase)."""
     model = Path(path).parent / "truecase-model.fr"
     if model.exists():
-        from cad.corpus.truecase import Truecaser
-
         return Truecaser(model).truecase
     return lambda words: [w.lower() for w in words]
 
@@ -59,8 +60,6 @@ class LMBaseline:
     def __init__(self, lm_path: str | os.PathLike, none_penalty: float = 0.0, beam: int = 200,
                  case: Callable[[list[str]], list[str]] | None = None):
         import kenlm
-
-        from cad.decoder.model import _quiet_stderr
 
         with _quiet_stderr():
             self.model = kenlm.Model(str(lm_path))
@@ -110,8 +109,6 @@ class LMBaseline:
 
 def tune_none_penalty(baseline: LMBaseline, items: list[Item], grid: list[float], classes: list[str]) -> list[tuple[float, float]]:
     """(penalty, macro-averaged recall) on `items` (with gold classes) for each penalty."""
-    from cad.plm.score import score
-
     out = []
     for p in grid:
         baseline.none_penalty = p

@@ -26,8 +26,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from cad.core.alignment import parse_alignment
-from cad.lang.en import CM_PRONOUNS as SOURCE_PRONOUNS
 from cad.core.textio import atomic_output, read_parallel
+from cad.lang.en import CM_PRONOUNS as SOURCE_PRONOUNS
+from cad.lang.fr_morph import french_nlp
 
 CLASS_OF = {"c'": "ce", "ce": "ce", "ça": "ça", "ca": "ça", "cela": "cela", "il": "il", "ils": "ils",
             "elle": "elle", "elles": "elles", "on": "on"}
@@ -124,8 +125,6 @@ def make_line(source: list[str], target: list[str], alignment: list[tuple[int, i
 def lemma_pos_target(lines: list[Line]) -> None:
     """WMT 2016: every target word but the placeholders as `lemma|POS` (spaCy's French model)."""
     from spacy.tokens import Doc
-
-    from cad.lang.fr_morph import french_nlp
 
     nlp = french_nlp(lemmas=True)
     words = [[w if not w.startswith("REPLACE_") else "ce" for w in ln.target] for ln in lines]

@@ -8,10 +8,11 @@ import os
 from pathlib import Path
 
 from cad.core.errors import CadError
+from cad.core.textio import atomic_output
+from cad.decoder.model import _quiet_stderr
 from cad.lm.arpa import read_arpa, write_arpa
 from cad.lm.kneser_ney import estimate
 from cad.plm.sequences import corpus_sequences
-from cad.core.textio import atomic_output
 
 
 def train_plm(documents, out: str | os.PathLike, order: int = 5, history: int = 4) -> dict:
@@ -32,8 +33,6 @@ def train_plm(documents, out: str | os.PathLike, order: int = 5, history: int = 
 class PLM:
     def __init__(self, directory: str | os.PathLike):
         import kenlm
-
-        from cad.decoder.model import _quiet_stderr
 
         path = Path(directory) / "plm.arpa"
         if not path.exists():

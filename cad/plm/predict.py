@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from cad.lang.fr_morph import Morph, tag
+from cad.lang.models import load_spacy
 from cad.plm.model import PLM
 from cad.plm.sequences import History, PLM_PRONOUNS
 from cad.plm.tsv import PLACEHOLDER, Item
@@ -53,8 +54,6 @@ _EN = None
 def _english():
     global _EN
     if _EN is None:
-        from cad.lang.models import load_spacy
-
         _EN = load_spacy()
     return _EN
 

@@ -16,10 +16,26 @@ import math
 import os
 from pathlib import Path
 
-from coref.english.roles import pleonastic_cues
+from cad.cm.class_classifier import antecedent_features
+from cad.cm.class_model import pronoun_mixture
+from cad.cm.projection import candidate_features
+from cad.core.alignment import parse_alignment
+from cad.core.docs import read_docs
 from cad.core.errors import CadError
+from cad.core.progress import progress
+from cad.core.textio import atomic_output, count_lines, read_parallel
+from cad.lang.fr_morph import tag
+from cad.lm.arpa import write_arpa
+from cad.lm.kneser_ney import estimate
+from cad.plm.classifier import load_model, save_model
 from cad.plm.lm_baseline import CLASS_FILLERS, NONE, OTHER_FILLERS, LMBaseline, filler_class, lm_case
-from cad.plm.tsv import PLACEHOLDER, Item
+from cad.plm.make_data import make_line
+from cad.plm.model import PLM, train_plm
+from cad.plm.predict import predict_document
+from cad.plm.tsv import CLASSES_2015, Item, PLACEHOLDER, read_tsv
+from coref.english.roles import _parser, pleonastic_cues, pronoun_roles
+from coref.english.tokens import moses_doc
+from coref.records import read_jsonl
 
 MODEL_FILE = "pronoun_classifier.json"
 
@@ -87,9 +103,6 @@ def plm_features_of(plm, items: list[Item], doc_starts: list[int]) -> list[dict[
     """Per item, {source index: features} from the Pronoun LM (seed 001) read document by
     document: each class's PLM score against the best, the PLM's own choice, and its two rules
     (*on*, OTHER)."""
-    from cad.plm.predict import predict_document
-    from cad.plm.tsv import CLASSES_2015
-
     out: list[dict] = [{} for _ in items]
     bounds = list(doc_starts) + [len(items)]
     for d in range(len(doc_starts)):
@@ -111,10 +124,6 @@ def syntax_features_of(items: list[Item]) -> list[dict[int, dict[str, float]]]:
     word it depends on (the governing verb, as written: the parser runs without lemmatizer), the POS tags around it, and on the
     French side the POS, gender and number of the word after the slot (*REPLACE est morte* wants
     *elle*; *REPLACE sont* a plural)."""
-    from cad.lang.fr_morph import tag
-    from coref.english.roles import _parser
-    from coref.english.tokens import moses_doc
-
     out: list[dict] = [{} for _ in items]
     todo = [k for k, it in enumerate(items) if it.slots]
     if not todo:
@@ -147,12 +156,6 @@ def antecedent_features_of(items: list[Item], records: list) -> dict[tuple[int, 
     (cad/cm/class_classifier.py's features, every candidate by its probability), each candidate's
     gender and number read from the item's own French side through its alignment (the task gives
     the target text; only the pronouns are hidden)."""
-    from cad.cm.class_classifier import antecedent_features
-    from cad.cm.class_model import pronoun_mixture
-    from cad.cm.projection import candidate_features
-    from cad.lang.fr_morph import tag
-    from coref.english.roles import pronoun_roles
-
     slots = {(k, n) for k, it in enumerate(items) for _, n in it.slots}
     recs = [r for r in records if (r.sentence, r.index) in slots]
     if not recs:
@@ -188,8 +191,6 @@ def document_antecedents(items: list[Item], doc_starts: list[int], records: list
 
 
 def _read_records(path: str | os.PathLike) -> dict[str, list]:
-    from coref.records import read_jsonl
-
     by_doc: dict[str, list] = {}
     for r in read_jsonl(path):
         by_doc.setdefault(r.doc, []).append(r)
@@ -258,15 +259,6 @@ def training_instances(src: str | os.PathLike, tgt: str | os.PathLike, align: st
     be had (antecedent without `coref`, plm when off)."""
     import tempfile
 
-    from cad.core.docs import read_docs
-    from cad.lm.arpa import write_arpa
-    from cad.lm.kneser_ney import estimate
-    from cad.plm.make_data import make_line
-    from cad.core.alignment import parse_alignment
-    from cad.plm.tsv import read_tsv
-    from cad.core.progress import progress
-    from cad.core.textio import atomic_output, count_lines, read_parallel
-
     n = count_lines(src)
     starts = [d.first_line for d in read_docs(docs, n)] + [n]
     half_of = [0] * n
@@ -294,8 +286,6 @@ def training_instances(src: str | os.PathLike, tgt: str | os.PathLike, align: st
         for h in (0, 1):
             write_arpa(estimate(sents[h], order), Path(tmp) / f"lm{h}.arpa")
             if use_plm:
-                from cad.plm.model import train_plm
-
                 train_plm([sents[h][a:a + n] for a, n in zip(local[h], lengths[h])], Path(tmp) / f"plm{h}")
             with atomic_output(Path(tmp) / f"half{h}.tsv") as fh:
                 fh.writelines(x + "\n" for x in halves[h])
@@ -309,8 +299,6 @@ def training_instances(src: str | os.PathLike, tgt: str | os.PathLike, align: st
                 ants = document_antecedents(items, local[h], [by_doc.get(str(k), []) for k in half_docs[h]])
             syn = syntax_features_of(items) if "syntax" not in without else [{} for _ in items]
             if use_plm:
-                from cad.plm.model import PLM
-
                 pl = plm_features_of(PLM(Path(tmp) / f"plm{1 - h}"), items, local[h])   # the other half's PLM
             else:
                 pl = [{} for _ in items]
@@ -340,8 +328,6 @@ def train(src: str | os.PathLike, tgt: str | os.PathLike, align: str | os.PathLi
     of feature groups on the same two halves that choose C (never on test data); `plm`: the PLM
     feature group, each half scored by a PLM trained on the other half (as the LM). Returns what
     was chosen and measured."""
-    from cad.plm.classifier import save_model
-
     X, y, missing = training_instances(src, tgt, align, docs, order, without, coref, plm)
     dropped, path = tuple(without), None
     if select_groups:
@@ -360,8 +346,6 @@ class PronounClassifier:
 
     def __init__(self, directory: str | os.PathLike, lm_path: str | os.PathLike, none_penalty: float = 0.0,
                  without: tuple[str, ...] = (), plm_dir: str | os.PathLike | None = None):
-        from cad.plm.classifier import load_model
-
         p = Path(directory) / MODEL_FILE
         if not p.exists():
             raise CadError("no pronoun classifier here (cad plm train-classifier)", str(p))
@@ -404,8 +388,6 @@ def instance_features(lm: LMBaseline, items: list[Item], antecedents: list[dict]
     syn = syntax_features_of(items) if syntax else None
     pl = None
     if plm_dir is not None:
-        from cad.plm.model import PLM
-
         pl = plm_features_of(PLM(plm_dir), items, doc_starts or [0])
     out = []
     for k, it in enumerate(items):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-from cad.lang.fr_morph import Morph
+from cad.lang.fr_morph import Morph, tag
 
 PLM_PRONOUNS = {"il", "ils", "elle", "elles", "le", "la", "lui", "l'", "on", "ce", "ça", "c'", "ç'", "ceci", "cela",
                 "celà", "celui", "celui-ci", "celui-là", "celle", "celle-ci", "celle-là", "ceux", "ceux-ci",
@@ -58,8 +58,6 @@ def document_sequences(sentences: list[list[str]], morph: list[list[Morph]], his
 
 
 def corpus_sequences(documents: Iterable[list[list[str]]], history: int = 4, batch: int = 2000) -> Iterator[list[str]]:
-    from cad.lang.fr_morph import tag
-
     for doc in documents:
         morph = []
         for i in range(0, len(doc), batch):

@@ -15,6 +15,9 @@ from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Iterator
 
+from cad.core.errors import CadError
+from cad.lang.en import CM_PRONOUNS
+from coref.english.roles import pronoun_roles
 from coref.records import PronounResolution
 
 
@@ -39,9 +42,6 @@ def analyse(resolver, doc_id: str, sentences: list[list[str]], with_roles: bool)
         else resolver.resolve(doc_id, sentences)
     roles = None
     if with_roles:
-        from coref.english.roles import pronoun_roles
-        from cad.lang.en import CM_PRONOUNS
-
         roles = pronoun_roles(sentences, {(r.sentence, r.index) for r in records if r.token.lower() in CM_PRONOUNS},
                               parsed)
     return Analysis(records, roles)
@@ -50,8 +50,6 @@ def analyse(resolver, doc_id: str, sentences: list[list[str]], with_roles: bool)
 def onto_tokens(records: list[PronounResolution], sentences: list[list[str]], doc_id: str) -> list[PronounResolution]:
     """The records of a document resolved on its cased text, with the tokens of `sentences`, the
     same words as the decoder reads them (lowercased or truecased: one token for one token)."""
-    from cad.core.errors import CadError
-
     out = []
     for r in records:
         if not (0 <= r.sentence < len(sentences) and 0 <= r.index < len(sentences[r.sentence])) \

@@ -19,9 +19,13 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from cad.cm.bundles import Bundle
+from cad.cm.class_model import CM_PRONOUNS, antecedent_distribution, pronoun_mixture, score_class
+from cad.cm.classes import aligned_words, pronoun_class
 from cad.cm.projection import aligned_targets, first_noun_or_pronoun
 from cad.core.errors import CadError
 from cad.core.textio import read_lines
+from cad.lang.fr_morph import tag
+from coref.english.roles import pronoun_roles
 from coref.records import PronounResolution
 
 FLOOR = 1e-5        # the CM table's own cut: a target it does not list is at most this likely
@@ -83,8 +87,6 @@ def pronoun_target(h: Hypothesis, index: int) -> str:
 
 class Reranker:
     def __init__(self, table: dict[str, dict[str, float]], weight: float, with_human: bool = False, tagger=None):
-        from cad.lang.fr_morph import tag
-
         self.table = table
         self.weight = weight
         self.with_human = with_human
@@ -159,8 +161,6 @@ class ClassReranker:
                  objective: str = "likelihood"):
         """`morph_cache`: French morphology by hypothesis words, shareable between rerankers of
         the same lists (tagging every hypothesis is most of the cost)."""
-        from cad.lang.fr_morph import tag
-
         self.table = table
         self.weight = weight
         self.objective = objective
@@ -181,8 +181,6 @@ class ClassReranker:
 
     def mixtures(self, k: int, h: Hypothesis, records: list[PronounResolution], chosen: list[Hypothesis],
                  roles: dict, passed_on: dict) -> dict[int, dict[str, float]]:
-        from cad.cm.class_model import pronoun_mixture
-
         def project(c):
             src = h if c.sentence == k else chosen[c.sentence] if c.sentence < k else None
             gn = None if src is None else self._gender_number(src, c.start, c.end)
@@ -193,19 +191,12 @@ class ClassReranker:
         return {r.index: pronoun_mixture(r, roles[(k, r.index)], project, self.with_human) for r in records}
 
     def cm_score(self, mixtures: dict[int, dict[str, float]], h: Hypothesis, source: list[str]) -> float:
-        from cad.cm.classes import aligned_words, pronoun_class
-
-        from cad.cm.class_model import score_class
-
         return sum(score_class(self.table.class_distribution(mix, source, i),
                                pronoun_class(aligned_words(source, h.words, h.alignment, i)), self.objective)
                    for i, mix in mixtures.items())
 
     def rerank_document(self, nbests: list[list[Hypothesis]], records: list[PronounResolution],
                         sentences: list[list[str]], roles: dict | None = None) -> tuple[list[Hypothesis], list[RerankTrace]]:
-        from cad.cm.class_model import CM_PRONOUNS, antecedent_distribution
-        from coref.english.roles import pronoun_roles
-
         by_sentence: dict[int, list[PronounResolution]] = defaultdict(list)
         for r in records:
             if r.token.lower() in CM_PRONOUNS:

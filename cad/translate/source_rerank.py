@@ -14,9 +14,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from cad.cm.class_model import score_class
-from cad.translate.rerank import Hypothesis
 from cad.cm.source_cm import SourceClassTable, bundle_of
 from cad.core.errors import CadError
+from cad.lang.en import pronoun_class
+from cad.translate.rerank import Hypothesis
 from coref.records import PronounResolution
 
 
@@ -41,8 +42,6 @@ def pronoun_mixtures(records: list[PronounResolution]) -> dict[int, dict[int, di
 
 
 def hypothesis_class(h: Hypothesis, index: int) -> str:
-    from cad.lang.en import pronoun_class
-
     return pronoun_class([h.words[j] for i, j in sorted(h.alignment, key=lambda x: x[1]) if i == index])
 
 

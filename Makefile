@@ -156,8 +156,11 @@ demo: cm
 		--trace $(OUT)/demo.trace.jsonl --detokenize
 	cat $(OUT)/demo.trace.jsonl
 
+# the layers of .importlinter, the import graph's circles and sizes, and the trained moses.ini
 check: install
-	$(CAD) moses-ini check $(OUT)/moses.ini
+	$(BIN)/lint-imports --config .importlinter --no-cache
+	$(BIN)/python bench/import_graph.py
+	$(if $(wildcard $(OUT)/moses.ini),$(CAD) moses-ini check $(OUT)/moses.ini)
 
 test: install
 	$(BIN)/pytest -q

@@ -36,7 +36,7 @@ import numpy as np
 
 from cad.core.errors import CadError
 from cad.lang.es import FORM_MORPH, PRONOUN_CLASS, morph_of
-from coref.english.features import _bucket, dependency_path  # the same distance buckets as English
+from coref.features import bucket as _bucket, dependency_path
 from coref.records import Candidate, PronounResolution, keep_likely
 from coref.softmax import SoftmaxRanker, load_json, save_json
 

@@ -104,9 +104,9 @@ def get_backend(name: str, gold: str | None = None, pronouns=("it", "they"), mod
     `corzu` (Spanish): CorZu's records for a text of `n_lines` lines split into documents by `docs`;
     `human_lexicon`: a learned human-noun lexicon (cad/lang/humanness.py) for the candidates' humanness;
     `gender_lexicon`: the learned gender of person names (cad/lang/name_gender.py).
-    `spanish`: the native Spanish resolver (coref/spanish/resolver.py) for text without CorZu's output."""
+    `spanish`: the native Spanish resolver (coref/spanish/ranker.py) for text without CorZu's output."""
     if name == "spanish":
-        from coref.spanish.resolver import SpanishResolver
+        from coref.spanish.ranker import SpanishResolver
 
         # the lexicon stored with the model unless another is named
         return SpanishResolver(model, lexicon=human_lexicon or "model", genders=gender_lexicon)

@@ -1,4 +1,4 @@
-"""The native Spanish pronoun resolver (coref.spanish.resolver), its training and evaluation against CorZu."""
+"""The native Spanish pronoun resolver (coref.spanish), its training and evaluation against CorZu."""
 
 import json
 import math
@@ -8,9 +8,14 @@ import pytest
 from conftest import write
 
 from cad.core.errors import CadError
+from cad.lang.es import FORM_MORPH
 from coref.records import PronounResolution
 from coref.softmax import SoftmaxRanker
-from coref.spanish.resolver import (FORM_MORPH, EsMention, EsSite, SpanishModel, Truecaser, agrees, inherit, name_key)
+from coref.spanish.entities import inherit, name_key
+from coref.spanish.features import agrees
+from coref.spanish.mentions import EsMention, EsSite
+from coref.spanish.ranker import SpanishModel
+from coref.spanish.tokens import Truecaser
 
 # seed 003's example (§4): su's antecedent is hermana, a singular feminine human noun
 SEED003 = "Mi hermana va a la escuela .\nSu escuela está detrás de la catedral ."
@@ -117,7 +122,7 @@ def test_model_load_refuses_other_files(tmp_path):
 
 
 def test_shipped_model_is_small_and_complete():
-    from coref.spanish.resolver import default_model_path
+    from coref.spanish.ranker import default_model_path
     import os
 
     path = default_model_path()
@@ -163,13 +168,13 @@ def nlp():
 
 @pytest.fixture(scope="module")
 def resolver(nlp):
-    from coref.spanish.resolver import SpanishResolver
+    from coref.spanish.ranker import SpanishResolver
 
     return SpanishResolver(nlp=nlp)
 
 
 def _parse(nlp, text: str, lower: bool = True):
-    from coref.spanish.resolver import parse
+    from coref.spanish.tokens import parse
 
     return parse(nlp, toks(text, lower), Truecaser({"obama": "Obama"}))
 
@@ -219,7 +224,7 @@ def test_resolve_output_is_well_formed(resolver, tmp_path):
 
 
 def test_sites_clitics_only_where_tagged_pronoun(nlp):
-    from coref.spanish.resolver import sites_of_sentence
+    from coref.spanish.mentions import sites_of_sentence
 
     doc = _parse(nlp, "la ministra la vio y su hermano le habló de ellas .")[0]
     sites = {(s.index, s.word): s for s in sites_of_sentence(doc, 0)}
@@ -230,7 +235,7 @@ def test_sites_clitics_only_where_tagged_pronoun(nlp):
 
 
 def test_mentions_of_a_sentence(nlp):
-    from coref.spanish.resolver import mentions_of_sentence
+    from coref.spanish.mentions import mentions_of_sentence
 
     doc = _parse(nlp, SEED003)[1]
     ms = {m.word: m for m in mentions_of_sentence(doc, 1)}
@@ -245,7 +250,8 @@ def test_mentions_of_a_sentence(nlp):
 
 
 def test_names_elided_subjects_and_relatives(nlp):
-    from coref.spanish.resolver import mentions_of_sentence, walk
+    from coref.spanish.mentions import mentions_of_sentence
+    from coref.spanish.ranker import walk
 
     doc = _parse(nlp, "obama dijo que los países que firmaron el acuerdo lo cumplirán .")[0]
     ms = {m.word: m for m in mentions_of_sentence(doc, 0)}
@@ -270,7 +276,7 @@ def test_names_elided_subjects_and_relatives(nlp):
 
 
 def test_coordination_is_a_plural_mention_beside_its_first_conjunct(nlp):
-    from coref.spanish.resolver import mentions_of_sentence
+    from coref.spanish.mentions import mentions_of_sentence
 
     doc = _parse(nlp, "la ministra y el presidente hablaron con francia y alemania .")[0]
     got = [(m.start, m.end, m.word, m.number, m.gender, m.human, m.coord) for m in mentions_of_sentence(doc, 0)]
@@ -282,7 +288,7 @@ def test_coordination_is_a_plural_mention_beside_its_first_conjunct(nlp):
 
 def test_lexicon_is_optional(nlp):
     from cad.lang.humanness import Entry, HumanLexicon
-    from coref.spanish.resolver import mentions_of_sentence
+    from coref.spanish.mentions import mentions_of_sentence
 
     doc = _parse(nlp, "los inversores compraron las acciones de la empresa .")[0]
     no_lex = {m.word: m for m in mentions_of_sentence(doc, 0)}
@@ -293,7 +299,8 @@ def test_lexicon_is_optional(nlp):
 
 
 def test_pair_features(nlp):
-    from coref.spanish.resolver import mentions_of_sentence, pair_features, site_of
+    from coref.spanish.features import pair_features
+    from coref.spanish.mentions import mentions_of_sentence, site_of
 
     parsed = _parse(nlp, "la ministra y el presidente hablaron .\nella dijo que su país crecerá .")
     ms = {m.word: m for m in mentions_of_sentence(parsed[0], 0) if not m.coord}

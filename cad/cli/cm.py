@@ -54,7 +54,7 @@ def _build_source(a: argparse.Namespace) -> None:
     if docs is None:
         raise CadError(f"--backend {a.backend} needs the corpus's documents (--docs or {a.corpus}.docs)")
     if a.backend == "spanish":
-        from coref.spanish.resolver import SpanishResolver
+        from coref.spanish.ranker import SpanishResolver
 
         resolver = SpanishResolver(lexicon=a.human_lexicon or "model", genders=_genders(a.gender_lexicon))
     else:
@@ -482,7 +482,7 @@ def _experiment_source(a: argparse.Namespace) -> None:
     corzu = CorzuResolver(a.corzu, a.docs, count_lines(a.source), lexicon=_lexicon(a.human_lexicon),
                           genders=_genders(a.gender_lexicon))
     if a.backend == "spanish":
-        from coref.spanish.resolver import SpanishResolver
+        from coref.spanish.ranker import SpanishResolver
 
         resolver = SpanishResolver(lexicon=a.human_lexicon or "model", genders=_genders(a.gender_lexicon))
     else:

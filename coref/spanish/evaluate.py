@@ -1,4 +1,4 @@
-"""The Spanish resolver (coref.spanish.resolver) against CorZu on the dev split, with baselines.
+"""The Spanish resolver (coref.spanish.ranker) against CorZu on the dev split, with baselines.
 
 No gold Spanish coreference exists, so the reference is CorZu's first candidate (seed 003's
 antecedent). Figures, over CorZu's dev pronouns:
@@ -27,7 +27,8 @@ from collections import Counter, defaultdict
 from cad.core.errors import CadError
 from cad.lang.es import corzu_morph
 from coref.spanish.corzu import is_human
-from coref.spanish.resolver import Decision, SpanishResolver, agrees, default_model_path
+from coref.spanish.features import agrees
+from coref.spanish.ranker import Decision, SpanishResolver, default_model_path
 from coref.spanish.train import DEFAULT_DATA, SplitDoc, corzu_first, lowered, read_split
 
 log = logging.getLogger("coref.spanish.evaluate")
@@ -118,7 +119,7 @@ def score_document(doc: SplitDoc, results, tally: Tally) -> None:
 def evaluate(resolver: SpanishResolver, docs: list[SplitDoc], cased: bool = False,
              baselines: bool = True) -> dict:
     """Figures of the resolver (and the baselines) on `docs`: {system: {group: {figure: value}}}."""
-    from coref.spanish.resolver import walk
+    from coref.spanish.ranker import walk
 
     choosers = {"model": resolver.choose}
     if baselines:

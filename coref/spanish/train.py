@@ -1,4 +1,4 @@
-"""Training the Spanish resolver (coref.spanish.resolver) to imitate CorZu on News Commentary.
+"""Training the Spanish resolver (coref.spanish.ranker) to imitate CorZu on News Commentary.
 
 There is no gold Spanish coreference: CorZu's first candidate is the reference. For each pronoun
 site that CorZu resolved, the ranking group is the site's candidates; the right ones are those
@@ -27,7 +27,9 @@ from cad.core.docs import read_docs
 from cad.core.errors import CadError
 from cad.core.textio import read_lines
 from coref.softmax import SoftmaxRanker
-from coref.spanish.resolver import CLITICS, Decision, SpanishModel, Truecaser, default_model_path, parse, walk
+from coref.spanish.mentions import CLITICS
+from coref.spanish.ranker import Decision, SpanishModel, default_model_path, walk
+from coref.spanish.tokens import Truecaser, parse
 
 log = logging.getLogger("coref.spanish.train")
 
@@ -192,7 +194,7 @@ def train(docs: list[SplitDoc], nlp, truecaser: Truecaser | None, lexicon=None, 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m coref.spanish.train",
-        description="Train the native Spanish pronoun resolver (coref.spanish.resolver) to imitate CorZu's first "
+        description="Train the native Spanish pronoun resolver (coref.spanish.ranker) to imitate CorZu's first "
                     "candidate on News Commentary's train split, or with --evaluate measure a model "
                     "against CorZu on the dev split (see coref.spanish.evaluate).")
     p.add_argument("--data", default=str(DEFAULT_DATA),

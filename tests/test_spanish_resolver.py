@@ -350,7 +350,7 @@ def _tiny_split(tmp_path, split="train"):
 
 
 def test_read_split_makes_sentences_document_relative(tmp_path):
-    from coref.spanish.train import corzu_first, read_split
+    from coref.spanish.corzu import corzu_first, read_split
 
     docs = read_split(_tiny_split(tmp_path), "train")
     assert [(d.doc_id, d.first_line, len(d.sentences)) for d in docs] == [("doc-a", 0, 2), ("doc-b", 2, 2)]

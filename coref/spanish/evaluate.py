@@ -23,13 +23,11 @@ import logging
 import time
 from collections import Counter, defaultdict
 
-
-from cad.core.errors import CadError
 from cad.lang.es import corzu_morph
-from coref.spanish.corzu import is_human
+from coref.spanish.corzu import DEFAULT_DATA, SplitDoc, corzu_first, is_human, read_split
 from coref.spanish.features import agrees
 from coref.spanish.ranker import Decision, SpanishResolver, default_model_path
-from coref.spanish.train import DEFAULT_DATA, SplitDoc, corzu_first, lowered, read_split
+from coref.spanish.tokens import lowered
 
 log = logging.getLogger("coref.spanish.evaluate")
 

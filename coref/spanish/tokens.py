@@ -61,3 +61,8 @@ def parse(nlp, sentences: list[list[str]], truecaser: Truecaser | None = None) -
 
     words = [truecaser.apply(s) if truecaser else list(s) for s in sentences]
     return list(nlp.pipe(Doc(nlp.vocab, words=w) for w in words))
+
+
+def lowered(sentences: list[list[str]]) -> list[list[str]]:
+    """The sentences lowercased, as the MT pipeline gives them."""
+    return [[t.lower() for t in s] for s in sentences]

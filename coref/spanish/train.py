@@ -32,7 +32,7 @@ from coref.spanish.tokens import Truecaser, lowered, parse
 
 log = logging.getLogger("coref.spanish.train")
 
-DEFAULT_LEXICON = Path(__file__).resolve().parents[1] / "models" / "es-en" / "humans.es.tsv"
+DEFAULT_LEXICON = Path(__file__).resolve().parents[2] / "models" / "es-en" / "humans.es.tsv"
 
 
 # -- instances -----------------------------------------------------------------------------------

@@ -23,10 +23,12 @@ import logging
 import time
 from collections import Counter, defaultdict
 
+from cad.core.cliargs import run_module
+from cad.core.textio import atomic_output
 from cad.lang.es import corzu_morph
 from coref.spanish.corzu import DEFAULT_DATA, SplitDoc, corzu_first, is_human, read_split
 from coref.spanish.features import agrees
-from coref.spanish.ranker import Decision, SpanishResolver, default_model_path
+from coref.spanish.ranker import Decision, SpanishResolver, default_model_path, walk
 from coref.spanish.tokens import lowered
 
 log = logging.getLogger("coref.spanish.evaluate")
@@ -117,8 +119,6 @@ def score_document(doc: SplitDoc, results, tally: Tally) -> None:
 def evaluate(resolver: SpanishResolver, docs: list[SplitDoc], cased: bool = False,
              baselines: bool = True) -> dict:
     """Figures of the resolver (and the baselines) on `docs`: {system: {group: {figure: value}}}."""
-    from coref.spanish.ranker import walk
-
     choosers = {"model": resolver.choose}
     if baselines:
         choosers.update({"nearest_np": nearest_np, "nearest_mention": nearest_mention})
@@ -185,15 +185,11 @@ def _run(a) -> int | None:
     log.info("%d documents in %.0fs", len(docs), time.time() - t0)
     print(format_report(figs))
     if a.report:
-        from cad.core.textio import atomic_output
-
         with atomic_output(a.report) as fh:
             fh.write(json.dumps(figs, indent=1, sort_keys=True) + "\n")
 
 
 def main(argv: list[str] | None = None) -> int:
-    from cad.core.cliargs import run_module
-
     return run_module("eval_spanish", build_parser(), _run, argv)
 
 

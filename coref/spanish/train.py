@@ -21,8 +21,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cad.core.cliargs import run_module
 from cad.core.errors import CadError
+from cad.core.progress import progress
 from cad.core.textio import read_lines
+from cad.lang.es import spanish_nlp
+from cad.lang.humanness import HumanLexicon
 from coref.softmax import SoftmaxRanker
 from coref.spanish.corzu import DEFAULT_DATA, SplitDoc, corzu_first, read_split, text_path
 from coref.spanish.evaluate import main as eval_main
@@ -75,8 +79,7 @@ def document_instances(doc: SplitDoc, parsed, window: int, max_candidates: int, 
 
 def collect(docs: list[SplitDoc], nlp, truecaser: Truecaser | None, window: int, max_candidates: int,
             lexicon, cased: bool = False) -> Instances:
-    from cad.core.progress import progress
-
+    """The ranking groups and anaphoricity examples of `docs`, parsed as the resolver parses them."""
     inst = Instances()
     for d in progress(docs, total=len(docs), desc="instances", unit="doc"):
         sents = d.sentences if cased else lowered(d.sentences)
@@ -86,8 +89,6 @@ def collect(docs: list[SplitDoc], nlp, truecaser: Truecaser | None, window: int,
 
 def load_lexicon(path: str | None):
     """The human-noun lexicon, or None for 'none' (or a default path that does not exist)."""
-    from cad.lang.humanness import HumanLexicon
-
     if path is None or path.lower() == "none":
         return None
     return HumanLexicon.load(path)
@@ -168,8 +169,6 @@ def _run(a) -> int | None:
         return eval_main(args)
     if a.window < 0 or a.max_candidates < 1 or a.docs < 0 or a.l2 <= 0:
         raise CadError("--window and --docs must be >= 0, --max-candidates >= 1, --l2 > 0")
-    from cad.lang.es import spanish_nlp
-
     t0 = time.time()
     data = Path(a.data)
     truecaser = None
@@ -188,8 +187,6 @@ def _run(a) -> int | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from cad.core.cliargs import run_module
-
     return run_module("train_spanish", build_parser(), _run, argv)
 
 

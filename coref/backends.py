@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import os
+from typing import Protocol
 
 from cad.core.docs import read_docs
 from cad.core.errors import CadError
@@ -16,9 +17,15 @@ DEFAULT_BACKEND = "ranker"
 log = logging.getLogger(__name__)
 
 
+class Resolver(Protocol):
+    """What every backend is: the pronouns of one document, each with its candidate antecedents."""
+
+    def resolve(self, doc_id: str, sentences: list[list[str]]) -> list[PronounResolution]: ...
+
+
 def get_backend(name: str, gold: str | None = None, pronouns=("it", "they"), model: str | None = None,
                 corzu: str | None = None, docs: str | None = None, n_lines: int | None = None,
-                human_lexicon: str | None = None, gender_lexicon: str | None = None):
+                human_lexicon: str | None = None, gender_lexicon: str | None = None) -> Resolver:
     """A resolver by name; `model` is the ranker's model file (default: the one shipped with cad).
     `corzu` (Spanish): CorZu's records for a text of `n_lines` lines split into documents by `docs`;
     `human_lexicon`: a learned human-noun lexicon (cad/lang/humanness.py) for the candidates' humanness;
@@ -79,7 +86,7 @@ def documents(text: str | os.PathLike, docs: str | os.PathLike | None) -> list[t
     return [(str(k), lines[bounds[k]:bounds[k + 1]]) for k in range(len(starts))]
 
 
-def resolve_documents(backend, docs) -> list[PronounResolution]:
+def resolve_documents(backend: Resolver, docs) -> list[PronounResolution]:
     out = []
     for doc_id, sents in docs:
         out.extend(backend.resolve(doc_id, sents))

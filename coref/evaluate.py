@@ -116,7 +116,8 @@ def score(pred: list[PronounResolution], gold: list[GoldPronoun]) -> CorefScores
     return sc
 
 
-def pair_documents(gold_dir: str | os.PathLike, text: str | os.PathLike, docs: str | os.PathLike):
+def pair_documents(gold_dir: str | os.PathLike, text: str | os.PathLike,
+                   docs: str | os.PathLike) -> list[tuple[str, GoldDocument, int, list[list[str]]]]:
     """Pair the gold MMAX2 documents with the documents of a tokenized text by their first words."""
     lines = [line.split() for line in read_lines(text)]
     starts = read_docs(docs, len(lines))

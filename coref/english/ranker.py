@@ -161,7 +161,7 @@ class RankerResolver:
     def parse(self, sentences: list[list[str]]) -> list:
         return list(self.nlp.pipe(moses_doc(self.nlp.vocab, s) for s in sentences))
 
-    def choose(self, dec: Decision):
+    def choose(self, dec: Decision) -> tuple[int | None, np.ndarray | None, float | None]:
         p_ref = self.model.p_referential(dec.ana_feats)
         if not dec.candidates or p_ref < self.model.threshold:
             return None, None, p_ref

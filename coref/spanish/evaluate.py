@@ -36,7 +36,7 @@ log = logging.getLogger("coref.spanish.evaluate")
 SEED003 = ("él", "ella", "su", "sus", "suyo", "suya")
 
 
-def nearest_np(dec: Decision):
+def nearest_np(dec: Decision) -> tuple[int | None, None, None]:
     """Baseline: the nearest earlier agreeing noun phrase."""
     for j, c in enumerate(dec.candidates):
         if c.kind in ("noun", "propn") and agrees(dec.site, c):
@@ -44,7 +44,7 @@ def nearest_np(dec: Decision):
     return None, None, None
 
 
-def nearest_mention(dec: Decision):
+def nearest_mention(dec: Decision) -> tuple[int | None, None, None]:
     """Baseline: the nearest earlier agreeing mention of any kind."""
     for j, c in enumerate(dec.candidates):
         if agrees(dec.site, c):

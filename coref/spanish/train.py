@@ -87,7 +87,7 @@ def collect(docs: list[SplitDoc], nlp, truecaser: Truecaser | None, window: int,
     return inst
 
 
-def load_lexicon(path: str | None):
+def load_lexicon(path: str | None) -> HumanLexicon | None:
     """The human-noun lexicon, or None for 'none' (or a default path that does not exist)."""
     if path is None or path.lower() == "none":
         return None

@@ -72,6 +72,21 @@ def test_name_keys_join_repeated_names_and_definite_nouns_only():
     assert name_key(mention(kind="su", word="su")) is None
 
 
+
+def test_entities_follow_links_then_names_and_count_their_mentions():
+    from coref.spanish.entities import Entities
+
+    grecia, pais, su = mention(kind="propn", word="grecia"), mention(word="país"), mention(kind="su", word="su")
+    again = mention(kind="propn", word="grecia", sentence=2)
+    es = Entities()
+    for m, ante in ((grecia, None), (pais, None), (su, pais), (again, None)):
+        es.join(m, ante)
+    assert [m.entity for m in (grecia, pais, su, again)] == [0, 1, 1, 0]      # linked, then named alike
+    assert es.sizes == {0: 2, 1: 2}
+    lonely = mention(kind="su", word="su")
+    es.join(lonely, mention())              # an antecedent outside every entity: a new one
+    assert lonely.entity == 2 and es.sizes[2] == 1
+
 def test_truecaser_learns_names_and_leaves_cased_text_alone():
     sents = [["Ayer", "Obama", "habló", "con", "la", "OTAN"], ["La", "OTAN", "y", "Obama", "."],
              ["Dijo", "que", "la", "Casa", "blanca", "y", "la", "casa", "de", "obama"],

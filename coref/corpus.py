@@ -1,8 +1,10 @@
-"""`cad coref` over a corpus in shards of whole documents, in parallel (cad/shards).
+"""`cad coref`: a text resolved into pronoun records, over a corpus in shards of whole documents,
+in parallel (cad/shards).
 
 Every backend resolves one document at a time, so a shard's records are the records of its
 documents, and the shards' records in shard order are, byte for byte, the file one process
-writes. Each worker process loads its backend (spaCy, the ranker) once, for all its shards.
+writes. Each worker process loads its backend (spaCy, the ranker) once, for all its shards. A
+text without document boundaries (one document), or a stream, is resolved in this process.
 """
 
 from __future__ import annotations
@@ -14,8 +16,12 @@ import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
+from cad.core.docs import doc_starts
 from cad.core.errors import CadError
 from cad.core.shards import Parallel, ShardStore, ShardTask, fingerprint_salt, plan_shards, run_shards, shard_tasks
+from cad.core.textio import atomic_output, count_lines, is_stdio
+from coref.backends import documents, get_backend, resolve_documents
+from coref.records import record_line, write_jsonl
 
 log = logging.getLogger("cad.coref")
 
@@ -43,17 +49,13 @@ class BackendSpec:
 
 
 @functools.lru_cache(maxsize=2)
-def _backend(spec: BackendSpec):
-    from coref.backends import get_backend
-
+def backend_of(spec: BackendSpec):
     return get_backend(spec.name, spec.gold, spec.pronouns, spec.model, corzu=spec.corzu, docs=spec.docs,
                        n_lines=spec.n_lines, human_lexicon=spec.human_lexicon, gender_lexicon=spec.gender_lexicon)
 
 
 def resolve_shard(task: ShardTask, out: Path, spec: BackendSpec, text: str) -> None:
     """One shard's records, documents numbered by their index in the whole corpus as one process does."""
-    from coref.records import record_line
-
     lines = task.data["text"]
     first = task.shard.first_line
     sentences = []
@@ -63,7 +65,7 @@ def resolve_shard(task: ShardTask, out: Path, spec: BackendSpec, text: str) -> N
             raise CadError("empty line: every line must be a sentence", text, first + k + 1)
         sentences.append(toks)
     starts = [int(s) for s in task.data["starts"]] + [len(lines)]
-    backend = _backend(spec)
+    backend = backend_of(spec)
     records = []
     for d in range(len(starts) - 1):
         for r in backend.resolve(str(task.shard.first_doc + d), sentences[starts[d]:starts[d + 1]]):
@@ -75,9 +77,6 @@ def resolve_corpus(text: str | os.PathLike, docs: str | os.PathLike, out: str | 
                    parallel: Parallel) -> int:
     """Resolve every document of `text` into the JSON Lines file `out` (shards kept in
     OUT.shards/ until then); returns the number of records."""
-    from cad.core.docs import doc_starts
-    from cad.core.textio import atomic_output, count_lines
-
     t = time.time()
     n_lines = count_lines(text)
     starts = doc_starts(docs, n_lines)
@@ -101,3 +100,23 @@ def resolve_corpus(text: str | os.PathLike, docs: str | os.PathLike, out: str | 
     log.info("%d pronouns in %d documents, %.2f documents/s", n_records, len(starts),
              len(starts) / max(time.time() - t, 1e-9))
     return n_records
+
+
+def resolve_text(text: str | os.PathLike, docs: str | os.PathLike | None, out: str | os.PathLike,
+                 spec: BackendSpec, parallel: Parallel) -> None:
+    """Resolve `text` into the JSON Lines file `out`: in shards (resolve_corpus) when `docs` splits
+    it into documents and no file is a stream ('-'), else in this process."""
+    if docs and not any(is_stdio(f) for f in (text, docs, out, spec.corzu, spec.human_lexicon,
+                                               spec.gender_lexicon)):
+        resolve_corpus(text, docs, out, spec, parallel)
+        return
+    # one document, or a stream: one process, no shards
+    doc_list = documents(text, docs)
+    backend = get_backend(spec.name, spec.gold, spec.pronouns, spec.model, corzu=spec.corzu, docs=spec.docs,
+                          n_lines=sum(len(sents) for _, sents in doc_list), human_lexicon=spec.human_lexicon,
+                          gender_lexicon=spec.gender_lexicon)
+    t = time.time()
+    recs = resolve_documents(backend, doc_list)
+    write_jsonl(recs, out)
+    log.info("%d pronouns in %d documents, %.2f documents/s", len(recs), len(doc_list),
+             len(doc_list) / max(time.time() - t, 1e-9))

@@ -4,16 +4,19 @@ For every *it*/*they* of the evaluated text: anaphoricity precision and recall (
 predicted referential when the backend marks it so and gives an antecedent), and antecedent
 accuracy: a referential pronoun is correct when the head of its best candidate lies in the
 pronoun's gold chain; a pleonastic (or chain-less) pronoun is correct when no antecedent is
-predicted.
+predicted. `evaluate_documents` runs a backend over the documents paired with the gold ones and
+gives the report that `cad coref-eval` prints.
 """
 
 from __future__ import annotations
 
+import difflib
 import os
+import time
 from dataclasses import dataclass, field
 
 from cad.core.docs import read_docs
-from cad.core.textio import read_lines
+from cad.core.textio import is_uint, read_lines
 from coref.gold.mmax import list_mmax, read_mmax
 from coref.gold.model import GoldDocument, token_map
 from coref.records import PronounResolution
@@ -113,7 +116,8 @@ def score(pred: list[PronounResolution], gold: list[GoldPronoun]) -> CorefScores
     return sc
 
 
-def pair_documents(gold_dir: str | os.PathLike, text: str | os.PathLike, docs: str | os.PathLike):
+def pair_documents(gold_dir: str | os.PathLike, text: str | os.PathLike,
+                   docs: str | os.PathLike) -> list[tuple[str, GoldDocument, int, list[list[str]]]]:
     """Pair the gold MMAX2 documents with the documents of a tokenized text by their first words."""
     lines = [line.split() for line in read_lines(text)]
     starts = read_docs(docs, len(lines))
@@ -129,6 +133,47 @@ def pair_documents(gold_dir: str | os.PathLike, text: str | os.PathLike, docs: s
 
 
 def _overlap(a: str, b: str) -> int:
-    import difflib
-
     return sum(x.size for x in difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks())
+
+
+@dataclass
+class Evaluation:
+    """A backend's scores over the paired documents, its records, and the time it took resolving."""
+    scores: CorefScores
+    records: list[PronounResolution]
+    documents: int
+    sentences: int
+    seconds: float
+
+    def sorted_records(self) -> list[PronounResolution]:
+        """The records in document, sentence and token order (documents by number where numbered)."""
+        return sorted(self.records, key=lambda r: (int(r.doc) if is_uint(r.doc) else r.doc, r.sentence, r.index))
+
+    def report(self, backend: str) -> str:
+        """The figures, one `name<TAB>value` line each, without a final newline."""
+        total = self.scores
+        f = 2 * total.precision * total.recall / (total.precision + total.recall) if total.tp else 0.0
+        lines = [f"backend\t{backend}", f"documents\t{self.documents}", f"sentences\t{self.sentences}",
+                 f"pronouns\t{total.total}", f"anaphoricity precision\t{total.precision:.3f}",
+                 f"anaphoricity recall\t{total.recall:.3f}", f"anaphoricity F\t{f:.3f}",
+                 f"antecedent accuracy\t{total.accuracy:.3f} ({total.correct}/{total.total})"]
+        lines += [f"accuracy {p}\t{ok / n:.3f} ({ok}/{n})" for p, (ok, n) in sorted(total.per_pronoun.items())]
+        lines.append(f"seconds per 1,000 sentences\t{1000 * self.seconds / max(self.sentences, 1):.1f}")
+        return "\n".join(lines)
+
+
+def evaluate_documents(pairs, resolvers: dict, pronouns: tuple[str, ...] = ("it", "they"),
+                       lowercase: bool = False) -> Evaluation:
+    """Resolve every document of `pairs` (pair_documents) with `resolvers[name]` (one resolver for
+    each gold document's name) and score it against the gold chains; `lowercase`: resolve the
+    lowercased text (the gold pronouns are found in the text as written)."""
+    total = CorefScores()
+    records = []
+    secs = 0.0
+    for name, gdoc, k, sents in pairs:
+        t = time.time()
+        recs = resolvers[name].resolve(str(k), [[w.lower() for w in s] for s in sents] if lowercase else sents)
+        secs += time.time() - t
+        records.extend(recs)
+        total.add(score(recs, gold_pronouns(gdoc, sents, str(k), pronouns)))
+    return Evaluation(total, records, len(pairs), sum(len(sents) for _, _, _, sents in pairs), secs)

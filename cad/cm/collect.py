@@ -29,7 +29,7 @@ from cad.core.progress import progress
 from cad.core.shards import Parallel, Shard, ShardStore, ShardTask, fingerprint_salt, plan_shards, run_shards, shard_tasks
 from cad.core.textio import is_uint, read_lines
 from coref.backends import get_backend
-from coref.corpus import BackendSpec, _backend
+from coref.corpus import BackendSpec, backend_of
 from coref.english.roles import pronoun_roles
 from coref.records import PronounResolution, parse_record, read_jsonl
 
@@ -195,7 +195,7 @@ def collect_shard(task: ShardTask, out: Path, spec: CollectSpec) -> None:
         by_doc.setdefault(r.doc, []).append(r)
     resolver = None
     if spec.coref is None:
-        resolver = _backend(BackendSpec(spec.backend))
+        resolver = backend_of(BackendSpec(spec.backend))
     acc = Collection()
     weights = dict(spec.domain_weights)
     for k in range(len(starts) - 1):

@@ -8,19 +8,18 @@ and turns them into probabilities with seed 003's rule.
 from __future__ import annotations
 
 from cad.core.errors import CadError
+from cad.lang.models import load_spacy
+from coref.english.train_coreferee import installed, make_importable
 from coref.records import Candidate, PronounResolution, keep_likely
 
 
 class CorefereeResolver:
     def __init__(self, pronouns: tuple[str, ...] = ("it", "they")):
-        from cad.lang.models import load_spacy
-        from coref.english.train_coreferee import installed, make_importable
-
         make_importable()
         if not installed():
             raise CadError("no coreferee English model installed: run `make coref-model` (trains it from "
                            "../shared/data/coref) or `python -m coref.english.train_coreferee --install PATH`")
-        import coreferee  # noqa: F401  -- registers the pipeline factory
+        import coreferee  # noqa: F401  -- registers the pipeline factory; optional, so loaded here
 
         self.nlp = load_spacy()
         broker = self.nlp.add_pipe("coreferee")
@@ -42,7 +41,7 @@ class CorefereeResolver:
         analyzer.score = capture
 
     def resolve(self, doc_id: str, sentences: list[list[str]]) -> list[PronounResolution]:
-        from spacy.tokens import Doc
+        from spacy.tokens import Doc      # spaCy, like coreferee, loads only when this backend is built
 
         words = [t for s in sentences for t in s]
         starts = []

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from coref.english.entities import Entity, pronoun_class
 from coref.english.mentions import LIGHT_HEADS, NON_REFERENTIAL_ENTS, Mention, _role
 from coref.english.sieve import COMPLEMENTIZERS, INDEFINITE_PERSONS, RAISING, WEATHER, WEATHER_ADJ, _idiom, is_pleonastic
+from coref.features import bucket, dependency_path
 
 DETERMINER_TYPES = {"the": "def", "a": "indef", "an": "indef", "this": "dem", "that": "dem", "these": "dem",
                     "those": "dem", "some": "quant", "any": "quant", "every": "quant", "each": "quant",
@@ -43,18 +44,6 @@ def site_of(doc, sentence: int, i: int) -> PronounSite:
         gov = gov.head          # "of it": the preposition's head says more than the preposition
     return PronounSite(sentence, i, tok.lower_, pronoun_class(tok.lower_) or "other", tok.dep_, role_of(tok),
                        gov.lemma_.lower(), gov.pos_)
-
-
-def _bucket(n: int) -> str:
-    if n <= 3:
-        return str(n)
-    if n <= 6:
-        return "4-6"
-    if n <= 12:
-        return "7-12"
-    if n <= 25:
-        return "13-25"
-    return "26+"
 
 
 def event_candidates(doc, sentence: int, before: int | None = None) -> list[Mention]:
@@ -124,17 +113,17 @@ def pair_features(site: PronounSite, m: Mention, parsed, rank: int, entity: Enti
     kind = m.kind
     cdoc = parsed[m.sentence]
     head = cdoc[m.head]
-    f = [f"kind={kind}", f"sd={sd}", f"rank={_bucket(rank)}", f"kind={kind}|sd={sd}"]
+    f = [f"kind={kind}", f"sd={sd}", f"rank={bucket(rank)}", f"kind={kind}|sd={sd}"]
     if kind == "event":
         f += [f"ev_dep={m.dep}", f"ev_gov={site.gov_lemma}", f"ev_pdep={site.dep}",
-              f"ev_head={head.lemma_.lower()}", f"ev_rank={_bucket(rank)}|sd={sd}"]
+              f"ev_head={head.lemma_.lower()}", f"ev_rank={bucket(rank)}|sd={sd}"]
         if sd == 0:
             f.append("ev_same_sentence")
         return [x for base in f for x in (base, f"{base}|{pc}")]
     tdist = (sum(len(parsed[s]) for s in range(m.sentence, site.sentence)) + site.index - m.head)
-    f += [f"td={_bucket(tdist // 3)}", f"crole={m.role}", f"prole={site.role}", f"roles={m.role}>{site.role}",
+    f += [f"td={bucket(tdist // 3)}", f"crole={m.role}", f"prole={site.role}", f"roles={m.role}>{site.role}",
           f"cdep={head.dep_}", f"cpos={head.pos_}", f"num={m.number}", f"hum={m.human}", f"gen={m.gender}",
-          f"ent={m.ent or '-'}", f"sd={sd}|crole={m.role}", f"hc={_bucket(head_count)}",
+          f"ent={m.ent or '-'}", f"sd={sd}|crole={m.role}", f"hc={bucket(head_count)}",
           f"head={head.lemma_.lower()}"]
     want = PRONOUN_NUMBER.get(pc)
     if m.number and want:
@@ -181,7 +170,7 @@ def pair_features(site: PronounSite, m: Mention, parsed, rank: int, entity: Enti
             if attr[0].lemma_.lower() == head.lemma_.lower():
                 f.append("copula_same_head")
     if entity is not None:
-        f.append(f"esize={_bucket(len(entity.members))}")
+        f.append(f"esize={bucket(len(entity.members))}")
         f.append("chain_ok" if entity.compatible(pc) else "chain_clash")
         for c in sorted(entity.classes):
             f.append(f"chain_has={c}")
@@ -189,26 +178,6 @@ def pair_features(site: PronounSite, m: Mention, parsed, rank: int, entity: Enti
             f.append("chain_human")
         f.append(f"chain_last={min(site.sentence - entity.last_sentence, 4)}")
     return [x for base in f for x in (base, f"{base}|{pc}")]
-
-
-def dependency_path(doc, a: int, b: int, longest: int = 4) -> str:
-    """Dependency labels from token a up to the lowest common ancestor and down to token b
-    (`nsubj^ROOT_vdobj`-like; `far` beyond `longest` steps)."""
-    def up(i: int) -> list[int]:
-        chain = [i]
-        while doc[chain[-1]].head.i != chain[-1] and len(chain) < 40:
-            chain.append(doc[chain[-1]].head.i)
-        return chain
-
-    ua, ub = up(a), up(b)
-    common = next((x for x in ua if x in set(ub)), None)
-    if common is None:
-        return "none"
-    left = [doc[x].dep_ for x in ua[:ua.index(common)]]
-    right = [doc[x].dep_ for x in ub[:ub.index(common)]]
-    if len(left) + len(right) > longest:
-        return "far"
-    return "^".join(left) + "_v" + "v".join(reversed(right))
 
 
 def _dominates(doc, head: int, target: int) -> bool:

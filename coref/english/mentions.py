@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 PRONOUN_FEATURES = {
     # number, gender, human
@@ -36,8 +37,7 @@ def person_words() -> frozenset[str]:
     """Nouns that denote only people: coreferee's exclusively-person list when installed, plus cad's own."""
     words = set(EXTRA_PERSON_WORDS)
     try:
-        import coreferee
-        from pathlib import Path
+        import coreferee      # optional, and it loads spaCy: only for its word list, once
 
         data = Path(coreferee.__file__).parent / "lang" / "en" / "data"
         for name in ("exclusively_person_words.dat",):

@@ -20,9 +20,11 @@ from typing import Callable
 import numpy as np
 
 from cad.core.errors import CadError
+from cad.lang.models import load_spacy
 from coref.english.entities import SPEAKER_PRONOUNS, THIRD_PERSON, EntityTracker, pronoun_class
-from coref.english.mentions import Mention, mentions_of_sentence
 from coref.english.features import PronounSite, anaphoricity_features, event_candidates, pair_features, site_of
+from coref.english.mentions import Mention, mentions_of_sentence
+from coref.english.tokens import moses_doc
 from coref.records import Candidate, PronounResolution, keep_likely
 from coref.softmax import SoftmaxRanker, load_json, save_json
 
@@ -153,19 +155,13 @@ class RankerResolver:
         # with the default English pipeline, the parse is the one coref.english.roles reads: callers
         # parse once and pass the Docs to both (resolve(parsed=), pronoun_roles(parsed=))
         self.shares_english_parse = nlp is None
-        if nlp is None:
-            from cad.lang.models import load_spacy
-
-            nlp = load_spacy()
-        self.nlp = nlp
+        self.nlp = load_spacy() if nlp is None else nlp
         self.pronouns = tuple(p.lower() for p in pronouns)
 
-    def parse(self, sentences: list[list[str]]):
-        from coref.english.tokens import moses_doc
-
+    def parse(self, sentences: list[list[str]]) -> list:
         return list(self.nlp.pipe(moses_doc(self.nlp.vocab, s) for s in sentences))
 
-    def choose(self, dec: Decision):
+    def choose(self, dec: Decision) -> tuple[int | None, np.ndarray | None, float | None]:
         p_ref = self.model.p_referential(dec.ana_feats)
         if not dec.candidates or p_ref < self.model.threshold:
             return None, None, p_ref

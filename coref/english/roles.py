@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from cad.lang.models import ENGLISH, load_spacy
+from coref.english.tokens import moses_doc
+
 ROLES = ("copn", "copa", "cop", "subj", "obj", "pobj", "other")
 BE = {"be", "is", "'s", "’s", "s", "was", "are", "'re", "’re", "were", "been", "being", "am", "'m", "isn't", "wasn't"}
 _ROLE_OF_DEP = {"nsubj": "subj", "nsubjpass": "subj", "csubj": "subj", "expl": "subj",
@@ -15,9 +18,7 @@ _ROLE_OF_DEP = {"nsubj": "subj", "nsubjpass": "subj", "csubj": "subj", "expl": "
 
 @lru_cache(maxsize=1)
 def _parser():
-    import spacy
-
-    from cad.lang.models import ENGLISH, load_spacy
+    import spacy      # loads with the first parse: the classifiers import this module for pleonastic_cues
 
     load_spacy(ENGLISH)          # makes the alias package if needed
     return spacy.load(ENGLISH, exclude=["ner", "lemmatizer"])
@@ -41,8 +42,6 @@ def pronoun_roles(sentences: list[list[str]], positions: set[tuple[int, int]],
     only the sentences holding one are parsed. `parsed`: the sentences already parsed, one spaCy
     Doc each, by the English pipeline (a resolver's parse): its tagger and parser are the ones
     used here, so the roles are the same and the parse is not paid twice."""
-    from coref.english.tokens import moses_doc
-
     wanted = sorted({k for k, _ in positions})
     if not wanted:
         return {}

@@ -11,8 +11,10 @@ with seed 003's rule (every candidate above 1% of the best, at least two).
 
 from __future__ import annotations
 
+from cad.lang.models import load_spacy
 from coref.english.entities import pronoun_class
 from coref.english.mentions import LIGHT_HEADS, NON_REFERENTIAL_ENTS, Mention, mentions_of_sentence
+from coref.english.tokens import moses_doc
 from coref.records import Candidate, PronounResolution, keep_likely
 
 RAISING = {"seem", "appear", "happen", "turn", "look", "sound", "feel", "matter", "help", "pay", "take",
@@ -113,17 +115,11 @@ def _agrees(pron: str, m: Mention) -> bool:
 
 class SieveResolver:
     def __init__(self, nlp=None, pronouns: tuple[str, ...] = ("it", "they"), window: int = 3):
-        if nlp is None:
-            from cad.lang.models import load_spacy
-
-            nlp = load_spacy()
-        self.nlp = nlp
+        self.nlp = load_spacy() if nlp is None else nlp
         self.pronouns = pronouns
         self.window = window
 
-    def parse(self, sentences: list[list[str]]):
-        from coref.english.tokens import moses_doc
-
+    def parse(self, sentences: list[list[str]]) -> list:
         return list(self.nlp.pipe(moses_doc(self.nlp.vocab, s) for s in sentences))
 
     def resolve(self, doc_id: str, sentences: list[list[str]]) -> list[PronounResolution]:

@@ -32,7 +32,7 @@ def contraction_norms(words: list[str]) -> dict[int, str]:
 
 def moses_doc(vocab, words: list[str]):
     """An unparsed Doc of `words` with spaCy's norms on Moses-split negations (pass it to nlp.pipe)."""
-    from spacy.tokens import Doc
+    from spacy.tokens import Doc      # spaCy loads with the first Doc: contraction_norms needs none
 
     doc = Doc(vocab, words=list(words))
     for i, norm in contraction_norms(list(words)).items():

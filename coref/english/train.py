@@ -4,7 +4,8 @@ Training data (`../shared/data/coref`): LitBank (CoNLL; entities of a few ACE ty
 unmarked pronouns are not evidence of non-reference: it trains the ranker, not anaphoricity),
 ParCorFull news and ParCorFull TED (MMAX2; full coreference with pleonastic pronouns marked: both
 models). Chains used for the chain-level features are the gold ones while training (teacher
-forcing) and the model's own at test time.
+forcing) and the model's own at test time. `train_ranker` is `cad coref-train`; `fold_resolvers`
+gives `cad coref-eval --cv-folds` one ranker per fold of TED talks.
 """
 
 from __future__ import annotations
@@ -16,13 +17,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cad.core.errors import CadError
+from cad.core.progress import progress
+from cad.lang.models import load_spacy
 from coref.english.entities import THIRD_PERSON
+from coref.english.ranker import Decision, RankerModel, RankerResolver, walk
+from coref.english.tokens import moses_doc
 from coref.evaluate import gold_pronouns
+from coref.gold.conll import read_conll
+from coref.gold.mmax import list_mmax, read_mmax
 from coref.gold.model import GoldDocument
-from coref.english.ranker import Decision, RankerModel, walk
 from coref.softmax import SoftmaxRanker
 
 log = logging.getLogger(__name__)
+# what `cad coref-train` and `cad coref-eval` report, under the command's name as before this
+# module held their work
+cli_log = logging.getLogger("cad.coref")
 
 CORPORA = ("litbank", "news", "ted")
 ANAPHORICITY_CORPORA = ("news", "ted")
@@ -40,9 +49,6 @@ class DocInstances:
 
 def read_gold_corpora(root: str | os.PathLike, corpora=CORPORA) -> list[tuple[str, GoldDocument]]:
     """(corpus, document) pairs from ../shared/data/coref."""
-    from coref.gold.conll import read_conll
-    from coref.gold.mmax import list_mmax, read_mmax
-
     root = Path(root)
     out = []
     for corpus in corpora:
@@ -89,9 +95,7 @@ def instances(corpus: str, gold: GoldDocument, parsed, window: int = 3) -> DocIn
 
 
 def parse_gold(nlp, docs: list[tuple[str, GoldDocument]]) -> list:
-    from cad.core.progress import progress
-    from coref.english.tokens import moses_doc
-
+    """Each gold document's sentences as spaCy Docs, parsed as the resolver parses cad's tokens."""
     out = []
     for corpus, gold in progress(docs, total=len(docs), desc="parse", unit="doc"):
         out.append(list(nlp.pipe(moses_doc(nlp.vocab, s) for s in gold.sentences())))
@@ -124,3 +128,48 @@ def talk_folds(names: list[str], k: int) -> list[list[str]]:
         raise CadError(f"--folds must be between 2 and the number of talks ({len(names)})")
     names = sorted(names)
     return [names[i::k] for i in range(k)]
+
+
+def train_ranker(root: str | os.PathLike, corpora: tuple[str, ...], out: str | os.PathLike, l2: float = 3.0,
+                 window: int = 3, in_domain_weight: int = 4) -> RankerModel:
+    """Train both models on the gold `corpora` under `root` and write them to `out`."""
+    docs = read_gold_corpora(root, corpora)
+    nlp = load_spacy()
+    t = time.time()
+    parsed = parse_gold(nlp, docs)
+    data = [instances(c, g, p, window) for (c, g), p in zip(docs, parsed)]
+    model = fit(data, l2, window, {"corpora": list(corpora), "documents": len(docs),
+                                   "in_domain_weight": in_domain_weight}, in_domain_weight)
+    model.save(out)
+    cli_log.info("ranker trained on %d documents in %.0fs: %s", len(docs), time.time() - t, out)
+    return model
+
+
+def fold_resolvers(root: str | os.PathLike, corpora: tuple[str, ...], pairs, k: int,
+                   pronouns: tuple[str, ...] = ("it", "they"), l2: float = 3.0, window: int = 3,
+                   in_domain_weight: int = 4) -> tuple[dict[str, RankerResolver], str]:
+    """One ranker per fold of the talks in `pairs` (coref.evaluate.pair_documents), each trained on
+    the gold `corpora` under `root` without the talks it resolves: {talk's name in `pairs`:
+    resolver}, and the protocol in words."""
+    docs = read_gold_corpora(root, corpora)
+    talks = {gdoc.doc_id: name for name, gdoc, _, _ in pairs}
+    folds = talk_folds(sorted(talks), k)
+    nlp = load_spacy()
+    parsed = parse_gold(nlp, docs)
+    data = [instances(c, g, p, window) for (c, g), p in zip(docs, parsed)]
+    resolvers = {}
+    for i, fold in enumerate(folds, 1):
+        held = set(fold)
+        train = [d for d, (c, g) in zip(data, docs) if not (c == "ted" and g.doc_id in held)]
+        seen = sorted({d.name for d in train if d.corpus == "ted" and d.name in held})
+        if seen:
+            raise AssertionError(f"fold {i} would train on its own talks {seen}")
+        model = fit(train, l2, window, None, in_domain_weight)
+        resolver = RankerResolver(model, nlp=nlp, pronouns=pronouns)
+        for talk in fold:
+            resolvers[talks[talk]] = resolver
+        cli_log.info("fold %d: talks %s held out, trained on %d documents", i, ",".join(fold), len(train))
+    protocol = (f"{k} folds by talk (round-robin over sorted talk ids: "
+                + "; ".join(",".join(f) for f in folds)
+                + f"); each fold's talks resolved by a ranker trained on {'+'.join(corpora)} without them")
+    return resolvers, protocol

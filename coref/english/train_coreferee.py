@@ -18,11 +18,13 @@ import argparse
 import logging
 import re
 import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
 
 from cad.core.errors import CadError
+from cad.lang.models import prepare_english_model
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +68,7 @@ def prepare_data(shared: Path, out: Path) -> Path:
 
 
 def site_models_dir() -> Path:
-    import coreferee
+    import coreferee      # optional, and it loads spaCy: only where its models are managed
 
     return Path(coreferee.__file__).resolve().parent.parent / "models" / "en"
 
@@ -88,9 +90,8 @@ def installed() -> bool:
 
 
 def train(shared: Path, build: Path, keep: Path | None) -> Path:
-    from cad.lang.models import prepare_english_model
-
     prepare_english_model()
+    # coreferee's training code and thinc (torch underneath) load only to train
     import coreferee.training.train as training
     from thinc.api import Config
 
@@ -126,8 +127,6 @@ def train(shared: Path, build: Path, keep: Path | None) -> Path:
 def install(source: Path) -> Path:
     """Install a trained model folder (feature_table.bin + model) or a released model wheel."""
     if source.suffix == ".whl":
-        import subprocess
-
         subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", str(source)], check=True)
         return source
     if not (source / "feature_table.bin").exists():

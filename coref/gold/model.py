@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import difflib
 from dataclasses import dataclass, field
 
@@ -32,8 +33,6 @@ class GoldDocument:
 
     def sentence_of(self, token: int) -> tuple[int, int]:
         """(sentence, index in sentence) of a document-level token."""
-        import bisect
-
         s = bisect.bisect_right(self.sentence_starts, token) - 1
         return s, token - self.sentence_starts[s]
 

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
+import bisect
+import difflib
+import os
+from pathlib import Path
+
+from cad.core.errors import CadError
 from cad.lang.en import CM_PRONOUNS
+from coref.gold.brat import read_brat
+from coref.gold.conll import read_conll
+from coref.gold.mmax import list_mmax, read_mmax
 from coref.gold.model import GoldDocument, GoldMention, token_map
 from coref.records import Candidate, PronounResolution
 
@@ -40,8 +49,6 @@ def resolve_with_gold(gold: GoldDocument, sentences: list[list[str]], doc_id: st
         k += len(s)
 
     def where(i: int) -> tuple[int, int]:
-        import bisect
-
         s = bisect.bisect_right(starts, i) - 1
         return s, i - starts[s]
 
@@ -87,3 +94,36 @@ def resolve_with_gold(gold: GoldDocument, sentences: list[list[str]], doc_id: st
                                                 " ".join(ours[o] for o in mapped), 1.0)]
         out.append(rec)
     return out
+
+
+class GoldResolver:
+    """Oracle links from gold annotation: an MMAX2 directory (ParCorFull) or CoNLL/brat files (LitBank).
+    Each input document is matched with the gold document whose text it shares."""
+
+    def __init__(self, gold: str | os.PathLike, pronouns=("it", "they")):
+        g = Path(gold)
+        if not g.exists():
+            raise CadError("gold annotation not found", str(g))
+        if g.is_dir() and list_mmax(g):
+            self.docs = [read_mmax(g, n) for n in list_mmax(g)]
+        elif g.is_dir():
+            self.docs = [d for f in sorted(g.glob("*.conll")) for d in read_conll(f)]
+            self.docs += [read_brat(f) for f in sorted(g.glob("*.ann"))]
+        elif g.suffix == ".conll":
+            self.docs = read_conll(g)
+        elif g.suffix == ".ann":
+            self.docs = [read_brat(g)]
+        else:
+            raise CadError("expected an MMAX2 directory, .conll or .ann files", str(g))
+        if not self.docs:
+            raise CadError("no gold document found", str(g))
+        self.pronouns = pronouns
+
+    def match(self, sentences: list[list[str]]) -> GoldDocument:
+        """The gold document whose beginning shares the most text with the first three sentences."""
+        text = "".join(t for s in sentences[:3] for t in s).lower()
+        return max(self.docs, key=lambda d: sum(b.size for b in difflib.SequenceMatcher(
+            None, text, "".join(d.tokens[:len(text)]).lower(), autojunk=False).get_matching_blocks()))
+
+    def resolve(self, doc_id: str, sentences: list[list[str]]) -> list[PronounResolution]:
+        return resolve_with_gold(self.match(sentences), sentences, doc_id, self.pronouns)

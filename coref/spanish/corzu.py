@@ -9,19 +9,28 @@ which seed 003 appends to the pronoun.
 CorZu's `sentence` is a line of the split's text file. A corpus that `cad prepare` cleaned drops
 lines; `lines` (its `corpus.lines`: the original line of every kept line) maps records onto the
 kept lines, and a pronoun or candidate on a dropped line goes with it.
+
+`read_split` reads a split of News Commentary with its CorZu records, the reference that the
+native resolver (coref.spanish.ranker) learns from (coref.spanish.train) and is measured against
+(coref.spanish.evaluate): there is no gold Spanish coreference.
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from cad.core.docs import read_docs
 from cad.core.errors import CadError
-from cad.lang.es import corzu_morph
 from cad.core.textio import read_lines
+from cad.lang.es import corzu_morph
 from coref.records import Candidate, PronounResolution, keep_likely
+
+DEFAULT_DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "es-en" / "nc11"
 
 
 def is_human(ne: str | None, animate: str | None) -> bool:
@@ -114,3 +123,73 @@ class CorzuResolver:
                 raise CadError(f"CorZu record {r.token!r} at sentence {r.sentence}, token {r.index} of "
                                f"document {doc_id} does not match the text")
         return out
+
+
+# -- a split with its records, the native resolver's reference ----------------------------------
+
+@dataclass
+class SplitDoc:
+    """One document of a split, with CorZu's records of its pronouns."""
+
+    index: int                      # position in the split's .docs file
+    doc_id: str
+    first_line: int                 # of the split's text
+    sentences: list[list[str]]      # as written (cased)
+    # (sentence in the document, token) -> CorZu's record, its candidates' sentences made
+    # document-relative (None where the line was lost)
+    corzu: dict[tuple[int, int], dict] = field(default_factory=dict)
+
+
+def text_path(data: Path, split: str) -> Path:
+    """The split's Spanish text, compressed or not."""
+    for name in (f"{split}.es", f"{split}.es.gz"):
+        if (data / name).exists():
+            return data / name
+    raise CadError(f"no {split}.es[.gz] in {data}")
+
+
+def _records_path(data: Path, split: str) -> Path:
+    for name in (f"corzu.{split}.jsonl", f"corzu.{split}.jsonl.gz"):
+        if (data / name).exists():
+            return data / name
+    raise CadError(f"no corzu.{split}.jsonl[.gz] in {data}")
+
+
+def read_split(data: str | os.PathLike, split: str, max_docs: int | None = None, skip: int = 0) -> list[SplitDoc]:
+    """`max_docs` documents of a split (file order) from the `skip`-th on, with their CorZu records."""
+    data = Path(data)
+    text = text_path(data, split)
+    lines = [line.split() for line in read_lines(text)]
+    starts = read_docs(data / f"{split}.docs", len(lines))
+    bounds = [d.first_line for d in starts] + [len(lines)]
+    n = len(starts) if max_docs is None else min(skip + max_docs, len(starts))
+    docs = [SplitDoc(k, starts[k].doc_id, bounds[k], lines[bounds[k]:bounds[k + 1]]) for k in range(skip, n)]
+    doc_of_line = {}
+    for d in docs:
+        for i in range(d.first_line, d.first_line + len(d.sentences)):
+            doc_of_line[i] = d
+    path = _records_path(data, split)
+    opener = gzip.open if str(path).endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            try:
+                obj = json.loads(line)
+                d = doc_of_line.get(obj["sentence"])
+                if d is None:
+                    continue
+                s = obj["sentence"] - d.first_line
+                for c in obj["candidates"]:
+                    if c["sentence"] is not None:
+                        c["sentence"] -= d.first_line
+                        if not 0 <= c["sentence"] <= s:
+                            c["sentence"] = None        # another document's line: unusable
+                d.corzu[(s, int(obj["index"]))] = obj
+            except (json.JSONDecodeError, KeyError, TypeError) as exc:
+                raise CadError(f"not a CorZu record: {exc!r}", str(path), lineno) from None
+    return docs
+
+
+def corzu_first(rec: dict) -> dict | None:
+    """CorZu's choice, where its line survived."""
+    c = rec["candidates"][0] if rec.get("candidates") else None
+    return c if c is not None and c["sentence"] is not None else None

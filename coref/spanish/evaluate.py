@@ -1,4 +1,4 @@
-"""The Spanish resolver (coref.spanish.resolver) against CorZu on the dev split, with baselines.
+"""The Spanish resolver (coref.spanish.ranker) against CorZu on the dev split, with baselines.
 
 No gold Spanish coreference exists, so the reference is CorZu's first candidate (seed 003's
 antecedent). Figures, over CorZu's dev pronouns:
@@ -23,19 +23,20 @@ import logging
 import time
 from collections import Counter, defaultdict
 
-
-from cad.core.errors import CadError
+from cad.core.cliargs import run_module
+from cad.core.textio import atomic_output
 from cad.lang.es import corzu_morph
-from coref.spanish.corzu import is_human
-from coref.spanish.resolver import Decision, SpanishResolver, agrees, default_model_path
-from coref.spanish.train import DEFAULT_DATA, SplitDoc, corzu_first, lowered, read_split
+from coref.spanish.corzu import DEFAULT_DATA, SplitDoc, corzu_first, is_human, read_split
+from coref.spanish.features import agrees
+from coref.spanish.ranker import Decision, SpanishResolver, default_model_path, walk
+from coref.spanish.tokens import lowered
 
 log = logging.getLogger("coref.spanish.evaluate")
 
 SEED003 = ("él", "ella", "su", "sus", "suyo", "suya")
 
 
-def nearest_np(dec: Decision):
+def nearest_np(dec: Decision) -> tuple[int | None, None, None]:
     """Baseline: the nearest earlier agreeing noun phrase."""
     for j, c in enumerate(dec.candidates):
         if c.kind in ("noun", "propn") and agrees(dec.site, c):
@@ -43,7 +44,7 @@ def nearest_np(dec: Decision):
     return None, None, None
 
 
-def nearest_mention(dec: Decision):
+def nearest_mention(dec: Decision) -> tuple[int | None, None, None]:
     """Baseline: the nearest earlier agreeing mention of any kind."""
     for j, c in enumerate(dec.candidates):
         if agrees(dec.site, c):
@@ -118,8 +119,6 @@ def score_document(doc: SplitDoc, results, tally: Tally) -> None:
 def evaluate(resolver: SpanishResolver, docs: list[SplitDoc], cased: bool = False,
              baselines: bool = True) -> dict:
     """Figures of the resolver (and the baselines) on `docs`: {system: {group: {figure: value}}}."""
-    from coref.spanish.resolver import walk
-
     choosers = {"model": resolver.choose}
     if baselines:
         choosers.update({"nearest_np": nearest_np, "nearest_mention": nearest_mention})
@@ -186,15 +185,11 @@ def _run(a) -> int | None:
     log.info("%d documents in %.0fs", len(docs), time.time() - t0)
     print(format_report(figs))
     if a.report:
-        from cad.core.textio import atomic_output
-
         with atomic_output(a.report) as fh:
             fh.write(json.dumps(figs, indent=1, sort_keys=True) + "\n")
 
 
 def main(argv: list[str] | None = None) -> int:
-    from cad.core.cliargs import run_module
-
     return run_module("eval_spanish", build_parser(), _run, argv)
 
 

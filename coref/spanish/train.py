@@ -1,4 +1,4 @@
-"""Training the Spanish resolver (coref.spanish.resolver) to imitate CorZu on News Commentary.
+"""Training the Spanish resolver (coref.spanish.ranker) to imitate CorZu on News Commentary.
 
 There is no gold Spanish coreference: CorZu's first candidate is the reference. For each pronoun
 site that CorZu resolved, the ranking group is the site's candidates; the right ones are those
@@ -14,8 +14,6 @@ Data layout: ../shared/data/es-en/nc11/README.md.
 from __future__ import annotations
 
 import argparse
-import gzip
-import json
 import logging
 import os
 import time
@@ -23,87 +21,22 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cad.core.docs import read_docs
+from cad.core.cliargs import run_module
 from cad.core.errors import CadError
+from cad.core.progress import progress
 from cad.core.textio import read_lines
+from cad.lang.es import spanish_nlp
+from cad.lang.humanness import HumanLexicon
 from coref.softmax import SoftmaxRanker
-from coref.spanish.resolver import CLITICS, Decision, SpanishModel, Truecaser, default_model_path, parse, walk
+from coref.spanish.corzu import DEFAULT_DATA, SplitDoc, corzu_first, read_split, text_path
+from coref.spanish.evaluate import main as eval_main
+from coref.spanish.mentions import CLITICS
+from coref.spanish.ranker import Decision, SpanishModel, default_model_path, walk
+from coref.spanish.tokens import Truecaser, lowered, parse
 
 log = logging.getLogger("coref.spanish.train")
 
-DEFAULT_DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "es-en" / "nc11"
-DEFAULT_LEXICON = Path(__file__).resolve().parents[1] / "models" / "es-en" / "humans.es.tsv"
-
-
-# -- the data ------------------------------------------------------------------------------------
-
-@dataclass
-class SplitDoc:
-    index: int                      # position in the split's .docs file
-    doc_id: str
-    first_line: int                 # of the split's text
-    sentences: list[list[str]]      # as written (cased)
-    # (sentence in the document, token) -> CorZu's record, its candidates' sentences made
-    # document-relative (None where the line was lost)
-    corzu: dict[tuple[int, int], dict] = field(default_factory=dict)
-
-
-def _text_path(data: Path, split: str) -> Path:
-    for name in (f"{split}.es", f"{split}.es.gz"):
-        if (data / name).exists():
-            return data / name
-    raise CadError(f"no {split}.es[.gz] in {data}")
-
-
-def _records_path(data: Path, split: str) -> Path:
-    for name in (f"corzu.{split}.jsonl", f"corzu.{split}.jsonl.gz"):
-        if (data / name).exists():
-            return data / name
-    raise CadError(f"no corzu.{split}.jsonl[.gz] in {data}")
-
-
-def read_split(data: str | os.PathLike, split: str, max_docs: int | None = None, skip: int = 0) -> list[SplitDoc]:
-    """`max_docs` documents of a split (file order) from the `skip`-th on, with their CorZu records."""
-    data = Path(data)
-    text = _text_path(data, split)
-    lines = [line.split() for line in read_lines(text)]
-    starts = read_docs(data / f"{split}.docs", len(lines))
-    bounds = [d.first_line for d in starts] + [len(lines)]
-    n = len(starts) if max_docs is None else min(skip + max_docs, len(starts))
-    docs = [SplitDoc(k, starts[k].doc_id, bounds[k], lines[bounds[k]:bounds[k + 1]]) for k in range(skip, n)]
-    doc_of_line = {}
-    for d in docs:
-        for i in range(d.first_line, d.first_line + len(d.sentences)):
-            doc_of_line[i] = d
-    path = _records_path(data, split)
-    opener = gzip.open if str(path).endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            try:
-                obj = json.loads(line)
-                d = doc_of_line.get(obj["sentence"])
-                if d is None:
-                    continue
-                s = obj["sentence"] - d.first_line
-                for c in obj["candidates"]:
-                    if c["sentence"] is not None:
-                        c["sentence"] -= d.first_line
-                        if not 0 <= c["sentence"] <= s:
-                            c["sentence"] = None        # another document's line: unusable
-                d.corzu[(s, int(obj["index"]))] = obj
-            except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                raise CadError(f"not a CorZu record: {exc!r}", str(path), lineno) from None
-    return docs
-
-
-def corzu_first(rec: dict) -> dict | None:
-    """CorZu's choice, where its line survived."""
-    c = rec["candidates"][0] if rec.get("candidates") else None
-    return c if c is not None and c["sentence"] is not None else None
-
-
-def lowered(sentences: list[list[str]]) -> list[list[str]]:
-    return [[t.lower() for t in s] for s in sentences]
+DEFAULT_LEXICON = Path(__file__).resolve().parents[2] / "models" / "es-en" / "humans.es.tsv"
 
 
 # -- instances -----------------------------------------------------------------------------------
@@ -146,8 +79,7 @@ def document_instances(doc: SplitDoc, parsed, window: int, max_candidates: int, 
 
 def collect(docs: list[SplitDoc], nlp, truecaser: Truecaser | None, window: int, max_candidates: int,
             lexicon, cased: bool = False) -> Instances:
-    from cad.core.progress import progress
-
+    """The ranking groups and anaphoricity examples of `docs`, parsed as the resolver parses them."""
     inst = Instances()
     for d in progress(docs, total=len(docs), desc="instances", unit="doc"):
         sents = d.sentences if cased else lowered(d.sentences)
@@ -155,10 +87,8 @@ def collect(docs: list[SplitDoc], nlp, truecaser: Truecaser | None, window: int,
     return inst
 
 
-def load_lexicon(path: str | None):
+def load_lexicon(path: str | None) -> HumanLexicon | None:
     """The human-noun lexicon, or None for 'none' (or a default path that does not exist)."""
-    from cad.lang.humanness import HumanLexicon
-
     if path is None or path.lower() == "none":
         return None
     return HumanLexicon.load(path)
@@ -192,7 +122,7 @@ def train(docs: list[SplitDoc], nlp, truecaser: Truecaser | None, lexicon=None, 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m coref.spanish.train",
-        description="Train the native Spanish pronoun resolver (coref.spanish.resolver) to imitate CorZu's first "
+        description="Train the native Spanish pronoun resolver (coref.spanish.ranker) to imitate CorZu's first "
                     "candidate on News Commentary's train split, or with --evaluate measure a model "
                     "against CorZu on the dev split (see coref.spanish.evaluate).")
     p.add_argument("--data", default=str(DEFAULT_DATA),
@@ -232,8 +162,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _run(a) -> int | None:
     if a.evaluate:
-        from coref.spanish.evaluate import main as eval_main
-
         args = ["--data", a.data, "--model", a.model, "--dev-docs", str(a.dev_docs)]
         args += ["--cased"] if a.cased else []
         args += ["--report", a.report] if a.report else []
@@ -241,13 +169,11 @@ def _run(a) -> int | None:
         return eval_main(args)
     if a.window < 0 or a.max_candidates < 1 or a.docs < 0 or a.l2 <= 0:
         raise CadError("--window and --docs must be >= 0, --max-candidates >= 1, --l2 > 0")
-    from cad.lang.es import spanish_nlp
-
     t0 = time.time()
     data = Path(a.data)
     truecaser = None
     if not a.no_truecase:
-        truecaser = Truecaser.learn((line.split() for line in read_lines(_text_path(data, "train"))),
+        truecaser = Truecaser.learn((line.split() for line in read_lines(text_path(data, "train"))),
                                     a.truecase_min_count)
         log.info("truecaser: %d word forms", len(truecaser.forms))
     docs = read_split(data, "train", a.docs or None)
@@ -261,8 +187,6 @@ def _run(a) -> int | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from cad.core.cliargs import run_module
-
     return run_module("train_spanish", build_parser(), _run, argv)
 
 

@@ -11,7 +11,7 @@ from cad.core.errors import CadError
 def _apt(a: argparse.Namespace) -> None:
     from cad.eval.apt import evaluate, format_score, write_outputs
     from cad.eval.apt_config import read_apt_config
-    from cad.eval.report import french_settings
+    from cad.eval.apt_settings import french_settings
 
     if a.config:
         job = read_apt_config(a.config)

@@ -9,18 +9,11 @@ from dataclasses import dataclass
 
 from cad.core.errors import CadError
 from cad.eval.apt import AptResult, AptSettings, evaluate
+from cad.eval.apt_settings import french_settings
 from cad.eval.bleu import bleu_chrf
 from cad.eval.pronoun_pr import pronoun_prf
 from cad.eval.significance import mcnemar
 from cad.core.textio import atomic_output
-
-
-def french_settings(weights=(1.0, 0.5, 0.0, 0.0, 0.0, 0.0), cases=(1, 2, 3, 4, 5, 6),
-                    count_other: bool = True) -> AptSettings:
-    """English→French defaults (cad/lang/fr.py)."""
-    from cad.lang import fr
-
-    return fr.apt_settings(weights, cases, count_other)
 
 
 @dataclass

@@ -86,7 +86,8 @@ def _mcnemar(a: argparse.Namespace) -> None:
 
 
 def _correlation(a: argparse.Namespace) -> None:
-    from cad.eval.correlation import correlations_from_tsv, kendall_tau_from_files
+    from cad.eval.correlation import correlations_from_tsv
+    from cad.eval.rank.judgments import kendall_tau_from_files
     from cad.core.errors import CadError
 
     if a.judgments:

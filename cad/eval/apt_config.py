@@ -17,9 +17,9 @@ import os
 from dataclasses import dataclass
 
 from cad.core.errors import CadError
+from cad.core.textio import atomic_output, is_uint, read_lines
 from cad.eval.apt import AptResult, AptSettings, evaluate, write_outputs
 from cad.eval.lists import read_groups, read_word_list
-from cad.core.textio import read_lines, is_uint
 
 REQUIRED = {
     "lang": ["source", "target"],
@@ -170,8 +170,6 @@ def read_apt_config(path: str | os.PathLike) -> AptJob:
 def write_apt_config(job: AptJob, path: str | os.PathLike, files: dict[str, str]) -> None:
     """Write a configuration the original tool reads; `files` maps dictionary keys to list files."""
     s = job.settings
-    from cad.core.textio import atomic_output
-
     with atomic_output(path) as fh:
         fh.write("[lang]\nsource: en\ntarget: fr\n")
         fh.write(f"source_word_separator: {s.source_sep or ''}\ntarget_word_separator: {s.target_sep or ''}\n\n")

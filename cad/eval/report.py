@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import math
 import os
 from dataclasses import dataclass
@@ -97,8 +98,7 @@ def to_markdown(report: dict) -> str:
 
 def plot_cases(report: dict, path: str | os.PathLike) -> None:
     """Share of each APT case per system, one horizontal stacked bar per system (seed 000, Fig. 2)."""
-    import logging
-
+    # loaded only to draw (a third of a second), and pyplot only once the Agg backend is chosen
     import matplotlib
 
     logging.getLogger("matplotlib").setLevel(logging.WARNING)

@@ -5,18 +5,22 @@ which are used for training but never scored, so no scored translation is a land
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import math
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
+from sacrebleu.metrics import BLEU, CHRF
 
 from cad.core.errors import CadError
+from cad.core.progress import progress
+from cad.core.textio import atomic_output, read_lines
 from cad.eval.correlation import kendall_tau
 from cad.eval.significance import bootstrap_tau
-from cad.core.progress import progress
 from cad.eval.rank.judgments import RankingSet, load_pair, pairs_in
 from cad.eval.rank.metric import KernelSpec, Nystrom, TreeRankMetric, direct_similarity, train_ranker
 from cad.eval.rank.objects import STRUCTURES, Pair, TreeCache, make_pair
@@ -38,8 +42,6 @@ class Objects:
 def sentence_metrics(hyps: list[str], refs: list[str]) -> np.ndarray:
     """sacrebleu's sentence BLEU (exp smoothing, effective order) and chrF2, as the data's
     baselines.md computes them, on the texts as released."""
-    from sacrebleu.metrics import BLEU, CHRF
-
     bleu, chrf = BLEU(effective_order=True), CHRF()
     return np.array([[bleu.sentence_score(h, [r]).score / 100, chrf.sentence_score(h, [r]).score / 100]
                      for h, r in zip(hyps, refs)]).reshape(len(hyps), 2)
@@ -114,9 +116,6 @@ def _cached_features(out: str, objs: Objects, landmark_ids: list[int], spec: Ker
                      key_parts: tuple) -> tuple[dict, dict]:
     """The Nyström features and direct similarities of every structure, kept in OUT.work/ with a
     key of their inputs: a second run (another C, more folds) skips the kernels."""
-    import hashlib
-    from pathlib import Path
-
     key = hashlib.sha1(repr((key_parts, spec.signature(), objs.keys[:1], len(objs.keys))).encode()).hexdigest()
     path = Path(out + ".work") / f"features-{key[:16]}.npz"
     if path.exists():
@@ -140,8 +139,6 @@ def _cached_features(out: str, objs: Objects, landmark_ids: list[int], spec: Ker
 
 def run_cv(data: str, out: str, pairs: list[str] | None = None, folds: int = 5, landmarks: int = 300,
            spec: KernelSpec | None = None, c: float = 1.0, seed: int = 1, cache: str | None = None) -> dict:
-    from cad.core.textio import atomic_output
-
     spec = spec or KernelSpec()
     t0 = time.time()
     seconds: dict[str, float] = {}
@@ -273,8 +270,6 @@ def train_metric(data: str, out: str, pairs: list[str] | None = None, landmarks:
 
 def score_lines(model_path: str, hypotheses: str, references: str, cache: str | None = None) -> tuple[list[float], str]:
     """Scores of line-parallel hypotheses and references under a trained metric, and its signature."""
-    from cad.core.textio import read_lines
-
     model = TreeRankMetric.load(model_path)
     hyps, refs = list(read_lines(hypotheses)), list(read_lines(references))
     if len(hyps) != len(refs):

@@ -137,8 +137,75 @@ def _cached_features(out: str, objs: Objects, landmark_ids: list[int], spec: Ker
     return phi, direct
 
 
+def _systems(objs: Objects, phi: dict, direct: dict) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """The metrics compared: fixed scores (sentence-BLEU, chrF, direct tree similarity), and the
+    feature sets a ranker is learned on in each fold."""
+    fixed = {"sentBLEU": objs.extra[:, 0], "chrF": objs.extra[:, 1]}
+    fixed.update({f"{st} similarity": direct[st] for st in STRUCTURES})
+    learned = {"BLEU+chrF learned": objs.extra}
+    for st in STRUCTURES:
+        learned[f"{st} learned"] = phi[st]
+    for st in STRUCTURES:
+        learned[f"{st} learned + BLEU + chrF"] = np.hstack([phi[st], objs.extra])
+    return fixed, learned
+
+
+def _fold_counts(sets: list[RankingSet], objs: Objects, fold_of: dict[int, int], folds: int, fixed: dict,
+                 learned: dict, c: float, seed: int) -> tuple[dict, float]:
+    """Per metric, pair and scored segment: (concordant, discordant) when the segment is tested;
+    and the seconds spent training the learned metrics."""
+    per_seg: dict[str, dict[str, dict[int, tuple[int, int]]]] = {s: {rs.pair: {} for rs in sets}
+                                                                 for s in list(fixed) + list(learned)}
+    train_seconds = 0.0
+    for f in range(folds):
+        test = {s for s, k in fold_of.items() if k == f}
+        w_idx, l_idx = preferences(sets, objs, test)
+        for name in per_seg:
+            if name in fixed:
+                score = fixed[name]
+            else:
+                t = time.time()
+                w, scale = train_ranker(learned[name], w_idx, l_idx, c, seed + f)
+                train_seconds += time.time() - t
+                score = (learned[name] / scale) @ w
+            score_of = {k: float(score[i]) for k, i in objs.of.items()}
+            for lp, counts in _segment_counts(sets, test, score_of).items():
+                per_seg[name][lp].update(counts)
+        log.info("fold %d of %d done", f + 1, folds)
+    return per_seg, train_seconds
+
+
+def _tau_table(per_seg: dict, pairs: list[str]) -> tuple[dict, dict]:
+    """(concordant, discordant) sums per metric and pair, and the tau of each pair, their mean
+    and the pooled tau."""
+    sums = {name: {lp: [sum(v[k] for v in per_seg[name][lp].values()) for k in range(2)] for lp in pairs}
+            for name in per_seg}
+    table = {}
+    for name in per_seg:
+        row = {lp: (cc - dd) / (cc + dd) if cc + dd else math.nan for lp, (cc, dd) in sums[name].items()}
+        row["all (mean)"] = sum(row[lp] for lp in pairs) / len(pairs)
+        tot = [sum(v[k] for v in sums[name].values()) for k in range(2)]
+        row["pooled"] = (tot[0] - tot[1]) / (tot[0] + tot[1])
+        table[name] = row
+    return sums, table
+
+
+def _significance(per_seg: dict, pairs: list[str], scored: list[int], seed: int) -> dict:
+    """The paired bootstrap of each of COMPARISONS over the scored segments."""
+    significance = {}
+    arrays = {name: np.array([[[per_seg[name][lp].get(sg, (0, 0))[k] for sg in scored] for k in range(2)]
+                              for lp in pairs]) for name in per_seg}
+    for a_, b_ in COMPARISONS:
+        if a_ in arrays and b_ in arrays:
+            r = bootstrap_tau(arrays[a_], arrays[b_], resamples=1000, seed=seed)
+            significance[f"{a_} vs {b_}"] = {"delta": r.delta, "ci95": [r.low, r.high], "p": r.p_value}
+    return significance
+
+
 def run_cv(data: str, out: str, pairs: list[str] | None = None, folds: int = 5, landmarks: int = 300,
            spec: KernelSpec | None = None, c: float = 1.0, seed: int = 1, cache: str | None = None) -> dict:
+    """Kendall's tau of every metric by `folds`-fold cross-validation by segment; writes the report
+    as OUT.json and OUT.md and returns it."""
     spec = spec or KernelSpec()
     t0 = time.time()
     seconds: dict[str, float] = {}
@@ -164,48 +231,11 @@ def run_cv(data: str, out: str, pairs: list[str] | None = None, folds: int = 5, 
     scored = [s for s in segments if s not in reserved]
     order = rng.permutation(len(scored))
     fold_of = {scored[i]: k % folds for k, i in enumerate(order)}
-    fixed = {"sentBLEU": objs.extra[:, 0], "chrF": objs.extra[:, 1]}
-    fixed.update({f"{st} similarity": direct[st] for st in STRUCTURES})
-    learned = {"BLEU+chrF learned": objs.extra}
-    for st in STRUCTURES:
-        learned[f"{st} learned"] = phi[st]
-    for st in STRUCTURES:
-        learned[f"{st} learned + BLEU + chrF"] = np.hstack([phi[st], objs.extra])
-    systems = list(fixed) + list(learned)
-    per_seg: dict[str, dict[str, dict[int, tuple[int, int]]]] = {s: {rs.pair: {} for rs in sets} for s in systems}
-    train_seconds = 0.0
-    for f in range(folds):
-        test = {s for s, k in fold_of.items() if k == f}
-        w_idx, l_idx = preferences(sets, objs, test)
-        for name in systems:
-            if name in fixed:
-                score = fixed[name]
-            else:
-                t = time.time()
-                w, scale = train_ranker(learned[name], w_idx, l_idx, c, seed + f)
-                train_seconds += time.time() - t
-                score = (learned[name] / scale) @ w
-            score_of = {k: float(score[i]) for k, i in objs.of.items()}
-            for lp, counts in _segment_counts(sets, test, score_of).items():
-                per_seg[name][lp].update(counts)
-        log.info("fold %d of %d done", f + 1, folds)
+    fixed, learned = _systems(objs, phi, direct)
+    per_seg, train_seconds = _fold_counts(sets, objs, fold_of, folds, fixed, learned, c, seed)
     seconds["training (all folds, learned systems)"] = round(train_seconds, 1)
-    sums = {name: {lp: [sum(v[k] for v in per_seg[name][lp].values()) for k in range(2)] for lp in pairs}
-            for name in systems}
-    table = {}
-    for name in systems:
-        row = {lp: (cc - dd) / (cc + dd) if cc + dd else math.nan for lp, (cc, dd) in sums[name].items()}
-        row["all (mean)"] = sum(row[lp] for lp in pairs) / len(pairs)
-        tot = [sum(v[k] for v in sums[name].values()) for k in range(2)]
-        row["pooled"] = (tot[0] - tot[1]) / (tot[0] + tot[1])
-        table[name] = row
-    significance = {}
-    arrays = {name: np.array([[[per_seg[name][lp].get(sg, (0, 0))[k] for sg in scored] for k in range(2)]
-                              for lp in pairs]) for name in systems}
-    for a_, b_ in COMPARISONS:
-        if a_ in arrays and b_ in arrays:
-            r = bootstrap_tau(arrays[a_], arrays[b_], resamples=1000, seed=seed)
-            significance[f"{a_} vs {b_}"] = {"delta": r.delta, "ci95": [r.low, r.high], "p": r.p_value}
+    sums, table = _tau_table(per_seg, pairs)
+    significance = _significance(per_seg, pairs, scored, seed)
     seconds["total"] = round(time.time() - t0, 1)
     report = {"data": data, "pairs": pairs, "folds": folds, "landmarks": landmarks,
               "rank": {st: int(v.shape[1]) for st, v in phi.items()},
@@ -213,7 +243,7 @@ def run_cv(data: str, out: str, pairs: list[str] | None = None, folds: int = 5, 
               "reserved_segments": len(reserved), "scored_segments": len(scored),
               "tau_variant": "wmt12 (metric ties discordant, human ties left out)",
               "tau": table, "counts": {s: {lp: dict(zip(("concordant", "discordant"), v))
-                                           for lp, v in sums[s].items()} for s in systems},
+                                           for lp, v in sums[s].items()} for s in per_seg},
               "significance": significance,
               "significance_method": "paired bootstrap over the scored segments (1000 resamples), "
                                      "difference of the mean over pairs; p = share of resamples <= 0",

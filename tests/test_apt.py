@@ -5,8 +5,8 @@ import pytest
 from cad.core.errors import CadError
 from cad.eval.apt import AptSettings, evaluate, format_detail, format_score
 from cad.eval.apt_config import read_apt_config, write_apt_config
-from cad.eval.lists import NONE, OTHER
-from cad.eval.report import french_settings
+from cad.eval.apt_settings import french_settings
+from cad.lang import NONE, OTHER
 
 from conftest import write
 

@@ -1,4 +1,5 @@
 from cad.eval.apt import AptSettings, evaluate
+from cad.eval.apt_settings import english_settings
 from cad.eval.confusion import confusion, seed003_tables, to_markdown
 from cad.lang import en
 
@@ -6,7 +7,7 @@ from test_lang_en import example
 
 
 def test_confusion_of_the_hand_made_example(tmp_path):
-    res = evaluate(*example(tmp_path), en.apt_settings())
+    res = evaluate(*example(tmp_path), english_settings())
     su = confusion(res, {"su", "sus"})
     # su: her → his (C3), su: – → – (C6); sus: his → their (C3)
     assert su.total == 3 and su.get("her", "his") == 1 and su.get("his", "their") == 1
@@ -19,7 +20,7 @@ def test_confusion_of_the_hand_made_example(tmp_path):
 
 
 def test_matrices_of_a_partition_add_up_to_apts(tmp_path):
-    for s in (en.apt_settings(), AptSettings(source_pronouns=list(en.ES_SOURCE_PRONOUNS))):
+    for s in (english_settings(), AptSettings(source_pronouns=list(en.ES_SOURCE_PRONOUNS))):
         res = evaluate(*example(tmp_path), s)
         parts = [confusion(res, ps) for ps in (["su", "sus", "suya"], ["él", "ella"], ["les", "ellos"])]
         assert all(p.labels == res.labels for p in parts)
@@ -29,7 +30,7 @@ def test_matrices_of_a_partition_add_up_to_apts(tmp_path):
 
 
 def test_markdown(tmp_path):
-    res = evaluate(*example(tmp_path), en.apt_settings())
+    res = evaluate(*example(tmp_path), english_settings())
     lines = to_markdown(confusion(res, ["su", "sus"])).splitlines()
     # only the classes seen, in APT's order; rows reference, columns candidate, with totals
     assert lines[0] == "| su, sus (ref. \\ cand.) | her | his | their | NONE | total |"

@@ -1,6 +1,7 @@
 import pytest
 
 from cad.eval.apt import classify, evaluate, find_source_pronouns
+from cad.eval.apt_settings import english_settings
 from cad.lang import en, es
 
 from conftest import write
@@ -48,7 +49,7 @@ def test_classes_and_lists_agree():
     assert en.EN_TARGET_PRONOUNS == list(en.PRONOUNS)
     assert all(w in en.EN_TARGET_PRONOUNS for g in en.EN_EQUAL for w in g)
     assert set(es.SEED003) <= set(en.ES_SOURCE_PRONOUNS) <= set(en.ES_PRONOUN_DICT)
-    s = en.apt_settings()
+    s = english_settings()
     # articles are not found by spelling; the accent tells él from el
     assert find_source_pronouns("la casa de el país y lo que él y ella le dan".split(), s) == \
         [(8, "él", "él"), (10, "ella", "ella"), (11, "le", "le")]
@@ -56,7 +57,7 @@ def test_classes_and_lists_agree():
 
 
 def test_apt_on_hand_made_example(tmp_path):
-    res = evaluate(*example(tmp_path), en.apt_settings())
+    res = evaluate(*example(tmp_path), english_settings())
     assert [(o.pronoun, o.case) for o in res.occurrences] == EXPECTED
     assert res.counts == {1: 2, 2: 0, 3: 3, 4: 1, 5: 1, 6: 1}
     assert res.score == pytest.approx(2 / 8)
@@ -65,7 +66,7 @@ def test_apt_on_hand_made_example(tmp_path):
 
 
 def test_her_and_hers_are_identical_only_through_the_equal_groups(tmp_path):
-    s = en.apt_settings()
+    s = english_settings()
     s.equal = []
     res = evaluate(*example(tmp_path), s)
     assert res.occurrences[2].case == 3 and res.counts[1] == 1
@@ -76,19 +77,19 @@ def test_heuristics_find_an_unaligned_english_pronoun(tmp_path):
     # pronouns in range, them and their translate les and sus, he is free
     cand = CAND[:1] + ["he gave them their books ."] + CAND[2:]
     acand = ACAND[:1] + ["1-1 1-2 2-1 3-3 4-4 5-5"] + ACAND[2:]
-    res = evaluate(*example(tmp_path, cand=cand, acand=acand), en.apt_settings())
+    res = evaluate(*example(tmp_path, cand=cand, acand=acand), english_settings())
     el = res.occurrences[3]
     assert el.improved_cand and el.cand.positions == [0] and el.case == 1
-    s = en.apt_settings()
+    s = english_settings()
     s.improve_alignment = False
     assert evaluate(*example(tmp_path, cand=cand, acand=acand), s).occurrences[3].case == 4
 
 
 def test_reference_against_itself(tmp_path):
-    res = evaluate(*example(tmp_path, cand=REF, acand=AREF), en.apt_settings())
+    res = evaluate(*example(tmp_path, cand=REF, acand=AREF), english_settings())
     assert {o.case for o in res.occurrences} == {1, 6}
     # OTHER = OTHER counts as identical by default, as for French
     other = ["she says that the school is good ."] + REF[1:]     # su → the: OTHER on both sides
     paths = example(tmp_path, ref=other, cand=other, acand=AREF)
-    assert evaluate(*paths, en.apt_settings()).occurrences[1].case == 1
-    assert evaluate(*paths, en.apt_settings(count_other=False)).occurrences[1].case == 3
+    assert evaluate(*paths, english_settings()).occurrences[1].case == 1
+    assert evaluate(*paths, english_settings(count_other=False)).occurrences[1].case == 3

@@ -5,13 +5,19 @@ from __future__ import annotations
 import argparse
 import sys
 
+from cad.cli.rank import add_rank_parser
+from cad.core.cliargs import add_input_argument as add_in, add_output_argument
 from cad.core.errors import CadError
+from cad.core.textio import is_uint, read_lines
+
+# Each handler imports its measure when it runs, so that `cad` starts (and answers --help)
+# without loading every measure and what they pull in (numpy, sacrebleu).
 
 
 def _apt(a: argparse.Namespace) -> None:
     from cad.eval.apt import evaluate, format_score, write_outputs
     from cad.eval.apt_config import read_apt_config
-    from cad.eval.report import french_settings
+    from cad.eval.apt_settings import french_settings
 
     if a.config:
         job = read_apt_config(a.config)
@@ -61,8 +67,6 @@ def _bleu(a: argparse.Namespace) -> None:
 
 
 def _read_detail_cases(path: str) -> list[tuple[str, int]]:
-    from cad.core.textio import read_lines, is_uint
-
     rows = []
     for lineno, line in enumerate(read_lines(path), 1):
         if lineno == 1:
@@ -86,8 +90,8 @@ def _mcnemar(a: argparse.Namespace) -> None:
 
 
 def _correlation(a: argparse.Namespace) -> None:
-    from cad.eval.correlation import correlations_from_tsv, kendall_tau_from_files
-    from cad.core.errors import CadError
+    from cad.eval.correlation import correlations_from_tsv
+    from cad.eval.rank.judgments import kendall_tau_from_files
 
     if a.judgments:
         if a.tsv is not None:
@@ -116,8 +120,6 @@ def _report(a: argparse.Namespace) -> None:
 
 
 def add_eval_parser(sub) -> None:
-    from cad.core.cliargs import add_input_argument as add_in
-
     p = sub.add_parser("eval", help="evaluate pronoun translation: APT, pronoun P/R/F, BLEU, significance")
     es = p.add_subparsers(dest="eval_command", metavar="MEASURE", required=True)
 
@@ -182,9 +184,6 @@ def add_eval_parser(sub) -> None:
                    help="wmt12: a metric tie is discordant (WMT12, WMT13); ties-excluded: left out "
                         "(default: %(default)s)")
     s.set_defaults(func=_correlation)
-
-    from cad.core.cliargs import add_output_argument
-    from cad.cli.rank import add_rank_parser
 
     add_rank_parser(es, add_in, add_output_argument)
 

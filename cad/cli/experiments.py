@@ -18,7 +18,8 @@ from coref.backends import BACKENDS, DEFAULT_BACKEND
 def _experiment_source(a: argparse.Namespace) -> None:
     from cad.experiments.es_en import run_source_experiment
     from cad.core.errors import CadError
-    from cad.lang import en, es
+    from cad.eval.apt_settings import english_settings
+    from cad.lang import es
     from cad.core.textio import count_lines
     from coref.spanish.corzu import CorzuResolver
 
@@ -47,7 +48,7 @@ def _experiment_source(a: argparse.Namespace) -> None:
         resolver = corzu
     # the pronouns scored are CorZu's whichever resolver feeds the CM, so that runs compare
     report = run_source_experiment(a.config, a.cm, a.source, a.reference, a.align_ref, a.docs, resolver,
-                                   en.apt_settings(), es.UNAMBIGUOUS, a.out, grid, a.folds, a.classes, feature_grid,
+                                   english_settings(), es.UNAMBIGUOUS, a.out, grid, a.folds, a.classes, feature_grid,
                                    scored=corzu, rerank_grid=rerank_grid, nbest=a.nbest,
                                    mert_iterations=a.mert_iterations, mert_nbest=a.mert_nbest, workers=a.workers)
     print(f"report: {a.out}.md, {a.out}.json ({report['seconds']['total (this run)']:.0f} s)", file=sys.stderr)

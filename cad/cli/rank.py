@@ -5,11 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 
+from cad.core.errors import CadError
+from cad.core.textio import atomic_output
+
+# The handlers import cad.eval.rank when they run, so that `cad` starts without numpy and spaCy.
+
 DATA_HELP = "a wmt-ranking folder: judgments.<lp>.tsv.gz, outputs.<lp>.tsv.gz, ref.<lp>.txt (e.g. ../shared/data/wmt-ranking/wmt13)"
 
 
 def _spec(a: argparse.Namespace):
-    from cad.core.errors import CadError
     from cad.eval.rank.metric import KernelSpec
 
     for name, v in (("--lambda", a.lam), ("--mu", a.mu)):
@@ -23,8 +27,6 @@ def _pairs(a: argparse.Namespace) -> list[str] | None:
 
 
 def _check(a: argparse.Namespace) -> None:
-    from cad.core.errors import CadError
-
     if a.landmarks < 2:
         raise CadError(f"--landmarks must be at least 2, not {a.landmarks}")
     if a.C <= 0:
@@ -32,7 +34,6 @@ def _check(a: argparse.Namespace) -> None:
 
 
 def _cv(a: argparse.Namespace) -> None:
-    from cad.core.errors import CadError
     from cad.eval.rank.experiment import run_cv
 
     _check(a)
@@ -53,7 +54,6 @@ def _train(a: argparse.Namespace) -> None:
 
 def _score(a: argparse.Namespace) -> None:
     from cad.eval.rank.experiment import score_lines
-    from cad.core.textio import atomic_output
 
     scores, signature = score_lines(a.model, a.hypothesis, a.reference)
     with atomic_output(a.out) as fh:

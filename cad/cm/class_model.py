@@ -25,8 +25,9 @@ from typing import Callable
 from cad.cm.classes import CLASSES
 from cad.core.errors import CadError
 from cad.core.textio import atomic_output, read_lines
-from cad.eval.lists import FR_EQUAL, FR_SIMILAR, FR_TARGET_PRONOUNS, OTHER
+from cad.lang import OTHER
 from cad.lang.en import CM_PRONOUNS
+from cad.lang.fr import EQUAL as FR_EQUAL, SIMILAR as FR_SIMILAR, TARGET_PRONOUNS as FR_TARGET_PRONOUNS
 from coref.records import Candidate, PronounResolution
 
 FLOOR = 1e-7

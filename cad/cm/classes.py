@@ -11,7 +11,7 @@ from functools import lru_cache
 from typing import Iterable, Sequence
 
 from cad.eval.apt import Side, classify, improve
-from cad.eval.report import french_settings
+from cad.eval.apt_settings import french_settings
 from cad.lang import first_class
 from cad.lang.fr import CLASS_OF, NONE, OTHER, TARGET_CLASSES as CLASSES  # noqa: F401  (French's home)
 

@@ -3,7 +3,9 @@ that every such option says so in its help and no two of one command take the sa
 
 from __future__ import annotations
 
+import logging
 import os
+import sys
 
 from cad.core.errors import CadError
 from cad.core.textio import STDIO, is_stdio
@@ -47,9 +49,6 @@ def refuse_stdout(path: str | os.PathLike | None, option: str) -> None:
 def run_module(name: str, parser, body, argv: list[str] | None = None) -> int:
     """`python -m` entry points: parse, log to stderr (warnings only with -q/--quiet), refuse two
     '-' streams, run body(args); a CadError is printed as `name: error: ...` with exit status 1."""
-    import logging
-    import sys
-
     a = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING if getattr(a, "quiet", False) else logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(name)s: %(message)s", datefmt="%H:%M:%S")

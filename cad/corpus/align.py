@@ -83,6 +83,7 @@ def _seeded_env(seed: int, workdir: Path):
 def run_eflomal(src_lines: Iterable[str] | Path, tgt_lines: Iterable[str] | Path, fwd_out: Path, rev_out: Path,
                 seed: int = 1, n_samplers: int = 1, model: int = 3) -> None:
     """Align with eflomal, writing forward and reverse links (both as source-target points)."""
+    # loaded only to align: `cad train` imports this module for every stage it runs
     import eflomal
 
     with tempfile.TemporaryDirectory(prefix="cad-eflomal-") as tmp:

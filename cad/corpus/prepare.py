@@ -42,6 +42,7 @@ class Tokenizer:
         self.pretokenized = pretokenized
         self._tok = None
         if not pretokenized:
+            # loaded only for text still to tokenize: sacremoses takes about half a second
             from sacremoses import MosesTokenizer
 
             self._tok = MosesTokenizer(lang=lang)

@@ -16,10 +16,17 @@ from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 from typing import Iterable
 
+from cad.core.docs import read_docs
 from cad.core.errors import CadError
 from cad.core.textio import atomic_output, read_lines
+from cad.corpus.prepare import Tokenizer, clean_tokens
+from cad.moses.ini import parse_config
+
+# sacremoses is imported where a model is read or written: it takes about half a second to load,
+# and the tools around the decoder import this module for ModelCase even for a lowercased model
 
 _COUNT = re.compile(r"^\((\d+)(?:/(\d+))?\)$")
 
@@ -104,8 +111,6 @@ def detruecase(tokens: list[str]) -> list[str]:
 def text_documents(text: str | os.PathLike, docs: str | os.PathLike | None) -> Iterable[list[list[str]]]:
     """The documents of a tokenized text, streamed: split at the starts of a .docs file, or one
     document per line without one."""
-    from cad.core.docs import read_docs
-
     starts = iter([d.first_line for d in read_docs(docs)][1:]) if docs else None
     nxt = next(starts, None) if starts is not None else None
     doc: list[list[str]] = []
@@ -126,11 +131,7 @@ def text_documents(text: str | os.PathLike, docs: str | os.PathLike | None) -> I
 def model_truecase_file(cfg, lang: str) -> str | None:
     """The truecase-model.<lang> that `cad train` writes beside a model's phrase table (moses.ini
     parsed, or its path), or None: the model was trained lowercased."""
-    from pathlib import Path
-
     if isinstance(cfg, (str, os.PathLike)):
-        from cad.moses.ini import parse_config
-
         cfg = parse_config(str(cfg))
     tables = [f.path for f in cfg.translation_models() if f.path]
     if not tables:
@@ -177,15 +178,11 @@ class RawText:
     def __init__(self, case: ModelCase, src: str, tgt: str):
         from sacremoses import MosesDetokenizer
 
-        from cad.corpus.prepare import Tokenizer
-
         self.case = case
         self._tokenize = Tokenizer(src)
         self._detokenizer = MosesDetokenizer(lang=tgt)
 
     def source(self, line: str) -> str:
-        from cad.corpus.prepare import clean_tokens
-
         return " ".join(self.case.source(clean_tokens(self._tokenize(line))))
 
     def target(self, words: list[str]) -> str:

@@ -1,1 +1,4 @@
-"""Evaluation of pronoun translation: APT, pronoun precision/recall, BLEU/chrF, significance, reports."""
+"""Evaluation of pronoun translation: APT (`apt`; its settings per language pair, `apt_settings`;
+the original tool's configuration and list files, `apt_config`, `lists`; its confusion tables,
+`confusion`), pronoun precision/recall, BLEU/chrF, correlation with human judgments,
+significance, reports; `rank`: seed 002's learned tree-kernel metric."""

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 
 from cad.core.alignment import parse_alignment
 from cad.core.errors import CadError
-from cad.eval.lists import NONE, OTHER
 from cad.core.textio import atomic_output, read_lines
+from cad.lang import NONE, OTHER
 
 CASE_NAMES = {1: "identical", 2: "equivalent", 3: "different", 4: "candidate not found",
               5: "reference not found", 6: "both not found"}

@@ -17,9 +17,9 @@ import os
 from dataclasses import dataclass
 
 from cad.core.errors import CadError
+from cad.core.textio import atomic_output, is_uint, read_lines
 from cad.eval.apt import AptResult, AptSettings, evaluate, write_outputs
 from cad.eval.lists import read_groups, read_word_list
-from cad.core.textio import read_lines, is_uint
 
 REQUIRED = {
     "lang": ["source", "target"],
@@ -61,90 +61,109 @@ def _line_of(path: str, section: str, key: str | None = None) -> int | None:
     return None
 
 
-def read_apt_config(path: str | os.PathLike) -> AptJob:
-    p = str(path)
-    parser = configparser.RawConfigParser(inline_comment_prefixes=None)
-    try:
-        text = "\n".join(read_lines(p))
-        parser.read_string(text, source=p)
-    except configparser.MissingSectionHeaderError as exc:
-        raise CadError("expected a [section] header before the first setting", p, exc.lineno) from None
-    except configparser.ParsingError as exc:
-        lineno = exc.errors[0][0] if exc.errors else None
-        raise CadError("malformed line in APT configuration", p, lineno) from None
-    except configparser.Error as exc:
-        raise CadError(f"malformed APT configuration: {exc.message}", p, getattr(exc, "lineno", None)) from None
+class _Ini:
+    """An APT configuration parsed as the tool parses it; its errors name the file and the line."""
 
-    for section, keys in REQUIRED.items():
-        if not parser.has_section(section):
-            raise CadError(f"missing section [{section}]", p)
-        for key in keys:
-            if not parser.has_option(section, key):
-                raise CadError(f"missing key '{key}' in [{section}]", p, _line_of(p, section))
+    def __init__(self, path: str):
+        self.path = path
+        self.parser = configparser.RawConfigParser(inline_comment_prefixes=None)
+        try:
+            self.parser.read_string("\n".join(read_lines(path)), source=path)
+        except configparser.MissingSectionHeaderError as exc:
+            raise CadError("expected a [section] header before the first setting", path, exc.lineno) from None
+        except configparser.ParsingError as exc:
+            lineno = exc.errors[0][0] if exc.errors else None
+            raise CadError("malformed line in APT configuration", path, lineno) from None
+        except configparser.Error as exc:
+            raise CadError(f"malformed APT configuration: {exc.message}", path,
+                           getattr(exc, "lineno", None)) from None
+        for section, keys in REQUIRED.items():
+            if not self.parser.has_section(section):
+                raise CadError(f"missing section [{section}]", path)
+            for key in keys:
+                if not self.parser.has_option(section, key):
+                    raise CadError(f"missing key '{key}' in [{section}]", path, _line_of(path, section))
 
-    def get(section: str, key: str, default: str = "") -> str:
-        return parser.get(section, key).strip() if parser.has_option(section, key) else default
+    def error(self, message: str, section: str, key: str | None = None) -> CadError:
+        return CadError(message, self.path, _line_of(self.path, section, key))
 
-    def need_file(section: str, key: str) -> str:
-        value = get(section, key)
+    def get(self, section: str, key: str, default: str = "") -> str:
+        return self.parser.get(section, key).strip() if self.parser.has_option(section, key) else default
+
+    def need_file(self, section: str, key: str) -> str:
+        value = self.get(section, key)
         if not value or not os.path.isfile(value):
-            raise CadError(f"[{section}] {key}: file {value!r} does not exist", p, _line_of(p, section, key))
+            raise self.error(f"[{section}] {key}: file {value!r} does not exist", section, key)
         return value
 
-    def optional_file(section: str, key: str) -> str | None:
-        value = get(section, key)
+    def optional_file(self, section: str, key: str) -> str | None:
+        value = self.get(section, key)
         return value if value and os.path.isfile(value) else None
 
-    def boolean(section: str, key: str, default: bool) -> bool:
-        if not parser.has_option(section, key) or not get(section, key):
+    def boolean(self, section: str, key: str, default: bool) -> bool:
+        if not self.parser.has_option(section, key) or not self.get(section, key):
             return default
         try:
-            return parser.getboolean(section, key)
+            return self.parser.getboolean(section, key)
         except ValueError:
-            raise CadError(f"[{section}] {key} must be true or false", p, _line_of(p, section, key)) from None
+            raise self.error(f"[{section}] {key} must be true or false", section, key) from None
 
-    files = {k: need_file("files", k) for k in ("source", "reference", "target", "alignment_source_reference",
-                                                 "alignment_source_target")}
-    input_type = get("files", "input_type")
-    if input_type not in ("word", "possition"):
-        raise CadError(f"input_type must be 'word' or 'possition', not {input_type!r}", p,
-                       _line_of(p, "files", "input_type"))
-    list_source = need_file("files", "list_source_pronouns")
-    positions = None
-    source_pronouns: list[str] = []
-    if input_type == "word":
-        source_pronouns = read_word_list(list_source)
-    else:
-        positions = []
-        for lineno, line in enumerate(read_lines(list_source), 1):
-            parts = line.split()
-            if not parts:
-                continue
-            if len(parts) != 2 or not all(is_uint(x) for x in parts):
-                raise CadError("expected 'sentence position'", list_source, lineno)
-            positions.append((int(parts[0]), int(parts[1])))
-    target_list_file = optional_file("files", "list_target_pronouns")
-    try:
-        cases = [int(c) for c in get("cases", "cases_to_use").split(",") if c.strip()]
-        weights = [float(w) for w in get("cases", "weigths_per_case").split(",") if w.strip()]
-    except ValueError:
-        raise CadError("cases_to_use and weigths_per_case must be comma-separated numbers", p,
-                       _line_of(p, "cases")) from None
-    cases = [c for c in cases if 1 <= c <= 6]
-    if not cases or not weights:
-        raise CadError("the list of cases to use and of weights must not be empty", p, _line_of(p, "cases"))
-    if len(weights) not in (len(cases), 6):
-        raise CadError(f"{len(cases)} cases but {len(weights)} weights", p, _line_of(p, "cases", "weigths_per_case"))
-    max_len = get("output", "max_length_matrix", "10") or "10"
-    if not is_uint(max_len):
-        raise CadError("max_length_matrix must be a number", p, _line_of(p, "output", "max_length_matrix"))
-
-    def seps(key: str) -> str | None:
-        value = get("lang", key)
+    def separator(self, key: str) -> str | None:
+        value = self.get("lang", key)
         return value if value.strip() else None
 
-    equal_file, similar_file = optional_file("dictionary", "equal"), optional_file("dictionary", "similar")
-    sdict, tdict = optional_file("dictionary", "source_pronouns"), optional_file("dictionary", "target_pronouns")
+
+def _source_side(ini: _Ini) -> tuple[list[str], list[tuple[int, int]] | None]:
+    """The source pronouns to search for (input_type word), or the positions to evaluate
+    (input_type possition: `sentence position` lines, 0-based)."""
+    input_type = ini.get("files", "input_type")
+    if input_type not in ("word", "possition"):
+        raise ini.error(f"input_type must be 'word' or 'possition', not {input_type!r}", "files", "input_type")
+    list_source = ini.need_file("files", "list_source_pronouns")
+    if input_type == "word":
+        return read_word_list(list_source), None
+    positions = []
+    for lineno, line in enumerate(read_lines(list_source), 1):
+        parts = line.split()
+        if not parts:
+            continue
+        if len(parts) != 2 or not all(is_uint(x) for x in parts):
+            raise CadError("expected 'sentence position'", list_source, lineno)
+        positions.append((int(parts[0]), int(parts[1])))
+    return [], positions
+
+
+def _cases(ini: _Ini) -> tuple[list[int], list[float]]:
+    """The cases used (those outside 1-6 dropped) and the weights, one per case used or six."""
+    try:
+        cases = [int(c) for c in ini.get("cases", "cases_to_use").split(",") if c.strip()]
+        weights = [float(w) for w in ini.get("cases", "weigths_per_case").split(",") if w.strip()]
+    except ValueError:
+        raise ini.error("cases_to_use and weigths_per_case must be comma-separated numbers", "cases") from None
+    cases = [c for c in cases if 1 <= c <= 6]
+    if not cases or not weights:
+        raise ini.error("the list of cases to use and of weights must not be empty", "cases")
+    if len(weights) not in (len(cases), 6):
+        raise ini.error(f"{len(cases)} cases but {len(weights)} weights", "cases", "weigths_per_case")
+    return cases, weights
+
+
+def read_apt_config(path: str | os.PathLike) -> AptJob:
+    """The job a configuration of the original tool describes, checked as far as the tool would
+    fail on it: errors name the file and the line."""
+    ini = _Ini(str(path))
+    files = {k: ini.need_file("files", k) for k in ("source", "reference", "target", "alignment_source_reference",
+                                                     "alignment_source_target")}
+    source_pronouns, positions = _source_side(ini)
+    target_list_file = ini.optional_file("files", "list_target_pronouns")
+    cases, weights = _cases(ini)
+    max_len = ini.get("output", "max_length_matrix", "10") or "10"
+    if not is_uint(max_len):
+        raise ini.error("max_length_matrix must be a number", "output", "max_length_matrix")
+
+    equal_file, similar_file = ini.optional_file("dictionary", "equal"), ini.optional_file("dictionary", "similar")
+    sdict = ini.optional_file("dictionary", "source_pronouns")
+    tdict = ini.optional_file("dictionary", "target_pronouns")
     settings = AptSettings(
         source_pronouns=source_pronouns,
         target_list=read_word_list(target_list_file) if target_list_file else None,
@@ -154,15 +173,15 @@ def read_apt_config(path: str | os.PathLike) -> AptJob:
         target_dict=read_word_list(tdict) if tdict else [],
         cases=cases,
         weights=weights if len(weights) == len(cases) else [weights[c - 1] for c in cases],
-        count_other=boolean("cases", "count_OTHER_as_equal", False),
-        source_sep=seps("source_word_separator"),
-        target_sep=seps("target_word_separator"),
-        count_multiword=boolean("output", "counting_multiword_in_matrix", False),
+        count_other=ini.boolean("cases", "count_OTHER_as_equal", False),
+        source_sep=ini.separator("source_word_separator"),
+        target_sep=ini.separator("target_word_separator"),
+        count_multiword=ini.boolean("output", "counting_multiword_in_matrix", False),
         max_matrix=int(max_len),
     )
-    output = get("output", "output_file")
+    output = ini.get("output", "output_file")
     if not output:
-        raise CadError("output_file is empty", p, _line_of(p, "output", "output_file"))
+        raise ini.error("output_file is empty", "output", "output_file")
     return AptJob(files["source"], files["reference"], files["target"], files["alignment_source_reference"],
                   files["alignment_source_target"], settings, output, positions)
 
@@ -170,8 +189,6 @@ def read_apt_config(path: str | os.PathLike) -> AptJob:
 def write_apt_config(job: AptJob, path: str | os.PathLike, files: dict[str, str]) -> None:
     """Write a configuration the original tool reads; `files` maps dictionary keys to list files."""
     s = job.settings
-    from cad.core.textio import atomic_output
-
     with atomic_output(path) as fh:
         fh.write("[lang]\nsource: en\ntarget: fr\n")
         fh.write(f"source_word_separator: {s.source_sep or ''}\ntarget_word_separator: {s.target_sep or ''}\n\n")

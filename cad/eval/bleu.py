@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+from sacrebleu.metrics import BLEU, CHRF
+
 from cad.core.errors import CadError
 from cad.core.textio import read_lines
 
@@ -18,8 +20,6 @@ def read_pair(candidate: str | os.PathLike, reference: str | os.PathLike) -> tup
 
 
 def bleu_chrf(candidate, reference, tokenize: str = "13a", lowercase: bool = False) -> dict:
-    from sacrebleu.metrics import BLEU, CHRF
-
     hyp, ref = read_pair(candidate, reference)
     # force: cad's texts are tokenized on purpose, no "forgot to detokenize" warning
     bleu = BLEU(tokenize=tokenize, lowercase=lowercase, force=True)

@@ -1,5 +1,6 @@
 """Pearson and Spearman correlation between system-level metric scores and human scores (seed 000 §3.3),
-and segment-level Kendall's tau over pairwise human judgments (WMT12; seed 002)."""
+and segment-level Kendall's tau over pairwise human judgments (WMT12; seed 002). The judgments'
+files are read in cad/eval/rank/judgments.py."""
 
 from __future__ import annotations
 
@@ -121,16 +122,3 @@ def read_scores(path: str | os.PathLike) -> dict[tuple[int, str], float]:
             raise CadError(f"a second score for {f[1]} on segment {f[0]}", str(path), lineno)
         out[key] = value
     return out
-
-
-def kendall_tau_from_files(judgments: str | os.PathLike, scores: str | os.PathLike,
-                           variant: str = "wmt12") -> TauResult:
-    from cad.eval.rank.judgments import read_judgments
-
-    js = read_judgments(judgments)
-    sc = read_scores(scores)
-    for k, j in enumerate(js, 1):
-        for s in (j.a, j.b):
-            if (j.segment, s) not in sc:
-                raise CadError(f"no score for {s} on segment {j.segment} in {scores}", str(judgments), k)
-    return kendall_tau(js, lambda seg, sys: sc[(seg, sys)], variant)

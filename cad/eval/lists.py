@@ -1,15 +1,10 @@
-"""Reading APT's word-list files; the default lists of English→French are cad/lang/fr.py's and en.py's."""
+"""Reading APT's word-list files (the original tool's layout); the built-in lists are cad/lang's."""
 
 from __future__ import annotations
 
 import os
 
 from cad.core.errors import CadError
-# the languages' lists live in cad/lang; these names are kept for the stages that read them here
-from cad.lang.en import SOURCE_PRONOUN_DICT as EN_PRONOUN_DICT, SOURCE_PRONOUNS as EN_SOURCE_PRONOUNS  # noqa: F401
-from cad.lang.fr import (  # noqa: F401
-    EQUAL as FR_EQUAL, NONE, OTHER, PRONOUN_DICT as FR_PRONOUN_DICT, SIMILAR as FR_SIMILAR,
-    TARGET_PRONOUNS as FR_TARGET_PRONOUNS)
 from cad.core.textio import read_lines
 
 

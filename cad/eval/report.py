@@ -3,24 +3,18 @@
 from __future__ import annotations
 
 import json
+import logging
 import math
 import os
 from dataclasses import dataclass
 
 from cad.core.errors import CadError
 from cad.eval.apt import AptResult, AptSettings, evaluate
+from cad.eval.apt_settings import french_settings
 from cad.eval.bleu import bleu_chrf
 from cad.eval.pronoun_pr import pronoun_prf
 from cad.eval.significance import mcnemar
 from cad.core.textio import atomic_output
-
-
-def french_settings(weights=(1.0, 0.5, 0.0, 0.0, 0.0, 0.0), cases=(1, 2, 3, 4, 5, 6),
-                    count_other: bool = True) -> AptSettings:
-    """English→French defaults (cad/lang/fr.py)."""
-    from cad.lang import fr
-
-    return fr.apt_settings(weights, cases, count_other)
 
 
 @dataclass
@@ -104,8 +98,7 @@ def to_markdown(report: dict) -> str:
 
 def plot_cases(report: dict, path: str | os.PathLike) -> None:
     """Share of each APT case per system, one horizontal stacked bar per system (seed 000, Fig. 2)."""
-    import logging
-
+    # loaded only to draw (a third of a second), and pyplot only once the Agg backend is chosen
     import matplotlib
 
     logging.getLogger("matplotlib").setLevel(logging.WARNING)

@@ -7,6 +7,8 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
+import numpy as np
+
 EXACT_BELOW = 25   # discordant pairs below which the exact binomial test is used
 
 
@@ -53,8 +55,6 @@ def bootstrap_tau(first, second, resamples: int = 1000, seed: int = 1) -> Bootst
     segments; the statistic is the mean of the pairs' tau (WMT's "all"). The segments are drawn
     with replacement, the same draw for both metrics and every pair (the pairs share their segments
     and references)."""
-    import numpy as np
-
     a, b = np.asarray(first, dtype=float), np.asarray(second, dtype=float)
     if a.shape != b.shape or a.ndim != 3 or a.shape[1] != 2:
         raise ValueError("expected two arrays of shape (pairs, 2, segments)")

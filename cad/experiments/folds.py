@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cad.eval.apt import evaluate
+from cad.eval.apt_settings import french_settings
 from cad.eval.bleu import bleu_chrf
-from cad.eval.report import System, french_settings
+from cad.eval.report import System
 from cad.experiments.stages import SystemRun, slug, write_lines
 
 

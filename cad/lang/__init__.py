@@ -1,6 +1,10 @@
 """One home per language: its pronoun sets and target classes, its APT word lists, its spaCy model
-and morphology reader (`fr`, `en`, `es`). Stages read a language's facts from its module here
-instead of spelling them out, so adding a language pair is adding a module."""
+and morphology reader (`fr`, `en`, `es`, `fr_morph`); the lexicons learned for a source language
+from a parallel corpus (`humanness`, `name_gender`, their files `lexicon_io`); the installing and
+loading of spaCy pipelines (`models`). Stages read a language's facts from its module here
+instead of spelling them out, so adding a language pair is adding a module. Facts only: this
+package imports nothing above cad.core (APT's settings made of these lists are in cad.eval).
+Here: the classes every language has (NONE, OTHER) and `first_class`."""
 
 from __future__ import annotations
 

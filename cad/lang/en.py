@@ -3,7 +3,8 @@ source of English→French (the pronouns studied there, and APT's dictionary for
 
 Target classes: what the English words aligned to a Spanish 3rd-person pronoun amount to, for the
 coreference model (mirrors `cad.cm.classes` for French). APT lists: the es→en counterparts of
-`cad.eval.lists`, laid out as in the original tool's Spanish→English example
+fr.py's (cad.eval.apt_settings makes settings of both), laid out as in the original tool's
+Spanish→English example
 (github.com/idiap/APT, data_es-en/: config_1..3, list_es, list_en, es-en.pronouns.all).
 
 Decisions (neither seed 000 nor 003 nor the tool settles them):
@@ -28,12 +29,9 @@ Decisions (neither seed 000 nor 003 nor the tool settles them):
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
+from typing import Iterable
 
 from cad.lang import NONE, OTHER, es, first_class
-
-if TYPE_CHECKING:
-    from cad.eval.apt import AptSettings
 
 
 # coreference (coref/): the entity class of each 3rd-person personal pronoun
@@ -90,17 +88,3 @@ ES_PRONOUN_DICT = [
 ]
 # Heuristics, steps 1 and 3: the words that can translate a Spanish 3rd-person pronoun.
 EN_PRONOUN_DICT = list(PRONOUNS)
-
-
-def apt_settings(weights=(1.0, 0.5, 0.0, 0.0, 0.0, 0.0), cases=(1, 2, 3, 4, 5, 6),
-                 count_other: bool = True) -> AptSettings:
-    """Spanish→English defaults, as `cad.eval.report.french_settings` for English→French; the
-    weights are the tool's es-en example's. OTHER counts as identical to OTHER so that the
-    reference scored against itself gets APT = 1 (the tool's config_2; config_3 does not).
-    For seed 003's six pronouns only, set `source_pronouns` to `list(es.SEED003)` afterwards."""
-    from cad.eval.apt import AptSettings   # cad.eval may come to ask cad.lang for its lists
-
-    return AptSettings(source_pronouns=list(ES_SOURCE_PRONOUNS), target_list=list(EN_TARGET_PRONOUNS),
-                       equal=[list(g) for g in EN_EQUAL], similar=[list(g) for g in EN_SIMILAR],
-                       source_dict=list(ES_PRONOUN_DICT), target_dict=list(EN_PRONOUN_DICT),
-                       cases=list(cases), weights=list(weights), count_other=count_other)

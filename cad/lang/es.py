@@ -55,7 +55,7 @@ class HeadMorph:
 def spanish_nlp():
     """spaCy's Spanish pipeline, loaded once, without W095 (see the module docstring)."""
     try:
-        import spacy
+        import spacy    # with the pipeline, not the module: most importers only read the word lists
 
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=r".*\[W095\]")

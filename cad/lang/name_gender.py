@@ -27,11 +27,12 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
+from cad.core.cliargs import add_output_argument, run_module
 from cad.core.errors import CadError
-from cad.lang.humanness import SOURCES, _is_word, _lookup
-from cad.lang.lexicon_io import add_corpus_arguments, lexicon_rows
 from cad.core.progress import progress
 from cad.core.textio import atomic_output, read_parallel
+from cad.lang.humanness import SOURCES, _is_word, _lookup
+from cad.lang.lexicon_io import add_corpus_arguments, lexicon_rows
 
 log = logging.getLogger("cad.lang.name_gender")
 
@@ -136,8 +137,6 @@ def learn(src_path: str, tgt_path: str, src_lang: str = "es", tgt_lang: str = "e
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from cad.core.cliargs import add_output_argument
-
     p = argparse.ArgumentParser(
         prog="python -m cad.lang.name_gender",
         description="Learn the gender of the source language's person names from a parallel corpus: "
@@ -176,8 +175,6 @@ def _run(a) -> int | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from cad.core.cliargs import run_module
-
     return run_module("name_gender", build_parser(), _run, argv)
 
 

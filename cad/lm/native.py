@@ -9,14 +9,16 @@ import os
 import re
 import tempfile
 from fractions import Fraction
-from typing import TYPE_CHECKING, Iterable
+from typing import Iterable
 
 from cad.core.errors import CadError
-from cad.lm.kneser_ney import discounts_from_counts_of_counts
 from cad.core.textio import atomic_output
+from cad.lm.kneser_ney import discounts_from_counts_of_counts
 
-if TYPE_CHECKING:
-    from cad.lm._kn import KneserNeyCounter
+try:
+    from cad.lm import _kn
+except ImportError:     # not compiled: the Python engine still runs (available() says so)
+    _kn = None
 
 log = logging.getLogger(__name__)
 
@@ -41,11 +43,7 @@ def parse_memory(text: str) -> int:
 
 
 def available() -> bool:
-    try:
-        from cad.lm import _kn  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    return _kn is not None
 
 
 def estimate_to_arpa(sentences: Iterable[list[str]], order: int, out: str | os.PathLike,
@@ -62,8 +60,6 @@ def estimate_to_arpa(sentences: Iterable[list[str]], order: int, out: str | os.P
     if not available():
         raise CadError("the compiled language-model estimator (cad.lm._kn) is not built; run pip install -e . "
                        "(needs a C++ compiler) or use --engine python")
-    from cad.lm import _kn
-
     tmp = tempfile.gettempdir() if temp_dir is None else os.fspath(temp_dir)
     # checked now, not at the first spill, which a small corpus never reaches
     if not os.path.isdir(tmp):
@@ -87,7 +83,7 @@ def estimate_to_arpa(sentences: Iterable[list[str]], order: int, out: str | os.P
     return files
 
 
-def _count(counter: KneserNeyCounter, sentences: Iterable[list[str]]) -> None:
+def _count(counter: _kn.KneserNeyCounter, sentences: Iterable[list[str]]) -> None:
     batch: list[str] = []
     for toks in sentences:
         if toks:

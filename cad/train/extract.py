@@ -5,11 +5,30 @@ span covering its alignment points is taken if no word inside it aligns outside 
 then the source span is extended over unaligned words on either side (still at most `max_len`).
 Target spans with unaligned boundary words arise by enumeration. Each pair carries its
 word-based (wbe) orientation towards the previous and the next phrase: mono, swap or other.
+
+`extract_rows` is the Python engine's extraction half, Moses's `extract` / `extract.inv` files:
+every pair counted as a direct and an inverse record, which the scoring (phrase_scoring.py) and
+the shards (extract_shards.py) both read.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Iterable
+
+from cad.train.extsort import ExternalCounter
+
+SEP = " ||| "
+
+
+@dataclass
+class ScoringStats:
+    """What building the tables counted: sentences and phrase pair occurrences extracted, phrase
+    pairs and source phrases written."""
+    sentences: int = 0
+    extracted: int = 0
+    phrase_pairs: int = 0
+    source_phrases: int = 0
 
 
 @dataclass(frozen=True)
@@ -85,3 +104,20 @@ def extract_pairs(n_src: int, n_tgt: int, points, max_len: int = 7) -> list[Phra
                     end_f += 1
                 start_f -= 1
     return out
+
+
+def extract_rows(rows: Iterable[tuple[list[str], list[str], list[tuple[int, int]]]], max_len: int,
+                 direct: ExternalCounter, inverse: ExternalCounter, stats: ScoringStats) -> None:
+    """The Python engine's extraction half: count every phrase pair of the (source tokens, target
+    tokens, points) rows in both directions."""
+    for ss, tt, points in rows:
+        stats.sentences += 1
+        for p in extract_pairs(len(ss), len(tt), points, max_len):
+            sp = " ".join(ss[p.src_start:p.src_end])
+            tp = " ".join(tt[p.tgt_start:p.tgt_end])
+            # target-major order: the order in which Moses prints a pair's alignment
+            al = " ".join(f"{i}-{j}" for i, j in sorted(p.alignment, key=lambda x: (x[1], x[0])))
+            inv = " ".join(f"{j}-{i}" for i, j in p.alignment)
+            direct.add(f"{sp}{SEP}{tp}{SEP}{al}{SEP}{p.prev_orientation} {p.next_orientation}")
+            inverse.add(f"{tp}{SEP}{sp}{SEP}{inv}")
+            stats.extracted += 1

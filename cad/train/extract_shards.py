@@ -1,4 +1,4 @@
-"""The extraction half of phrase extraction in shards of lines, in parallel (cad/shards).
+"""The extraction half of phrase extraction in shards of lines, in parallel (cad/core/shards).
 
 Each shard extracts its sentence pairs' phrase pairs and keeps them as two sorted runs of
 `key<TAB>count` lines, the direct and the inverse records, the very runs the external sort of
@@ -17,6 +17,14 @@ from pathlib import Path
 
 from cad.core.shards import Parallel, ShardStore, ShardTask, fingerprint_salt, plan_shards, run_shards, shard_tasks
 from cad.core.textio import count_lines
+from cad.train.extract import ScoringStats, extract_rows
+from cad.train.extsort import ExternalCounter
+from cad.train.lexical import aligned_row
+
+try:
+    from cad.train import _phrases
+except ImportError:     # not compiled: only the Python engine runs (phrase_scoring checks before)
+    _phrases = None
 
 # about 4 s of extraction a shard on this machine's cores, and runs of tens of MB
 DEFAULT_SHARD_LINES = 10_000
@@ -33,24 +41,17 @@ def extract_shard(task: ShardTask, out: Path, src: str, tgt: str, align: str, ma
                   max_items: int) -> None:
     """One shard's sorted runs (out/direct, out/inverse) and counts (out/counts); errors name the
     corpus files and their lines."""
-    from cad.train.lexical import aligned_row
-
     first = task.shard.first_line + 1
     rows = (aligned_row(s, t, a, first + k, src, tgt, align)
             for k, (s, t, a) in enumerate(zip(task.data["src"], task.data["tgt"], task.data["align"])))
     with tempfile.TemporaryDirectory(prefix="cad-extract-") as tmp:
         if engine == "native":
-            from cad.train import _phrases
-
             core = _phrases.PhraseTables(max_len, tmp, max_items, {}, {})
             for ss, tt, points in rows:
                 core.add(ss, tt, points)
             core.write_runs(str(out / "direct"), str(out / "inverse"))
             sentences, extracted = core.sentences(), core.extracted()
         else:
-            from cad.train.extsort import ExternalCounter
-            from cad.train.phrase_scoring import ScoringStats, extract_rows
-
             stats = ScoringStats()
             with ExternalCounter(tmp, max_items) as d, ExternalCounter(tmp, max_items) as i:
                 extract_rows(rows, max_len, d, i, stats)

@@ -19,32 +19,25 @@ import itertools
 import logging
 import tempfile
 from collections import Counter
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator
+from typing import Iterator
 
-from cad.core.shards.options import Parallel
-from cad.train.extract import extract_pairs
-from cad.train.extsort import ExternalCounter, ExternalSorter
-from cad.train.lexical import NULL, LexTable, aligned_corpus, read_lexical_table
 from cad.core.errors import CadError
 from cad.core.progress import progress
+from cad.core.shards import Parallel, ShardStore
 from cad.core.textio import atomic_output
+from cad.train.extract import SEP, ScoringStats, extract_rows
+from cad.train.extract_shards import ShardRuns, extract_in_shards
+from cad.train.extsort import ExternalCounter, ExternalSorter
+from cad.train.lexical import NULL, LexTable, aligned_corpus, read_lexical_table
 
-if TYPE_CHECKING:
-    from cad.train.extract_shards import ShardRuns
+try:
+    from cad.train import _phrases
+except ImportError:     # not compiled: the Python engine still runs (native_available() says so)
+    _phrases = None
 
 log = logging.getLogger(__name__)
 
-SEP = " ||| "
 ORIENTATIONS = ("mono", "swap", "other")
-
-
-@dataclass
-class ScoringStats:
-    sentences: int = 0
-    extracted: int = 0
-    phrase_pairs: int = 0
-    source_phrases: int = 0
 
 
 def fmt(x: float) -> str:
@@ -102,22 +95,6 @@ def _extract_all(src, tgt, align, max_len: int, direct: ExternalCounter, inverse
                  stats: ScoringStats, total: int | None) -> None:
     extract_rows(progress(aligned_corpus(src, tgt, align), total=total, desc="extract", unit="sent"), max_len,
                  direct, inverse, stats)
-
-
-def extract_rows(rows, max_len: int, direct: ExternalCounter, inverse: ExternalCounter, stats: ScoringStats) -> None:
-    """The Python engine's extraction half: count every phrase pair of the (source tokens, target
-    tokens, points) rows in both directions."""
-    for ss, tt, points in rows:
-        stats.sentences += 1
-        for p in extract_pairs(len(ss), len(tt), points, max_len):
-            sp = " ".join(ss[p.src_start:p.src_end])
-            tp = " ".join(tt[p.tgt_start:p.tgt_end])
-            # target-major order: the order in which Moses prints a pair's alignment
-            al = " ".join(f"{i}-{j}" for i, j in sorted(p.alignment, key=lambda x: (x[1], x[0])))
-            inv = " ".join(f"{j}-{i}" for i, j in p.alignment)
-            direct.add(f"{sp}{SEP}{tp}{SEP}{al}{SEP}{p.prev_orientation} {p.next_orientation}")
-            inverse.add(f"{tp}{SEP}{sp}{SEP}{inv}")
-            stats.extracted += 1
 
 
 def _split(items: Iterator[tuple[str, int]]) -> Iterator[tuple[list[str], int]]:
@@ -187,11 +164,7 @@ ENGINES = ("native", "python")
 
 
 def native_available() -> bool:
-    try:
-        from cad.train import _phrases  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    return _phrases is not None
 
 
 def build_phrase_tables(src, tgt, align, lex_prefix: str, phrase_table: str, reordering_table: str | None,
@@ -213,9 +186,6 @@ def build_phrase_tables(src, tgt, align, lex_prefix: str, phrase_table: str, reo
     lex_fe = read_lexical_table(f"{lex_prefix}.e2f")   # {(e, f): w(f|e)}
     shards = store = None
     if parallel is not None:
-        from cad.core.shards import ShardStore
-        from cad.train.extract_shards import extract_in_shards
-
         store = ShardStore.beside(phrase_table)
         shards = extract_in_shards(src, tgt, align, store, max_len, engine, max_items, parallel)
     if engine == "native":
@@ -272,8 +242,6 @@ def _build_python(src, tgt, align, lex_ef: LexTable, lex_fe: LexTable, phrase_ta
 def _build_native(src, tgt, align, lex_ef: LexTable, lex_fe: LexTable, phrase_table: str,
                   reordering_table: str | None, max_len: int, tmpdir: str | None, max_items: int,
                   total: int | None, smoothing: float, shards: ShardRuns | None) -> ScoringStats:
-    from cad.train import _phrases
-
     stats = ScoringStats()
     with tempfile.TemporaryDirectory(prefix="cad-phrases-", dir=tmpdir) as runs:
         core = _phrases.PhraseTables(max_len, runs, max_items, lex_ef, lex_fe)

@@ -18,14 +18,16 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from cad.corpus.align import align_corpus
 from cad.core.errors import CadError
-from cad.lm.arpa import write_arpa
-from cad.lm.kneser_ney import estimate
-from cad.moses.ini import baseline_config, write_config
-from cad.corpus.prepare import CleanConfig, prepare_corpus
 from cad.core.shards.options import Parallel
 from cad.core.textio import count_lines, read_lines
+from cad.corpus.align import align_corpus
+from cad.corpus.prepare import CleanConfig, prepare_corpus
+from cad.corpus.truecase import Truecaser, recase_file, text_documents, train_truecaser
+from cad.lm.arpa import write_arpa
+from cad.lm.kneser_ney import estimate
+from cad.lm.native import DEFAULT_MEMORY, estimate_to_arpa
+from cad.moses.ini import baseline_config, write_config
 from cad.train.lexical import write_lexical_tables
 from cad.train.phrase_scoring import build_phrase_tables
 
@@ -177,8 +179,6 @@ def truecase_corpus(corpus: Path, langs: list[str], out: Path) -> None:
     """Moses's pipeline between tokenizing and cleaning: learn a truecasing model of each side
     (OUT/truecase-model.<lang>, from the documents written with case) and truecase the prepared
     corpus with it."""
-    from cad.corpus.truecase import Truecaser, recase_file, text_documents, train_truecaser
-
     docs = Path(f"{corpus}.docs")
     for lang in langs:
         text = Path(f"{corpus}.{lang}")
@@ -197,8 +197,6 @@ def train_lm(text: Path, out: Path, order: int, engine: str = "native", memory: 
     holds about `memory` bytes of n-grams (None: its default) and spills the rest under `temp_dir`."""
     sentences = (line.split() for line in read_lines(text) if line.strip())
     if engine == "native":
-        from cad.lm.native import DEFAULT_MEMORY, estimate_to_arpa
-
         estimate_to_arpa(sentences, order, out, memory=DEFAULT_MEMORY if memory is None else memory,
                          temp_dir=temp_dir)
     elif engine == "python":

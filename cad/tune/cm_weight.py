@@ -11,8 +11,8 @@ from cad.core.textio import read_lines
 from cad.corpus.truecase import ModelCase
 from cad.decoder import Decoder
 from cad.eval.apt import evaluate
+from cad.eval.apt_settings import french_settings
 from cad.eval.bleu import bleu_chrf
-from cad.eval.report import french_settings
 from cad.translate.decoders import load_decoder
 from cad.translate.translator import DocumentTranslator
 from coref.backends import documents, get_backend

@@ -8,6 +8,7 @@ import os
 from dataclasses import dataclass
 from typing import Callable, Iterator, Mapping, Sequence
 
+from cad import __version__
 from cad.core.errors import CadError
 from cad.core.textio import count_lines, is_stdio, read_parallel
 
@@ -69,8 +70,6 @@ def fingerprint_salt(stage: str, options: Mapping[str, object], files: Sequence[
     """The part of every shard's fingerprint that is not its input text: the stage, cad's version,
     the options that change a shard's output, and the size and time of files those options name
     (models, lexicons), which are too big to hash for every shard."""
-    from cad import __version__
-
     stamps = []
     for f in files:
         if f is None:

@@ -19,6 +19,8 @@ from cad.core.shards.options import Parallel
 from cad.core.shards.plan import ShardTask
 from cad.core.shards.store import PROBE, ShardStore
 
+# dask and distributed are imported where a stage starts or reaches its workers: they are heavy,
+# and --workers 1 runs without them
 log = logging.getLogger("cad.core.shards")
 
 # fn(task, directory) writes the shard's parts as files in `directory`, one file a part

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import uuid
 from pathlib import Path
 
 from cad.core.shards.plan import ShardTask
@@ -50,8 +51,6 @@ class ShardStore:
     def probe(self) -> str:
         """Write a token that a worker reads to learn whether it sees this directory (a worker on
         this machine or on a shared file system writes its parts here itself)."""
-        import uuid
-
         token = uuid.uuid4().hex
         self.directory.mkdir(parents=True, exist_ok=True)
         with atomic_output(self.directory / PROBE, compress=False) as fh:

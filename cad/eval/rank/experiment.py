@@ -5,18 +5,22 @@ which are used for training but never scored, so no scored translation is a land
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import math
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
+from sacrebleu.metrics import BLEU, CHRF
 
 from cad.core.errors import CadError
+from cad.core.progress import progress
+from cad.core.textio import atomic_output, read_lines
 from cad.eval.correlation import kendall_tau
 from cad.eval.significance import bootstrap_tau
-from cad.core.progress import progress
 from cad.eval.rank.judgments import RankingSet, load_pair, pairs_in
 from cad.eval.rank.metric import KernelSpec, Nystrom, TreeRankMetric, direct_similarity, train_ranker
 from cad.eval.rank.objects import STRUCTURES, Pair, TreeCache, make_pair
@@ -38,8 +42,6 @@ class Objects:
 def sentence_metrics(hyps: list[str], refs: list[str]) -> np.ndarray:
     """sacrebleu's sentence BLEU (exp smoothing, effective order) and chrF2, as the data's
     baselines.md computes them, on the texts as released."""
-    from sacrebleu.metrics import BLEU, CHRF
-
     bleu, chrf = BLEU(effective_order=True), CHRF()
     return np.array([[bleu.sentence_score(h, [r]).score / 100, chrf.sentence_score(h, [r]).score / 100]
                      for h, r in zip(hyps, refs)]).reshape(len(hyps), 2)
@@ -114,9 +116,6 @@ def _cached_features(out: str, objs: Objects, landmark_ids: list[int], spec: Ker
                      key_parts: tuple) -> tuple[dict, dict]:
     """The Nyström features and direct similarities of every structure, kept in OUT.work/ with a
     key of their inputs: a second run (another C, more folds) skips the kernels."""
-    import hashlib
-    from pathlib import Path
-
     key = hashlib.sha1(repr((key_parts, spec.signature(), objs.keys[:1], len(objs.keys))).encode()).hexdigest()
     path = Path(out + ".work") / f"features-{key[:16]}.npz"
     if path.exists():
@@ -138,10 +137,75 @@ def _cached_features(out: str, objs: Objects, landmark_ids: list[int], spec: Ker
     return phi, direct
 
 
+def _systems(objs: Objects, phi: dict, direct: dict) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """The metrics compared: fixed scores (sentence-BLEU, chrF, direct tree similarity), and the
+    feature sets a ranker is learned on in each fold."""
+    fixed = {"sentBLEU": objs.extra[:, 0], "chrF": objs.extra[:, 1]}
+    fixed.update({f"{st} similarity": direct[st] for st in STRUCTURES})
+    learned = {"BLEU+chrF learned": objs.extra}
+    for st in STRUCTURES:
+        learned[f"{st} learned"] = phi[st]
+    for st in STRUCTURES:
+        learned[f"{st} learned + BLEU + chrF"] = np.hstack([phi[st], objs.extra])
+    return fixed, learned
+
+
+def _fold_counts(sets: list[RankingSet], objs: Objects, fold_of: dict[int, int], folds: int, fixed: dict,
+                 learned: dict, c: float, seed: int) -> tuple[dict, float]:
+    """Per metric, pair and scored segment: (concordant, discordant) when the segment is tested;
+    and the seconds spent training the learned metrics."""
+    per_seg: dict[str, dict[str, dict[int, tuple[int, int]]]] = {s: {rs.pair: {} for rs in sets}
+                                                                 for s in list(fixed) + list(learned)}
+    train_seconds = 0.0
+    for f in range(folds):
+        test = {s for s, k in fold_of.items() if k == f}
+        w_idx, l_idx = preferences(sets, objs, test)
+        for name in per_seg:
+            if name in fixed:
+                score = fixed[name]
+            else:
+                t = time.time()
+                w, scale = train_ranker(learned[name], w_idx, l_idx, c, seed + f)
+                train_seconds += time.time() - t
+                score = (learned[name] / scale) @ w
+            score_of = {k: float(score[i]) for k, i in objs.of.items()}
+            for lp, counts in _segment_counts(sets, test, score_of).items():
+                per_seg[name][lp].update(counts)
+        log.info("fold %d of %d done", f + 1, folds)
+    return per_seg, train_seconds
+
+
+def _tau_table(per_seg: dict, pairs: list[str]) -> tuple[dict, dict]:
+    """(concordant, discordant) sums per metric and pair, and the tau of each pair, their mean
+    and the pooled tau."""
+    sums = {name: {lp: [sum(v[k] for v in per_seg[name][lp].values()) for k in range(2)] for lp in pairs}
+            for name in per_seg}
+    table = {}
+    for name in per_seg:
+        row = {lp: (cc - dd) / (cc + dd) if cc + dd else math.nan for lp, (cc, dd) in sums[name].items()}
+        row["all (mean)"] = sum(row[lp] for lp in pairs) / len(pairs)
+        tot = [sum(v[k] for v in sums[name].values()) for k in range(2)]
+        row["pooled"] = (tot[0] - tot[1]) / (tot[0] + tot[1])
+        table[name] = row
+    return sums, table
+
+
+def _significance(per_seg: dict, pairs: list[str], scored: list[int], seed: int) -> dict:
+    """The paired bootstrap of each of COMPARISONS over the scored segments."""
+    significance = {}
+    arrays = {name: np.array([[[per_seg[name][lp].get(sg, (0, 0))[k] for sg in scored] for k in range(2)]
+                              for lp in pairs]) for name in per_seg}
+    for a_, b_ in COMPARISONS:
+        if a_ in arrays and b_ in arrays:
+            r = bootstrap_tau(arrays[a_], arrays[b_], resamples=1000, seed=seed)
+            significance[f"{a_} vs {b_}"] = {"delta": r.delta, "ci95": [r.low, r.high], "p": r.p_value}
+    return significance
+
+
 def run_cv(data: str, out: str, pairs: list[str] | None = None, folds: int = 5, landmarks: int = 300,
            spec: KernelSpec | None = None, c: float = 1.0, seed: int = 1, cache: str | None = None) -> dict:
-    from cad.core.textio import atomic_output
-
+    """Kendall's tau of every metric by `folds`-fold cross-validation by segment; writes the report
+    as OUT.json and OUT.md and returns it."""
     spec = spec or KernelSpec()
     t0 = time.time()
     seconds: dict[str, float] = {}
@@ -167,48 +231,11 @@ def run_cv(data: str, out: str, pairs: list[str] | None = None, folds: int = 5, 
     scored = [s for s in segments if s not in reserved]
     order = rng.permutation(len(scored))
     fold_of = {scored[i]: k % folds for k, i in enumerate(order)}
-    fixed = {"sentBLEU": objs.extra[:, 0], "chrF": objs.extra[:, 1]}
-    fixed.update({f"{st} similarity": direct[st] for st in STRUCTURES})
-    learned = {"BLEU+chrF learned": objs.extra}
-    for st in STRUCTURES:
-        learned[f"{st} learned"] = phi[st]
-    for st in STRUCTURES:
-        learned[f"{st} learned + BLEU + chrF"] = np.hstack([phi[st], objs.extra])
-    systems = list(fixed) + list(learned)
-    per_seg: dict[str, dict[str, dict[int, tuple[int, int]]]] = {s: {rs.pair: {} for rs in sets} for s in systems}
-    train_seconds = 0.0
-    for f in range(folds):
-        test = {s for s, k in fold_of.items() if k == f}
-        w_idx, l_idx = preferences(sets, objs, test)
-        for name in systems:
-            if name in fixed:
-                score = fixed[name]
-            else:
-                t = time.time()
-                w, scale = train_ranker(learned[name], w_idx, l_idx, c, seed + f)
-                train_seconds += time.time() - t
-                score = (learned[name] / scale) @ w
-            score_of = {k: float(score[i]) for k, i in objs.of.items()}
-            for lp, counts in _segment_counts(sets, test, score_of).items():
-                per_seg[name][lp].update(counts)
-        log.info("fold %d of %d done", f + 1, folds)
+    fixed, learned = _systems(objs, phi, direct)
+    per_seg, train_seconds = _fold_counts(sets, objs, fold_of, folds, fixed, learned, c, seed)
     seconds["training (all folds, learned systems)"] = round(train_seconds, 1)
-    sums = {name: {lp: [sum(v[k] for v in per_seg[name][lp].values()) for k in range(2)] for lp in pairs}
-            for name in systems}
-    table = {}
-    for name in systems:
-        row = {lp: (cc - dd) / (cc + dd) if cc + dd else math.nan for lp, (cc, dd) in sums[name].items()}
-        row["all (mean)"] = sum(row[lp] for lp in pairs) / len(pairs)
-        tot = [sum(v[k] for v in sums[name].values()) for k in range(2)]
-        row["pooled"] = (tot[0] - tot[1]) / (tot[0] + tot[1])
-        table[name] = row
-    significance = {}
-    arrays = {name: np.array([[[per_seg[name][lp].get(sg, (0, 0))[k] for sg in scored] for k in range(2)]
-                              for lp in pairs]) for name in systems}
-    for a_, b_ in COMPARISONS:
-        if a_ in arrays and b_ in arrays:
-            r = bootstrap_tau(arrays[a_], arrays[b_], resamples=1000, seed=seed)
-            significance[f"{a_} vs {b_}"] = {"delta": r.delta, "ci95": [r.low, r.high], "p": r.p_value}
+    sums, table = _tau_table(per_seg, pairs)
+    significance = _significance(per_seg, pairs, scored, seed)
     seconds["total"] = round(time.time() - t0, 1)
     report = {"data": data, "pairs": pairs, "folds": folds, "landmarks": landmarks,
               "rank": {st: int(v.shape[1]) for st, v in phi.items()},
@@ -216,7 +243,7 @@ def run_cv(data: str, out: str, pairs: list[str] | None = None, folds: int = 5, 
               "reserved_segments": len(reserved), "scored_segments": len(scored),
               "tau_variant": "wmt12 (metric ties discordant, human ties left out)",
               "tau": table, "counts": {s: {lp: dict(zip(("concordant", "discordant"), v))
-                                           for lp, v in sums[s].items()} for s in systems},
+                                           for lp, v in sums[s].items()} for s in per_seg},
               "significance": significance,
               "significance_method": "paired bootstrap over the scored segments (1000 resamples), "
                                      "difference of the mean over pairs; p = share of resamples <= 0",
@@ -273,8 +300,6 @@ def train_metric(data: str, out: str, pairs: list[str] | None = None, landmarks:
 
 def score_lines(model_path: str, hypotheses: str, references: str, cache: str | None = None) -> tuple[list[float], str]:
     """Scores of line-parallel hypotheses and references under a trained metric, and its signature."""
-    from cad.core.textio import read_lines
-
     model = TreeRankMetric.load(model_path)
     hyps, refs = list(read_lines(hypotheses)), list(read_lines(references))
     if len(hyps) != len(refs):

@@ -1,5 +1,6 @@
 """WMT pairwise ranking data: judgments, the judged system outputs and the references (the layout
-of ../shared/data/wmt-ranking: `judgments.<lp>.tsv.gz`, `outputs.<lp>.tsv.gz`, `ref.<lp>.txt`)."""
+of ../shared/data/wmt-ranking: `judgments.<lp>.tsv.gz`, `outputs.<lp>.tsv.gz`, `ref.<lp>.txt`),
+and a metric's segment-level Kendall's tau against a judgments file."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 
 from cad.core.errors import CadError
 from cad.core.textio import read_lines
+from cad.eval.correlation import TauResult, kendall_tau, read_scores
 
 WINNERS = ("a", "b", "tie")
 
@@ -80,6 +82,19 @@ def load_pair(folder: str | os.PathLike, pair: str) -> RankingSet:
                 raise CadError(f"no output of {s} for segment {j.segment} in {paths['outputs']}",
                                str(paths["judgments"]), k)
     return RankingSet(pair, judgments, outputs, refs)
+
+
+def kendall_tau_from_files(judgments: str | os.PathLike, scores: str | os.PathLike,
+                           variant: str = "wmt12") -> TauResult:
+    """`kendall_tau` of a metric's `segment<TAB>system<TAB>score` lines against a judgments file;
+    every system of every judgment needs a score."""
+    js = read_judgments(judgments)
+    sc = read_scores(scores)
+    for k, j in enumerate(js, 1):
+        for s in (j.a, j.b):
+            if (j.segment, s) not in sc:
+                raise CadError(f"no score for {s} on segment {j.segment} in {scores}", str(judgments), k)
+    return kendall_tau(js, lambda seg, sys: sc[(seg, sys)], variant)
 
 
 def pairs_in(folder: str | os.PathLike) -> list[str]:

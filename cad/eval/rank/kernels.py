@@ -34,6 +34,12 @@ import numpy as np
 from cad.core.errors import CadError
 from cad.eval.rank.tree import Tree
 
+_MISSING: ImportError | None = None
+try:
+    from cad.eval.rank import _kernels
+except ImportError as exc:      # not compiled: every kernel call says how to build it (_native)
+    _kernels, _MISSING = None, exc
+
 KINDS = ("stk", "ptk")
 
 
@@ -109,11 +115,9 @@ def _production(vocab: Vocabulary, labels: list[int], v: int, ks: list[int], kid
 
 
 def _native():
-    try:
-        from cad.eval.rank import _kernels
-    except ImportError as e:
+    if _kernels is None:
         raise CadError("the compiled tree kernels (cad.eval.rank._kernels) are not built: run "
-                       "`.venv/bin/python setup.py build_ext --inplace` (or pip install -e .)") from e
+                       "`.venv/bin/python setup.py build_ext --inplace` (or pip install -e .)") from _MISSING
     return _kernels
 
 

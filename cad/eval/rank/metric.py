@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from cad.core.errors import CadError
+from cad.core.textio import atomic_output
+from cad.eval.rank.kernels import gram, paired
 from cad.eval.rank.objects import Pair
 from cad.eval.rank.tree import Tree
 
@@ -38,8 +40,6 @@ class KernelSpec:
 
 def pair_gram(rows: list[Pair], cols: list[Pair], spec: KernelSpec) -> np.ndarray:
     """K(<t,r>,<t',r'>) = TK(t^r, t'^r') + TK(r^t, r'^t') for every row × column (seed 002, §2.2)."""
-    from cad.eval.rank.kernels import gram
-
     h = gram([p.hyp_rel for p in rows], [p.hyp_rel for p in cols], spec.kind, spec.lam, spec.mu, True)
     r = gram([p.ref_rel for p in rows], [p.ref_rel for p in cols], spec.kind, spec.lam, spec.mu, True)
     return h + r
@@ -54,8 +54,6 @@ def preference_kernel(k: np.ndarray, first: tuple[int, int], second: tuple[int, 
 
 def direct_similarity(pairs: list[Pair], spec: KernelSpec) -> np.ndarray:
     """Seed 002's "similarity" column: the normalized tree kernel of each hypothesis with its reference."""
-    from cad.eval.rank.kernels import paired
-
     return np.asarray(paired([p.hyp for p in pairs], [p.ref for p in pairs], spec.kind, spec.lam, spec.mu, True))
 
 
@@ -102,8 +100,6 @@ class TreeRankMetric:
                 + (f"|extra:{'+'.join(self.extra)}" if self.extra else ""))
 
     def save(self, path: str | os.PathLike) -> None:
-        from cad.core.textio import atomic_output
-
         obj = {"format": FORMAT, "kernel": vars(self.spec), "extra": self.extra, "structure": self.structure,
                "landmarks": [[str(p.hyp_rel), str(p.ref_rel)] for p in self.nystrom.landmarks],
                "projection": self.nystrom.projection.tolist(), "weights": self.weights.tolist(),
@@ -142,6 +138,7 @@ def train_ranker(x: np.ndarray, wins: np.ndarray, loses: np.ndarray, c: float = 
     φ(winner) - φ(loser), each difference's sign flipped at random (fixed seed) so that both
     classes are present; the features are divided by their standard deviation over the
     differences first, so that C means the same for kernel and metric features."""
+    # loaded only to train: scikit-learn takes over a second, and scoring does not need it
     from sklearn.linear_model import LogisticRegression
 
     d = x[wins] - x[loses]

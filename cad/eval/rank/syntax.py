@@ -22,6 +22,7 @@ import html
 from typing import Iterable, Iterator
 
 from cad.eval.rank.tree import Tree
+from cad.lang.models import load_spacy
 
 REL = "-REL"
 # chunks made of one token each (CoNLL-2000 keeps them apart)
@@ -185,8 +186,6 @@ def parse_texts(nlp, texts: list[str], batch_size: int = 256) -> Iterator[Tree]:
 
 def load_parser():
     """spaCy's English pipeline without the parts the trees do not read."""
-    from cad.lang.models import load_spacy
-
     nlp = load_spacy()
     for name in ("ner", "lemmatizer"):
         if name in nlp.pipe_names:

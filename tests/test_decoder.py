@@ -3,10 +3,11 @@ import random
 
 import pytest
 
-from cad.decoder.model import LN10, DecoderModel, SearchSettings
+from cad.decoder.model import DecoderModel, SearchSettings
 from cad.decoder.nbest import nbest_lines
 from cad.decoder.options import collect_options
 from cad.decoder.search import Decoder
+from cad.decoder.tables import LN10
 from cad.core.errors import CadError
 from cad.moses.ini import baseline_config, write_config
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 import importlib
 from typing import Any, Protocol
 
-from cad.decoder.model import LOWEST_SCORE, FeatureSlot
+from cad.decoder.model import FeatureSlot
+from cad.decoder.tables import LOWEST_SCORE
 
 
 class Option(Protocol):

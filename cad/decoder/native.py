@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import os
 
-from cad.decoder.model import LN10
+from cad.decoder.tables import LN10
 from cad.decoder.stateful import Distortion, KenLMFeature, LexicalReordering
 
 log = logging.getLogger(__name__)

@@ -14,7 +14,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from cad.decoder.model import FeatureSlot, LanguageModel, ReorderingTable
+from cad.decoder.model import FeatureSlot
+from cad.decoder.tables import LanguageModel, ReorderingTable
 
 MONO, SWAP, OTHER = 0, 1, 2
 Values = tuple[tuple[int, float], ...]      # (index within the slot, unweighted value), sparse

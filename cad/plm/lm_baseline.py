@@ -60,9 +60,9 @@ class LMBaseline:
                  case: Callable[[list[str]], list[str]] | None = None):
         import kenlm
 
-        from cad.decoder.model import _quiet_stderr
+        from cad.decoder.tables import quiet_stderr
 
-        with _quiet_stderr():
+        with quiet_stderr():
             self.model = kenlm.Model(str(lm_path))
         self.kenlm = kenlm
         self.none_penalty = none_penalty

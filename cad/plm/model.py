@@ -33,12 +33,12 @@ class PLM:
     def __init__(self, directory: str | os.PathLike):
         import kenlm
 
-        from cad.decoder.model import _quiet_stderr
+        from cad.decoder.tables import quiet_stderr
 
         path = Path(directory) / "plm.arpa"
         if not path.exists():
             raise CadError("no PLM here (cad plm train)", str(path))
-        with _quiet_stderr():
+        with quiet_stderr():
             self.model = kenlm.Model(str(path))
         self.kenlm = kenlm
         self.path = path

@@ -211,6 +211,7 @@ def load_decoder(config: str, sentences: list[str], decoder: str = "cad", moses_
         if binary is None:
             raise CadError("no Moses binary: give --moses-bin PATH, set $MOSES, or put moses on PATH")
         return MosesAdapter(binary, config, wanted, search_algorithm)
+    import cad.cm.feature  # noqa: F401  (registers the CoreferenceModel a configuration may name)
     from cad.decoder import Decoder, DecoderModel, SearchSettings
     from cad.cli.decode import engine_is_native
 
@@ -458,6 +459,7 @@ def _rerank(a: argparse.Namespace) -> None:
 
 
 def _experiment_source(a: argparse.Namespace) -> None:
+    import cad.cm.feature  # noqa: F401  (registers the CoreferenceModel a configuration may name)
     from cad.experiments.es_en import run_source_experiment
     from cad.core.errors import CadError
     from cad.lang import en, es
@@ -496,6 +498,7 @@ def _experiment_source(a: argparse.Namespace) -> None:
 
 
 def _experiment(a: argparse.Namespace) -> None:
+    import cad.cm.feature  # noqa: F401  (registers the CoreferenceModel a configuration may name)
     from cad.experiments.pronoun_eval import parse_systems, run_experiment
     from cad.core.errors import CadError
     from cad.eval.report import to_markdown
@@ -513,6 +516,7 @@ def _experiment(a: argparse.Namespace) -> None:
 
 
 def _score(a: argparse.Namespace) -> None:
+    import cad.cm.feature  # noqa: F401  (registers the CoreferenceModel a configuration may name)
     from cad.experiments.contrastive import ContextScorer, read_suite, score_suite
     from cad.decoder import Decoder, DecoderModel, SearchSettings
     from cad.core.textio import atomic_output

@@ -21,6 +21,8 @@ import sys
 import time
 from dataclasses import dataclass, field
 
+# registers the CoreferenceModel feature, which a configuration may name (cad cm config --mode feature)
+import cad.cm.feature  # noqa: F401
 from cad.core.errors import CadError
 from cad.core.textio import is_uint
 

@@ -1,8 +1,8 @@
-"""Loading a moses.ini and its tables (cad/decoder/tables.py) into the feature functions the search uses.
+"""A moses.ini loaded into the features the search uses, their weights and the tables they read.
 
-Scores are on Moses's scale: the tables' natural logs, WordPenalty is -|e| per phrase, PhrasePenalty
-1 per phrase, Distortion minus the jump width, and an unknown word costs UnknownWordPenalty = log(0)
-floored = -100.
+Each [feature] line is built by the feature class registered for its type (cad/decoder/registry.py);
+the scores' scales are those of the tables (cad/decoder/tables.py) and features
+(cad/decoder/features.py, cad/decoder/stateful.py).
 """
 
 from __future__ import annotations
@@ -13,12 +13,11 @@ import os
 from dataclasses import dataclass, field
 
 from cad.core.errors import CadError
+from cad.decoder.features import StatelessFeature
+from cad.decoder.registry import FeatureSlot, Loading, feature_class
+from cad.decoder.stateful import StatefulFeature
 from cad.decoder.tables import LanguageModel, PhraseTable, ReorderingTable
 from cad.moses.ini import MosesConfig, parse_config
-
-STATEFUL = ("KENLM", "Distortion", "LexicalReordering")
-KNOWN = ("UnknownWordPenalty", "WordPenalty", "PhrasePenalty", "PhraseDictionaryMemory", "CoreferenceModel",
-         *STATEFUL)
 
 
 @dataclass
@@ -41,33 +40,17 @@ class SearchSettings:
 
 
 @dataclass
-class FeatureSlot:
-    name: str
-    type: str
-    offset: int
-    size: int
-    weights: list[float]
-
-
-@dataclass
 class DecoderModel:
     config: MosesConfig
     slots: list[FeatureSlot]
     tables: list[PhraseTable]
     reordering: ReorderingTable | None
     lm: LanguageModel | None
-    lm_slot: FeatureSlot | None
-    distortion_slot: FeatureSlot | None
-    lr_slot: FeatureSlot | None
-    wp_slot: FeatureSlot | None
-    pp_slot: FeatureSlot | None
-    uwp_slot: FeatureSlot | None
-    table_slots: list[FeatureSlot]
     paths: list[list[int]]          # decoding path -> translation table indices
     backoff: list[int]
     settings: SearchSettings = field(default_factory=SearchSettings)
-    stateless: list = field(default_factory=list)     # StatelessFeature, in moses.ini order
-    stateful: list = field(default_factory=list)      # StatefulFeature, cheap ones first, else moses.ini order
+    stateless: list[StatelessFeature] = field(default_factory=list)    # in moses.ini order
+    stateful: list[StatefulFeature] = field(default_factory=list)      # cheap ones first, else moses.ini order
     # table-limited phrase entries by weights (cad/decoder/options.py), shared by shallow copies
     limit_cache: dict = field(default_factory=dict, repr=False, compare=False)
 
@@ -85,6 +68,18 @@ class DecoderModel:
         others (cad/decoder/options.py then adds the context's terms to an option's sums)."""
         flags = [f.reads_context for f in self.stateless]
         return flags == sorted(flags)
+
+    def slot(self, name: str) -> FeatureSlot:
+        """The weights' slot of the feature named `name` in moses.ini (LM0, TranslationModel0, ...)."""
+        for s in self.slots:
+            if s.name == name:
+                return s
+        raise CadError(f"the model has no feature {name}")
+
+    def slots_of(self, feature_type: str) -> list[FeatureSlot]:
+        """The slots of the features of one moses.ini type (KENLM, PhraseDictionaryMemory, ...), in
+        moses.ini order."""
+        return [s for s in self.slots if s.type == feature_type]
 
     def weights(self) -> list[float]:
         out: list[float] = []
@@ -123,92 +118,67 @@ class DecoderModel:
         return cls.from_config(cfg, input_sentences, settings)
 
     @classmethod
-    def from_config(cls, cfg: MosesConfig, input_sentences: list[str] | None, settings: SearchSettings) -> "DecoderModel":
-        from cad.decoder.features import PLUGINS, STATELESS, PhraseScores, plugin_class
-        from cad.decoder.stateful import Distortion, KenLMFeature, LexicalReordering
-
+    def from_config(cls, cfg: MosesConfig, input_sentences: list[str] | None, settings: SearchSettings) -> DecoderModel:
+        """The model of a parsed configuration: each [feature] line is built by the class registered
+        for its type (cad/decoder/registry.py), in moses.ini order, then the tables are read,
+        restricted to the phrases of `input_sentences` when given."""
         p = cfg.source
+        loading = Loading(cfg, _wanted(input_sentences, settings.max_phrase_length))
         slots: list[FeatureSlot] = []
-        tables: list[PhraseTable] = []
-        table_slots: list[FeatureSlot] = []
-        reordering = lm = None
-        stateless: list = []
-        stateful: list = []
-        named: dict[str, FeatureSlot | None] = {"lm": None, "dist": None, "lr": None, "wp": None, "pp": None, "uwp": None}
+        stateless: list[StatelessFeature] = []
+        stateful: list[StatefulFeature] = []
         offset = 0
-        for f in cfg.features:
-            if f.type not in KNOWN:
-                raise CadError(f"feature {f.type} is not supported by cad's decoder (supported: {', '.join(KNOWN)})",
-                               p, f.line)
-            weights = cfg.weights.get(f.name)
+        for line in cfg.features:
+            feature_cls = feature_class(line.type, p, line.line)
+            weights = cfg.weights.get(line.name)
             if weights is None:
-                weights = [1.0] * f.num_features     # untuneable features default to weight 1
-            slot = FeatureSlot(f.name, f.type, offset, f.num_features, list(weights))
-            offset += f.num_features
+                weights = [1.0] * line.num_features     # untuneable features default to weight 1
+            slot = FeatureSlot(line.name, line.type, offset, line.num_features, list(weights))
+            offset += line.num_features
             slots.append(slot)
-            if f.type == "PhraseDictionaryMemory":
-                tables.append(PhraseTable(f, p))
-                table_slots.append(slot)
-            elif f.type == "LexicalReordering":
-                if reordering is not None:
-                    raise CadError("only one LexicalReordering feature is supported", p, f.line)
-                reordering = ReorderingTable(f, p)
-                named["lr"] = slot
-                stateful.append(LexicalReordering(slot, reordering))
-            elif f.type == "KENLM":
-                if lm is not None:
-                    raise CadError("only one language model is supported", p, f.line)
-                lm = LanguageModel(f, p)
-                named["lm"] = slot
-                stateful.append(KenLMFeature(slot, lm))
-            elif f.type == "Distortion":
-                named["dist"] = slot
-                stateful.append(Distortion(slot))
-            elif f.type == "WordPenalty":
-                named["wp"] = slot
-            elif f.type == "PhrasePenalty":
-                named["pp"] = slot
-            elif f.type == "UnknownWordPenalty":
-                named["uwp"] = slot
-            if f.type in STATELESS:
-                stateless.append(STATELESS[f.type](slot))
-            elif f.type == "PhraseDictionaryMemory":
-                stateless.append(PhraseScores(slot, len(tables) - 1))
-            elif f.type in PLUGINS:
-                stateless.append(plugin_class(f.type)(slot, f, p))
-        if not tables:
+            feature = feature_cls.from_line(line, slot, p, loading)
+            (stateful if isinstance(feature, StatefulFeature) else stateless).append(feature)
+        if not loading.tables:
             raise CadError("no phrase table (PhraseDictionaryMemory) in the configuration", p)
-        paths: dict[int, list[int]] = {}
-        for path_id, kind, idx in cfg.mapping:
-            if kind != "T":
-                raise CadError("generation steps are not supported", p)
-            if idx >= len(tables):
-                raise CadError(f"[mapping] refers to translation table {idx}, but only {len(tables)} exist", p)
-            paths.setdefault(path_id, []).append(idx)
-        for ids in paths.values():
-            if len(ids) > 1:
-                raise CadError("factored decoding paths with several steps are not supported", p)
+        paths = _decoding_paths(cfg, len(loading.tables))
         backoff = cfg.backoff or [0] * len(paths)
         if cfg.distortion_limit is not None:
             settings.distortion_limit = cfg.distortion_limit
-        wanted = None
-        if input_sentences is not None:
-            max_len = settings.max_phrase_length
-            wanted = set()
-            for sent in input_sentences:
-                toks = sent.split()
-                for i in range(len(toks)):
-                    for j in range(i + 1, min(len(toks), i + max_len) + 1):
-                        wanted.add(" ".join(toks[i:j]))
-        for t in tables:
-            t.load(wanted)
-            if settings.ttable_limit is not None:
+        loading.load_tables()
+        if settings.ttable_limit is not None:
+            for t in loading.tables:
                 t.table_limit = settings.ttable_limit
-        if reordering is not None:
-            reordering.load(wanted)
-        return cls(cfg, slots, tables, reordering, lm, named["lm"], named["dist"], named["lr"], named["wp"],
-                   named["pp"], named["uwp"], table_slots, [paths[k] for k in sorted(paths)], backoff, settings,
+        return cls(cfg, slots, loading.tables, loading.reordering, loading.lm, paths, backoff, settings,
                    stateless, sorted(stateful, key=lambda x: x.expensive))
+
+
+def _wanted(input_sentences: list[str] | None, max_len: int) -> set[str] | None:
+    """The source phrases of at most `max_len` words of the input (None: the whole tables)."""
+    if input_sentences is None:
+        return None
+    wanted = set()
+    for sent in input_sentences:
+        toks = sent.split()
+        for i in range(len(toks)):
+            for j in range(i + 1, min(len(toks), i + max_len) + 1):
+                wanted.add(" ".join(toks[i:j]))
+    return wanted
+
+
+def _decoding_paths(cfg: MosesConfig, n_tables: int) -> list[list[int]]:
+    """[mapping]: the translation tables of each decoding path, by path number."""
+    p = cfg.source
+    paths: dict[int, list[int]] = {}
+    for path_id, kind, idx in cfg.mapping:
+        if kind != "T":
+            raise CadError("generation steps are not supported", p)
+        if idx >= n_tables:
+            raise CadError(f"[mapping] refers to translation table {idx}, but only {n_tables} exist", p)
+        paths.setdefault(path_id, []).append(idx)
+    for ids in paths.values():
+        if len(ids) > 1:
+            raise CadError("factored decoding paths with several steps are not supported", p)
+    return [paths[k] for k in sorted(paths)]
 
 
 def apply_weight_overwrite(cfg: MosesConfig, spec: str) -> None:

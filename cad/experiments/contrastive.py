@@ -188,7 +188,7 @@ class ContextScorer:
         if model.lm is not None:
             lm, state = model.lm.score_words(model.lm.begin(), tgt)
             lm += model.lm.score_words(state, ("</s>",))[0]
-            total += model.lm_slot.weights[0] * lm
+            total += model.slots_of("KENLM")[0].weights[0] * lm
         classes = []
         for i, m in sorted(mix.items()):
             cls = pronoun_class(aligned_words(src, tgt, links, i))
@@ -206,7 +206,7 @@ class _Lexicon:
 
     def __init__(self, model):
         table = model.tables[0]
-        slot = model.table_slots[0]
+        slot = model.slots_of("PhraseDictionaryMemory")[0]
         self.weight = slot.weights[self.DIRECT] if len(slot.weights) > self.DIRECT else 0.0
         self.logprob: dict[tuple[str, str], float] = {}
         for src, entries in table.entries.items():

@@ -8,6 +8,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+# registers the CoreferenceModel feature, which a configuration tuned by documents names
+import cad.cm.feature  # noqa: F401
 from cad.decoder import Decoder, DecoderModel, SearchSettings
 from cad.core.errors import CadError
 from cad.moses.ini import parse_config, write_config

@@ -10,17 +10,27 @@ The core follows the Python search operation for operation, so the output is the
 The core is used when it can be: every stateful feature is one of those three classes (the
 registry gives the core's kind of each, cad/decoder/registry.py), the sentence has at most
 `MAX_WORDS` words, no forced decoding, and the core reads the LM exactly as the kenlm module does
-(checked once per model). Otherwise, or with CAD_NATIVE=0 in the
-environment, the Python search runs."""
+(checked once per model). Otherwise, or with CAD_NATIVE=0 in the environment, the Python search
+runs."""
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
+
+import kenlm
 
 from cad.decoder.registry import native_kind
 from cad.decoder.stateful import NATIVE_LM
 from cad.decoder.tables import LN10
+
+try:
+    # by its full name: `from cad.decoder import _core` reads, to import-graph tools, as importing
+    # this package, whose __init__ imports the search, which imports this module
+    _core = importlib.import_module("cad.decoder._core")
+except ImportError:         # a checkout without the built extension: the Python search runs
+    _core = None
 
 log = logging.getLogger(__name__)
 _PROBE = ("the", "de", ",", "</s>", "a-word-no-model-has", "il", "elle")
@@ -28,11 +38,7 @@ MAX_WORDS = 256         # the core's coverage bit set; a longer sentence is sear
 
 
 def available() -> bool:
-    try:
-        from cad.decoder import _core  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    return _core is not None
 
 
 def enabled() -> bool:
@@ -51,15 +57,11 @@ def core_for(stateful: list) -> object | None:
     # registry that would keep every model ever loaded alive
     if lm is not None and hasattr(lm, "_native_core"):
         return lm._native_core
-    from cad.decoder import _core
-
     model = lm.model if lm is not None else None
     core = None
     try:
         core = _core.Core(model, LN10)
         if model is not None:
-            import kenlm
-
             for w in _PROBE:
                 s, out = kenlm.State(), kenlm.State()
                 model.BeginSentenceWrite(s)

@@ -8,8 +8,8 @@ A new stateful feature is one class, registered under its moses.ini type (cad/de
 same expansion's unweighted values, asked only for the derivations that are output, so that
 search allocates nothing for them), where it has one a context-free `estimate` of an option for
 the future-cost table, and `from_line` when its moses.ini line says more than its slot (a table).
-The compiled search core runs the three below itself (their `native_kind`); a search with any
-other stateful feature runs in Python.
+The compiled search core runs the three below itself (each registered with the core's kind of
+it); a search with any other stateful feature runs in Python.
 
 Distortion scores minus the jump width; the language model scores natural logs.
 """

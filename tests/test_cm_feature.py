@@ -11,7 +11,7 @@ from cad.cm.classes import CLASSES, NONE, OTHER, pronoun_class
 from cad.cm.config import FEATURE_NAME, feature_config
 from cad.cm.feature import CoreferenceModelFeature, option_class
 from cad.decoder import Decoder, DecoderModel
-from cad.decoder.model import FeatureSlot
+from cad.decoder.registry import FeatureSlot
 from cad.decoder.options import TranslationOption
 from cad.moses.ini import Feature, baseline_config, write_config
 from coref.records import Candidate, PronounResolution

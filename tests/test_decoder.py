@@ -3,10 +3,11 @@ import random
 
 import pytest
 
-from cad.decoder.model import LN10, DecoderModel, SearchSettings
+from cad.decoder.model import DecoderModel, SearchSettings
 from cad.decoder.nbest import nbest_lines
 from cad.decoder.options import collect_options
 from cad.decoder.search import Decoder
+from cad.decoder.tables import LN10
 from cad.core.errors import CadError
 from cad.moses.ini import baseline_config, write_config
 
@@ -221,7 +222,7 @@ def test_distortion_limit_blocks_long_jumps(tmp_path):
     ini = make_model(tmp_path, pt, lm_sents=["z y x"] * 20, dl=-1)
     free = Decoder(DecoderModel.load(ini, settings=SearchSettings(stack=0, beam_threshold=0)))
     free.model.settings.distortion_limit = -1
-    free.model.distortion_slot.weights = [0.0]
+    free.model.slot("Distortion0").weights = [0.0]
     assert free.translate("a b c").text == "z y x"
     mono = Decoder(DecoderModel.load(ini))
     mono.model.settings.distortion_limit = 0
@@ -229,7 +230,7 @@ def test_distortion_limit_blocks_long_jumps(tmp_path):
     # limit 1: "c" first would end 3 words after the first gap (> 1), so z cannot come first
     one = Decoder(DecoderModel.load(ini))
     one.model.settings.distortion_limit = 1
-    one.model.distortion_slot.weights = [0.0]
+    one.model.slot("Distortion0").weights = [0.0]
     assert not one.translate("a b c").text.startswith("z")
 
 
@@ -244,8 +245,8 @@ def test_search_space_is_exactly_moses_distortion_rules(tmp_path, algorithm):
     ini = make_model(tmp_path, pt, dl=3)
     model = DecoderModel.load(ini, settings=SearchSettings(stack=0, beam_threshold=0, search_algorithm=algorithm,
                                                            pop_limit=10 ** 9))
-    model.lm_slot.weights = [0.0]
-    model.distortion_slot.weights = [0.0]
+    model.slot("LM0").weights = [0.0]
+    model.slot("Distortion0").weights = [0.0]
     tr = Decoder(model).translate(src, nbest=10 ** 6)
     got = {tuple(st.src_start for st in d.steps) for d in tr.nbest}
     n = 7
@@ -271,7 +272,7 @@ def test_lexicalized_reordering_orientations_by_hand(tmp_path):
           "c ||| z ||| 0.4 0.4 0.2 0.6 0.3 0.1\n")
     ini = make_model(tmp_path, pt, ro=ro, lm_sents=["x z y"] * 20)
     dec = Decoder(DecoderModel.load(ini, settings=SearchSettings(stack=0, beam_threshold=0)))
-    dec.model.distortion_slot.weights = [0.0]
+    dec.model.slot("Distortion0").weights = [0.0]
     tr = dec.translate("a b c", nbest=50)
     ln = math.log
     by_order = {tuple(st.words[0] for st in d.steps): d for d in tr.nbest}
@@ -331,7 +332,7 @@ def test_a_new_stateful_feature_is_one_class(tmp_path):
     # a feature the search has never heard of: -1 each time a phrase starts with the word the
     # previous phrase ended with (its state: the last target word). Its weight must change the
     # search's choice, its values must reach the n-best list, and the totals stay weighted sums.
-    from cad.decoder.model import FeatureSlot
+    from cad.decoder.registry import FeatureSlot
     from cad.decoder.stateful import StatefulFeature
 
     class Repeats(StatefulFeature):

@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+import cad.cm.feature  # noqa: F401  (registers the CoreferenceModel the feature configurations name)
 from cad.cli import main
 from cad.cm.config import cm_config
 from cad.cm.source_cm import SourceCMStats, bundle_of, build_source_cm, chain, collect, estimate

@@ -118,7 +118,7 @@ REORDERING = (b"the cat ||| le chat ||| 0.5 0.25 0.25 0.6 0.2 0.2\n"
 
 @fuzz(PHRASES, "phrase-table")
 def test_fuzz_phrase_table(path):
-    from cad.decoder.model import PhraseTable
+    from cad.decoder.tables import PhraseTable
     from cad.moses.ini import Feature
 
     PhraseTable(Feature("PhraseDictionaryMemory", "TranslationModel0", {"num-features": "4", "path": str(path)}),
@@ -127,7 +127,7 @@ def test_fuzz_phrase_table(path):
 
 @fuzz(REORDERING, "reordering-table")
 def test_fuzz_reordering_table(path):
-    from cad.decoder.model import ReorderingTable
+    from cad.decoder.tables import ReorderingTable
     from cad.moses.ini import Feature
 
     ReorderingTable(Feature("LexicalReordering", "LexicalReordering0",
@@ -388,7 +388,7 @@ def _gz(data: bytes) -> bytes:
 @fuzz(_gz(PHRASES), "phrase-table.gz")
 def test_fuzz_gzipped_phrase_table(path):
     """A damaged gzip stream (truncated, corrupt deflate data, bad CRC) is refused, not a crash."""
-    from cad.decoder.model import PhraseTable
+    from cad.decoder.tables import PhraseTable
     from cad.moses.ini import Feature
 
     PhraseTable(Feature("PhraseDictionaryMemory", "TranslationModel0", {"num-features": "4", "path": str(path)}),

@@ -21,8 +21,17 @@ import sys
 import time
 from dataclasses import dataclass, field
 
+# registers the CoreferenceModel feature, which a configuration may name (cad cm config --mode feature)
+import cad.cm.feature  # noqa: F401
 from cad.core.errors import CadError
-from cad.core.textio import is_uint
+from cad.core.textio import atomic_output, is_uint, read_lines
+from cad.corpus.truecase import ModelCase, RawText
+from cad.decoder.native import engine_is_native
+from cad.decoder.model import DecoderModel, SearchSettings
+from cad.decoder.moses_runner import find_moses, run_moses
+from cad.decoder.nbest import format_alignment, nbest_lines
+from cad.decoder.search import Decoder, Translation
+from cad.moses.ini import parse_config
 
 log = logging.getLogger(__name__)
 
@@ -167,9 +176,7 @@ def _ratio(opt: str, value: str) -> float:
     return v
 
 
-def search_settings(a: DecodeArgs, other: dict[str, list[str]]):
-    from cad.decoder.model import SearchSettings
-
+def search_settings(a: DecodeArgs, other: dict[str, list[str]]) -> SearchSettings:
     s = SearchSettings()
     # moses.ini sections first, then the command line, as Moses does
     ini = {"stack": "-s", "beam-threshold": "-b", "search-algorithm": "-search-algorithm",
@@ -205,26 +212,17 @@ _NBEST = (0, False)
 ENGINES = ("native", "python")
 
 
-def _translate(item: tuple[int, str]):
+def _translate(item: tuple[int, str]) -> tuple[int, Translation]:
     k, sent = item
     return k, _DECODER.translate(sent, nbest=_NBEST[0], distinct=_NBEST[1])
 
 
 def decode_main(argv: list[str]) -> int:
     global _DECODER, _NBEST
-    from cad.decoder.model import DecoderModel
-    from cad.decoder.nbest import format_alignment, nbest_lines
-    from cad.decoder.native import engine_is_native
-    from cad.decoder.search import Decoder
-    from cad.moses.ini import parse_config
-    from cad.core.textio import atomic_output, read_lines
-
     a = parse_args(argv)
     cfg = parse_config(a.config)
     raw = None
     if a.raw:
-        from cad.corpus.truecase import ModelCase, RawText
-
         raw = RawText(ModelCase.of(cfg, a.src, a.tgt), a.src, a.tgt)
     settings = search_settings(a, cfg.other)
     if "-dl" not in a.overrides:
@@ -238,8 +236,6 @@ def decode_main(argv: list[str]) -> int:
         sentences = [raw.source(s) for s in sentences]
 
     if a.decoder == "moses":
-        from cad.decoder.moses_runner import find_moses, run_moses
-
         binary = find_moses(a.moses_bin)
         if binary is None:
             raise CadError("no Moses binary: give --moses-bin PATH, set $MOSES, or put moses on PATH")
@@ -280,14 +276,12 @@ def decode_main(argv: list[str]) -> int:
     return 0
 
 
-def best_line(tr, segmentation: bool = False, alignment: bool = False) -> str:
+def best_line(tr: Translation, segmentation: bool = False, alignment: bool = False) -> str:
     """The 1-best line. Plain: the words. With Moses's -report-segmentation or -print-alignment-info,
     Moses's own layout (Manager's OutputSurface): every word followed by a space, each phrase by
     `|first-last| ` in source positions, then `||| ` and the word alignment."""
     if not segmentation and not alignment:
         return tr.text
-    from cad.decoder.nbest import format_alignment
-
     if segmentation:
         line = "".join("".join(w + " " for w in st.words) + f"|{st.src_start}-{st.src_end - 1}| "
                        for st in tr.best.steps)
@@ -298,15 +292,10 @@ def best_line(tr, segmentation: bool = False, alignment: bool = False) -> str:
     return line
 
 
-def _stream(a: DecodeArgs, settings, raw=None) -> int:
+def _stream(a: DecodeArgs, settings: SearchSettings, raw: RawText | None = None) -> int:
     """Moses's behaviour on standard input: translate each line as it is read, write its 1-best
     line, its n-best lines and its alignment line, flushing each, before reading the next. The
     n-best and alignment files grow as the translation goes, as Moses's do."""
-    from cad.decoder.model import DecoderModel
-    from cad.decoder.nbest import format_alignment, nbest_lines
-    from cad.decoder.native import engine_is_native
-    from cad.decoder.search import Decoder
-
     t0 = time.time()
     model = DecoderModel.load(a.config, a.weight_overwrite, settings=settings)
     model.settings.distortion_limit = settings.distortion_limit

@@ -14,6 +14,9 @@ P(class | source words, mixture), the class read from the option's target words 
 pronoun, with APT's alignment improvement inside the phrase (nothing: NONE); every other option
 scores 0. The phrase table stays whole. `objective=credit` scores ln of the option's expected APT
 credit instead of ln P(class) (ClassTable.expected_credit).
+
+Importing this module registers the feature under its moses.ini type (cad/decoder/registry.py);
+installed distributions also find it through the `cad.decoder_features` entry point.
 """
 
 from __future__ import annotations
@@ -23,9 +26,9 @@ from typing import Any
 from cad.cm.class_classifier import CM_MODELS, load_pronoun_model
 from cad.cm.class_model import OBJECTIVES, ClassTable, score_class
 from cad.cm.classes import aligned_words, pronoun_class
-from cad.decoder.features import Option, StatelessFeature
-from cad.decoder.model import FeatureSlot
 from cad.core.errors import CadError
+from cad.decoder.features import Option, StatelessFeature
+from cad.decoder.registry import FeatureSlot, Loading, register
 from cad.moses.ini import Feature
 
 _MODELS: dict[str, Any] = {}
@@ -40,6 +43,7 @@ def option_class(opt: Option, index: int, tokens: list[str]) -> str:
     return pronoun_class(aligned_words(tokens[opt.start:opt.end], opt.words, opt.alignment, index - opt.start))
 
 
+@register("CoreferenceModel")
 class CoreferenceModelFeature(StatelessFeature):
     reads_context = True
 
@@ -77,6 +81,11 @@ class CoreferenceModelFeature(StatelessFeature):
         # an option's class depends on its words, alignment and source span only: a phrase pair is
         # classified once, not in every sentence and pass that covers a pronoun with it
         self._classes: dict[tuple, str] = {}
+
+    @classmethod
+    def from_line(cls, line: Feature, slot: FeatureSlot, config_path: str | None,
+                  loading: Loading) -> CoreferenceModelFeature:
+        return cls(slot, line, config_path)
 
     def begin_sentence(self, tokens: list[str], context: dict[str, Any] | None) -> None:
         self.tokens = tokens

@@ -2,18 +2,24 @@
 StatelessFeatureFunction). Each owns one slot of the weight vector; search sees only the weighted
 sum on the option and, for the n-best lists, the per-slot values the option carries.
 
-A new stateless feature is one class with `evaluate(option)`; a feature that reads something of
-the sentence beyond its words (the coreference model reads antecedent bundles) gets it through
-`begin_sentence(tokens, context)`, where `context` is whatever the caller passed to
-`Decoder.translate(..., context=...)`.
+A new stateless feature is one class with `evaluate(option)`, registered under its moses.ini type
+(cad/decoder/registry.py); `from_line` builds it from its moses.ini line (by default from its slot
+alone). A feature that reads something of the sentence beyond its words (the coreference model
+reads antecedent bundles) gets it through `begin_sentence(tokens, context)`, where `context` is
+whatever the caller passed to `Decoder.translate(..., context=...)`.
+
+The built-in ones: WordPenalty is -|e| per phrase, PhrasePenalty 1 per phrase, an unknown word
+costs UnknownWordPenalty = log(0) floored = -100, and each phrase table's scores count for the
+options it produced.
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import Any, Protocol
 
-from cad.decoder.model import LOWEST_SCORE, FeatureSlot
+from cad.decoder.registry import FeatureSlot, Loading, register
+from cad.decoder.tables import LOWEST_SCORE, PhraseTable
+from cad.moses.ini import Feature
 
 
 class Option(Protocol):
@@ -33,6 +39,12 @@ class StatelessFeature:
     def __init__(self, slot: FeatureSlot):
         self.slot = slot
 
+    @classmethod
+    def from_line(cls, line: Feature, slot: FeatureSlot, config_path: str | None,
+                  loading: Loading) -> StatelessFeature:
+        """The feature of one moses.ini line; `config_path` names the file in errors."""
+        return cls(slot)
+
     def begin_sentence(self, tokens: list[str], context: dict[str, Any] | None) -> None:
         pass
 
@@ -51,6 +63,7 @@ class StatelessFeature:
         return True
 
 
+@register("PhraseDictionaryMemory")
 class PhraseScores(StatelessFeature):
     """The scores of one phrase table, for the options it produced."""
 
@@ -58,31 +71,29 @@ class PhraseScores(StatelessFeature):
         super().__init__(slot)
         self.table_index = table_index
 
+    @classmethod
+    def from_line(cls, line: Feature, slot: FeatureSlot, config_path: str | None,
+                  loading: Loading) -> PhraseScores:
+        loading.tables.append(PhraseTable(line, config_path))
+        return cls(slot, len(loading.tables) - 1)
+
     def evaluate(self, opt: Option) -> tuple[float, ...] | None:
         return opt.scores if opt.table == self.table_index else None
 
 
+@register("UnknownWordPenalty")
 class UnknownWordPenalty(StatelessFeature):
     def evaluate(self, opt: Option) -> tuple[float, ...] | None:
         return (LOWEST_SCORE,) if opt.table < 0 else None
 
 
+@register("WordPenalty")
 class WordPenalty(StatelessFeature):
     def evaluate(self, opt: Option) -> tuple[float, ...] | None:
         return (-float(len(opt.words)),)
 
 
+@register("PhrasePenalty")
 class PhrasePenalty(StatelessFeature):
     def evaluate(self, opt: Option) -> tuple[float, ...] | None:
         return (1.0,)
-
-
-STATELESS = {"UnknownWordPenalty": UnknownWordPenalty, "WordPenalty": WordPenalty, "PhrasePenalty": PhrasePenalty}
-
-# moses.ini feature types implemented outside the decoder package, loaded when a config names them
-PLUGINS = {"CoreferenceModel": "cad.cm.feature:CoreferenceModelFeature"}
-
-
-def plugin_class(feature_type: str) -> type:
-    module, _, name = PLUGINS[feature_type].partition(":")
-    return getattr(importlib.import_module(module), name)

@@ -7,32 +7,39 @@ LM the `kenlm` module loaded) and returns the option sequences of the best deriv
 the n-best paths; Python replays those few sequences through the features for their values.
 The core follows the Python search operation for operation, so the output is the same.
 
-The core is used when it can be: every stateful feature is one of those three classes, the
-sentence has at most `MAX_WORDS` words, no forced decoding, and the core reads the LM exactly
-as the kenlm module does (checked once per model). Otherwise, or with CAD_NATIVE=0 in the
-environment, the Python search runs."""
+The core is used when it can be: every stateful feature is one of those three classes (the
+registry gives the core's kind of each, cad/decoder/registry.py), the sentence has at most
+`MAX_WORDS` words, no forced decoding, and the core reads the LM exactly as the kenlm module does
+(checked once per model). Otherwise, or with CAD_NATIVE=0 in the environment, the Python search
+runs."""
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
 
+import kenlm
+
 from cad.core.errors import CadError
-from cad.decoder.model import LN10
-from cad.decoder.stateful import Distortion, KenLMFeature, LexicalReordering
+from cad.decoder.registry import native_kind
+from cad.decoder.stateful import NATIVE_LM
+from cad.decoder.tables import LN10
+
+try:
+    # by its full name: `from cad.decoder import _core` reads, to import-graph tools, as importing
+    # this package, whose __init__ imports the search, which imports this module
+    _core = importlib.import_module("cad.decoder._core")
+except ImportError:         # a checkout without the built extension: the Python search runs
+    _core = None
 
 log = logging.getLogger(__name__)
-_KINDS = {Distortion: 0, LexicalReordering: 1, KenLMFeature: 2}
 _PROBE = ("the", "de", ",", "</s>", "a-word-no-model-has", "il", "elle")
 MAX_WORDS = 256         # the core's coverage bit set; a longer sentence is searched in Python
 
 
 def available() -> bool:
-    try:
-        from cad.decoder import _core  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    return _core is not None
 
 
 def enabled() -> bool:
@@ -41,9 +48,9 @@ def enabled() -> bool:
 
 def core_for(stateful: list) -> object | None:
     """The core for these stateful features, or None when the Python search must run."""
-    if not enabled() or any(type(f) not in _KINDS for f in stateful):
+    if not enabled() or any(native_kind(f) is None for f in stateful):
         return None
-    lms = [f.lm for f in stateful if isinstance(f, KenLMFeature)]
+    lms = [f.lm for f in stateful if native_kind(f) == NATIVE_LM]
     if len(lms) > 1:
         return None            # one LM state per hypothesis in the core
     lm = lms[0] if lms else None
@@ -51,15 +58,11 @@ def core_for(stateful: list) -> object | None:
     # registry that would keep every model ever loaded alive
     if lm is not None and hasattr(lm, "_native_core"):
         return lm._native_core
-    from cad.decoder import _core
-
     model = lm.model if lm is not None else None
     core = None
     try:
         core = _core.Core(model, LN10)
         if model is not None:
-            import kenlm
-
             for w in _PROBE:
                 s, out = kenlm.State(), kenlm.State()
                 model.BeginSentenceWrite(s)
@@ -82,7 +85,7 @@ def search(decoder, core, tokens: list[str], options: dict, fc: list[list[float]
     for (s, e), opts in options.items():
         spans.append((s, e, list(range(len(flat), len(flat) + len(opts)))))
         flat.extend(opts)
-    feats = [(_KINDS[type(f)], list(f.weights), bool(f.expensive), bound)
+    feats = [(native_kind(f), list(f.weights), bool(f.expensive), bound)
              for f, bound in zip(decoder.stateful, decoder._bounds)]
     st = decoder.model.settings
     best, paths = core.search(n, flat, spans, [v for row in fc for v in row], feats, st.search_algorithm, st.stack,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from cad.decoder.model import DecoderModel
@@ -284,3 +285,27 @@ def future_costs(n: int, options: dict[tuple[int, int], list[TranslationOption]]
                     best = v
             fc[s][e] = best
     return fc
+
+
+def future_cost_of(n: int, fc: list[list[float]]) -> Callable[[int], float]:
+    """The future cost of a coverage: the sum of fc over its gaps (memoized per sentence)."""
+    fc_cache: dict[int, float] = {}
+
+    def fc_of(cov: int) -> float:
+        v = fc_cache.get(cov)
+        if v is None:
+            v = 0.0
+            i = 0
+            while i < n:
+                if cov >> i & 1:
+                    i += 1
+                    continue
+                j = i
+                while j < n and not cov >> j & 1:
+                    j += 1
+                v += fc[i][j]
+                i = j
+            fc_cache[cov] = v
+        return v
+
+    return fc_of

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import heapq
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from cad.decoder import native
 from cad.decoder.model import DecoderModel
-from cad.decoder.options import NEG_INF, SentenceOptions, TranslationOption, future_costs, sentence_options
+from cad.decoder.options import (NEG_INF, SentenceOptions, TranslationOption, future_cost_of, future_costs,
+                                 sentence_options)
 from cad.decoder.stateful import StatefulFeature
+
 
 class Hypothesis:
     __slots__ = ("prev", "opt", "cov", "ncov", "score", "total", "states", "last_start", "last_end",
@@ -95,6 +98,38 @@ def _within(options: dict, target: tuple[str, ...]) -> dict:
     n = len(target)
     pieces = {target[i:j] for i in range(n) for j in range(i + 1, n + 1)}
     return {span: kept for span, opts in options.items() if (kept := [o for o in opts if o.words in pieces])}
+
+
+def _spans_of(n: int, options: dict, limit: int) -> Callable[[int], list[tuple[int, int]]]:
+    """The spans with options that a hypothesis of a coverage may translate next under Moses's
+    distortion-limit rule (memoized per sentence)."""
+    spans_cache: dict[int, list[tuple[int, int]]] = {}
+    max_len = max((e - s for s, e in options), default=1)
+
+    def spans(cov: int) -> list[tuple[int, int]]:
+        out = spans_cache.get(cov)
+        if out is not None:
+            return out
+        out = []
+        gap = 0
+        while cov >> gap & 1:
+            gap += 1
+        for s in range(gap, n):
+            if cov >> s & 1:
+                continue
+            for e in range(s + 1, min(n, s + max_len) + 1):
+                if cov >> (e - 1) & 1:
+                    break
+                if (s, e) not in options:
+                    continue
+                # Moses: away from the first gap, the phrase must end within the limit of it
+                if s != gap and limit >= 0 and e - gap > limit:
+                    continue
+                out.append((s, e))
+        spans_cache[cov] = out
+        return out
+
+    return spans
 
 
 RECENT = 8      # sentences whose options a decoder keeps
@@ -223,16 +258,7 @@ class Decoder:
         if n == 0:
             empty = Derivation([], 0.0, [0.0] * self.model.size, [])
             return Translation(tokens, empty, [empty] if nbest else [], names)
-        words = tuple(tokens)
-        collected = sentence_options(self.model, tokens, context, self._recent.get(words))
-        options = collected.options
-        if self._constraint is not None:
-            options = _within(options, self._constraint)
-        else:
-            self._recent.pop(words, None)
-            self._recent[words] = collected
-            if len(self._recent) > RECENT:
-                del self._recent[next(iter(self._recent))]
+        options = self._options(tokens, context)
         fc = future_costs(n, options)
         self._begin(tokens)
         core = self._core() if self._constraint is None else None
@@ -242,83 +268,7 @@ class Decoder:
             if nbest:
                 out.nbest = self._nbest_of(paths, nbest, distinct)
             return out
-        full = (1 << n) - 1
-        fc_cache: dict[int, float] = {}
-
-        def fc_of(cov: int) -> float:
-            v = fc_cache.get(cov)
-            if v is None:
-                v = 0.0
-                i = 0
-                while i < n:
-                    if cov >> i & 1:
-                        i += 1
-                        continue
-                    j = i
-                    while j < n and not cov >> j & 1:
-                        j += 1
-                    v += fc[i][j]
-                    i = j
-                fc_cache[cov] = v
-            return v
-
-        spans_cache: dict[int, list[tuple[int, int]]] = {}
-        limit = self.model.settings.distortion_limit
-        max_len = max((e - s for s, e in options), default=1)
-
-        def spans(cov: int) -> list[tuple[int, int]]:
-            out = spans_cache.get(cov)
-            if out is not None:
-                return out
-            out = []
-            gap = 0
-            while cov >> gap & 1:
-                gap += 1
-            for s in range(gap, n):
-                if cov >> s & 1:
-                    continue
-                for e in range(s + 1, min(n, s + max_len) + 1):
-                    if cov >> (e - 1) & 1:
-                        break
-                    if (s, e) not in options:
-                        continue
-                    # Moses: away from the first gap, the phrase must end within the limit of it
-                    if s != gap and limit >= 0 and e - gap > limit:
-                        continue
-                    out.append((s, e))
-            spans_cache[cov] = out
-            return out
-
-        root = Hypothesis(None, None, 0, 0, 0.0, fc_of(0), tuple(f.empty_state() for f in self.stateful), 0, 0)
-        stacks: list[dict] = [dict() for _ in range(n + 1)]
-        stacks[0][self._key(root)] = root
-        if self.model.settings.search_algorithm == 1:
-            self._cube_pruning(stacks, options, spans, n, full, fc_of, limit)
-        else:
-            log_beam = self.model.settings.log_beam
-            size = self.model.settings.stack
-            best = [NEG_INF] * (n + 1)
-            floor = [NEG_INF] * (n + 1)    # worst score kept by the last lazy pruning of each stack
-            for k in range(n):
-                hyps = self._prune(stacks[k])
-                stacks[k] = {}             # what pruning dropped can go now
-                for h in hyps:
-                    for s, e in spans(h.cov):
-                        # Moses: the jump from the previous phrase must be within the limit too
-                        if limit >= 0 and abs(h.last_end - s) > limit:
-                            continue
-                        k2 = k + e - s
-                        target = stacks[k2]
-                        for opt in options[(s, e)]:
-                            nh = self._expand(h, opt, n, full, fc_of, max(best[k2] + log_beam, floor[k2]))
-                            if nh is None:
-                                continue
-                            if nh.total > best[k2]:
-                                best[k2] = nh.total
-                            self._add(target, self._key(nh), nh)
-                            if size > 0 and len(target) >= 2 * size:
-                                target = self._lazy_prune(stacks, k2, size, floor)
-        finals = self._prune(stacks[n])
+        finals = self._search(n, options, fc)
         if not finals:
             raise RuntimeError("no complete translation survived the search")
         best = self._derivation(self._chain(finals[0]), names)
@@ -326,6 +276,61 @@ class Decoder:
         if nbest:
             out.nbest = self._nbest(finals, nbest, distinct, names)
         return out
+
+    def _options(self, tokens: list[str], context) -> dict[tuple[int, int], list[TranslationOption]]:
+        """The sentence's options by span; kept among the recent sentences' unless decoding is forced."""
+        words = tuple(tokens)
+        collected = sentence_options(self.model, tokens, context, self._recent.get(words))
+        options = collected.options
+        if self._constraint is not None:
+            return _within(options, self._constraint)
+        self._recent.pop(words, None)
+        self._recent[words] = collected
+        if len(self._recent) > RECENT:
+            del self._recent[next(iter(self._recent))]
+        return options
+
+    def _search(self, n: int, options: dict, fc: list[list[float]]) -> list[Hypothesis]:
+        """The Python search: the hypotheses of the last stack that survive pruning, best first."""
+        full = (1 << n) - 1
+        fc_of = future_cost_of(n, fc)
+        limit = self.model.settings.distortion_limit
+        spans = _spans_of(n, options, limit)
+        root = Hypothesis(None, None, 0, 0, 0.0, fc_of(0), tuple(f.empty_state() for f in self.stateful), 0, 0)
+        stacks: list[dict] = [dict() for _ in range(n + 1)]
+        stacks[0][self._key(root)] = root
+        if self.model.settings.search_algorithm == 1:
+            self._cube_pruning(stacks, options, spans, n, full, fc_of, limit)
+        else:
+            self._stack_search(stacks, options, spans, n, full, fc_of, limit)
+        return self._prune(stacks[n])
+
+    def _stack_search(self, stacks, options, spans, n, full, fc_of, limit: int) -> None:
+        """Moses's SearchNormal: the hypotheses of each stack that survive its pruning, extended by
+        every option of every span they may take next."""
+        log_beam = self.model.settings.log_beam
+        size = self.model.settings.stack
+        best = [NEG_INF] * (n + 1)
+        floor = [NEG_INF] * (n + 1)    # worst score kept by the last lazy pruning of each stack
+        for k in range(n):
+            hyps = self._prune(stacks[k])
+            stacks[k] = {}             # what pruning dropped can go now
+            for h in hyps:
+                for s, e in spans(h.cov):
+                    # Moses: the jump from the previous phrase must be within the limit too
+                    if limit >= 0 and abs(h.last_end - s) > limit:
+                        continue
+                    k2 = k + e - s
+                    target = stacks[k2]
+                    for opt in options[(s, e)]:
+                        nh = self._expand(h, opt, n, full, fc_of, max(best[k2] + log_beam, floor[k2]))
+                        if nh is None:
+                            continue
+                        if nh.total > best[k2]:
+                            best[k2] = nh.total
+                        self._add(target, self._key(nh), nh)
+                        if size > 0 and len(target) >= 2 * size:
+                            target = self._lazy_prune(stacks, k2, size, floor)
 
     def _cube_pruning(self, stacks, options, spans, n, full, fc_of, limit: int) -> None:
         pop_limit = self.model.settings.pop_limit

@@ -3,10 +3,15 @@
 when every feature's state is equal, so a state holds exactly what the feature's future scores
 depend on. Search calls the interface below and names no model.
 
-A new stateful feature is one class: `empty_state`, `evaluate` (the weighted score of one
-expansion and the new state), `values` (the same expansion's unweighted values, asked only for the
-derivations that are output, so that search allocates nothing for them) and, where it has one, a
-context-free `estimate` of an option for the future-cost table.
+A new stateful feature is one class, registered under its moses.ini type (cad/decoder/registry.py):
+`empty_state`, `evaluate` (the weighted score of one expansion and the new state), `values` (the
+same expansion's unweighted values, asked only for the derivations that are output, so that
+search allocates nothing for them), where it has one a context-free `estimate` of an option for
+the future-cost table, and `from_line` when its moses.ini line says more than its slot (a table).
+The compiled search core runs the three below itself (each registered with the core's kind of
+it); a search with any other stateful feature runs in Python.
+
+Distortion scores minus the jump width; the language model scores natural logs.
 """
 
 from __future__ import annotations
@@ -14,9 +19,14 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from cad.decoder.model import FeatureSlot, LanguageModel, ReorderingTable
+from cad.core.errors import CadError
+from cad.decoder.registry import FeatureSlot, Loading, register
+from cad.decoder.tables import LanguageModel, ReorderingTable
+from cad.moses.ini import Feature
 
 MONO, SWAP, OTHER = 0, 1, 2
+# the compiled core's names for the features it runs itself (enum Kind in cad/decoder/_core.cpp)
+NATIVE_DISTORTION, NATIVE_REORDERING, NATIVE_LM = 0, 1, 2
 Values = tuple[tuple[int, float], ...]      # (index within the slot, unweighted value), sparse
 
 
@@ -30,6 +40,12 @@ class StatefulFeature:
     def __init__(self, slot: FeatureSlot):
         self.slot = slot
         self.weights = list(slot.weights)
+
+    @classmethod
+    def from_line(cls, line: Feature, slot: FeatureSlot, config_path: str | None,
+                  loading: Loading) -> StatefulFeature:
+        """The feature of one moses.ini line; `config_path` names the file in errors."""
+        return cls(slot)
 
     def begin_sentence(self, tokens: list[str]) -> None:
         """Called once per sentence; reads the weights, which tuning may have changed."""
@@ -66,6 +82,7 @@ class StatefulFeature:
         raise NotImplementedError
 
 
+@register("Distortion", native_kind=NATIVE_DISTORTION)
 class Distortion(StatefulFeature):
     """Minus the width of the jump from the previous phrase's end; its state is that end."""
 
@@ -86,6 +103,7 @@ class Distortion(StatefulFeature):
         return ((0, float(-abs(last_end - opt.start))),)
 
 
+@register("LexicalReordering", native_kind=NATIVE_REORDERING)
 class LexicalReordering(StatefulFeature):
     """msd-bidirectional-fe: the backward score of an option for its orientation to the previous
     phrase, and the previous option's forward score for the same orientation. The state holds the
@@ -94,6 +112,14 @@ class LexicalReordering(StatefulFeature):
     def __init__(self, slot: FeatureSlot, table: ReorderingTable):
         super().__init__(slot)
         self.table = table
+
+    @classmethod
+    def from_line(cls, line: Feature, slot: FeatureSlot, config_path: str | None,
+                  loading: Loading) -> LexicalReordering:
+        if loading.reordering is not None:
+            raise CadError("only one LexicalReordering feature is supported", config_path, line.line)
+        loading.reordering = ReorderingTable(line, config_path)
+        return cls(slot, loading.reordering)
 
     def empty_state(self) -> Any:
         return (0, 0, None)
@@ -134,6 +160,7 @@ class LexicalReordering(StatefulFeature):
         return out
 
 
+@register("KENLM", native_kind=NATIVE_LM)
 class KenLMFeature(StatefulFeature):
     """The n-gram language model: natural-log probability of the option's words after the state,
     plus </s> when the sentence is complete. Many hypotheses share a state, so scores are memoized
@@ -145,6 +172,14 @@ class KenLMFeature(StatefulFeature):
         super().__init__(slot)
         self.lm = lm
         self._memo: dict = {}
+
+    @classmethod
+    def from_line(cls, line: Feature, slot: FeatureSlot, config_path: str | None,
+                  loading: Loading) -> KenLMFeature:
+        if loading.lm is not None:
+            raise CadError("only one language model is supported", config_path, line.line)
+        loading.lm = LanguageModel(line, config_path)
+        return cls(slot, loading.lm)
 
     def begin_sentence(self, tokens: list[str]) -> None:
         super().begin_sentence(tokens)

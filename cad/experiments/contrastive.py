@@ -28,6 +28,8 @@ import math
 import os
 from dataclasses import dataclass, field
 
+# registers the CoreferenceModel feature that the configurations loaded here may name
+import cad.cm.feature  # noqa: F401
 from cad.cm.class_model import CM_PRONOUNS, antecedent_distribution, pronoun_mixture, score_class
 from cad.cm.classes import aligned_words, pronoun_class
 from cad.cm.feature import CoreferenceModelFeature
@@ -181,7 +183,7 @@ class ContextScorer:
         if model.lm is not None:
             lm, state = model.lm.score_words(model.lm.begin(), tgt)
             lm += model.lm.score_words(state, ("</s>",))[0]
-            total += model.lm_slot.weights[0] * lm
+            total += model.slots_of("KENLM")[0].weights[0] * lm
         classes = []
         for i, m in sorted(mix.items()):
             cls = pronoun_class(aligned_words(src, tgt, links, i))
@@ -199,7 +201,7 @@ class _Lexicon:
 
     def __init__(self, model):
         table = model.tables[0]
-        slot = model.table_slots[0]
+        slot = model.slots_of("PhraseDictionaryMemory")[0]
         self.weight = slot.weights[self.DIRECT] if len(slot.weights) > self.DIRECT else 0.0
         self.logprob: dict[tuple[str, str], float] = {}
         for src, entries in table.entries.items():

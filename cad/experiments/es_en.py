@@ -26,6 +26,8 @@ from pathlib import Path
 
 from sacrebleu.metrics import BLEU, CHRF
 
+# registers the CoreferenceModel feature that the configurations loaded here may name
+import cad.cm.feature  # noqa: F401
 from cad.cm.config import CM_NAME, FEATURE_NAME, cm_config, feature_config
 from cad.cm.source_cm import SourceClassTable, bundle_vocabulary
 from cad.core.docs import read_docs

@@ -24,6 +24,8 @@ import logging
 import time
 from pathlib import Path
 
+# registers the CoreferenceModel feature that the configurations loaded here may name
+import cad.cm.feature  # noqa: F401
 from cad.cm.class_classifier import MODEL_FILE
 from cad.cm.class_model import CM_PRONOUNS, ClassTable
 from cad.cm.config import FEATURE_NAME, cm_config, feature_config

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+import kenlm
+
 from cad.core.errors import CadError
 from cad.lm.arpa import read_arpa
 from cad.moses.ini import Feature, MosesConfig, parse_config
@@ -37,8 +39,6 @@ def check_language_model(path: str) -> None:
     with open(path, "rb") as fh:
         head = fh.read(8)
     if head.startswith(KENLM_BINARY_MAGIC):
-        import kenlm
-
         try:
             kenlm.Model(path)
         except Exception as exc:  # kenlm raises plain OSError/RuntimeError

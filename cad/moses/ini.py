@@ -151,70 +151,10 @@ _SECTION = re.compile(r"^\[([^\]]+)\]$")
 
 def parse_config(path: str | os.PathLike) -> MosesConfig:
     p = str(path)
-    sections: dict[str, list[tuple[int, str]]] = {}
-    current = None
-    for lineno, raw in enumerate(read_lines(p), 1):
-        line = raw.split("#", 1)[0].strip() if not raw.lstrip().startswith("#") else ""
-        if not line:
-            continue
-        m = _SECTION.match(line)
-        if m:
-            current = m.group(1).strip()
-            if current in OLD_STYLE:
-                raise CadError(f"old-style section [{current}]: convert the file to the new "
-                               "[feature]/[weight] format", p, lineno)
-            if current in sections and current not in ("feature", "weight"):
-                raise CadError(f"section [{current}] appears twice", p, lineno)
-            sections.setdefault(current, [])
-            continue
-        if current is None:
-            raise CadError(f"line outside any [section]: {line!r}", p, lineno)
-        sections[current].append((lineno, line))
-
+    sections = _sections(p)
     cfg = MosesConfig(source=p, distortion_limit=None, mapping=[], input_factors=[])
-    counters: dict[str, int] = {}
-    names: set[str] = set()
-    for lineno, line in sections.pop("feature", []):
-        toks = line.split()
-        ftype, args, name, name_pos = toks[0], {}, None, None
-        for tok in toks[1:]:
-            k, sep, v = tok.partition("=")
-            if not sep or not k:
-                raise CadError(f"feature argument {tok!r} is not key=value", p, lineno)
-            if k == "name":
-                name, name_pos = v, len(args)
-            else:
-                args[k] = v
-        if name is None:
-            # Moses names unnamed features by type and a per-type counter
-            name = f"{ftype}{counters.get(ftype, 0)}"
-        counters[ftype] = counters.get(ftype, 0) + 1
-        if name in names:
-            raise CadError(f"two features are named {name}", p, lineno)
-        names.add(name)
-        feat = Feature(ftype, name, args, lineno, name_pos)
-        if ftype in NEEDS_NUM_FEATURES and "num-features" not in args and not (
-                ftype == "LexicalReordering" and reordering_num_features(args.get("type", "")) is not None):
-            raise CadError(f"{ftype} needs num-features=", p, lineno)
-        if "num-features" in args and not is_uint(args["num-features"]):
-            raise CadError(f"num-features={args['num-features']} is not a number", p, lineno)
-        cfg.features.append(feat)
-
-    weight_lines: dict[str, int] = {}
-    for lineno, line in sections.pop("weight", []):
-        name, sep, values = line.partition("=")
-        name = name.strip()
-        if not sep or not name:
-            raise CadError("weight line must be 'Name= w1 w2 ...'", p, lineno)
-        try:
-            ws = [float(v) for v in values.split()]
-        except ValueError:
-            raise CadError(f"non-numeric weight in {line!r}", p, lineno) from None
-        if name in cfg.weights:
-            raise CadError(f"weights for {name} given twice", p, lineno)
-        cfg.weights[name] = ws
-        weight_lines[name] = lineno
-
+    cfg.features = _features(sections.pop("feature", []), p)
+    weight_lines = _weights(cfg, sections.pop("weight", []), p)
     for lineno, line in sections.pop("mapping", []):
         toks = line.split()
         if len(toks) == 2:
@@ -239,6 +179,82 @@ def parse_config(path: str | os.PathLike) -> MosesConfig:
     cfg.other = {k: [line for _, line in v] for k, v in sections.items()}
     validate(cfg, weight_lines)
     return cfg
+
+
+def _sections(p: str) -> dict[str, list[tuple[int, str]]]:
+    """The file's lines by [section], comments and blank lines left out: (line number, text)."""
+    sections: dict[str, list[tuple[int, str]]] = {}
+    current = None
+    for lineno, raw in enumerate(read_lines(p), 1):
+        line = raw.split("#", 1)[0].strip() if not raw.lstrip().startswith("#") else ""
+        if not line:
+            continue
+        m = _SECTION.match(line)
+        if m:
+            current = m.group(1).strip()
+            if current in OLD_STYLE:
+                raise CadError(f"old-style section [{current}]: convert the file to the new "
+                               "[feature]/[weight] format", p, lineno)
+            if current in sections and current not in ("feature", "weight"):
+                raise CadError(f"section [{current}] appears twice", p, lineno)
+            sections.setdefault(current, [])
+            continue
+        if current is None:
+            raise CadError(f"line outside any [section]: {line!r}", p, lineno)
+        sections[current].append((lineno, line))
+    return sections
+
+
+def _features(lines: list[tuple[int, str]], p: str) -> list[Feature]:
+    """[feature]: `Type [name=N] key=value ...`, unnamed features named as Moses names them."""
+    features = []
+    counters: dict[str, int] = {}
+    names: set[str] = set()
+    for lineno, line in lines:
+        toks = line.split()
+        ftype, args, name, name_pos = toks[0], {}, None, None
+        for tok in toks[1:]:
+            k, sep, v = tok.partition("=")
+            if not sep or not k:
+                raise CadError(f"feature argument {tok!r} is not key=value", p, lineno)
+            if k == "name":
+                name, name_pos = v, len(args)
+            else:
+                args[k] = v
+        if name is None:
+            # Moses names unnamed features by type and a per-type counter
+            name = f"{ftype}{counters.get(ftype, 0)}"
+        counters[ftype] = counters.get(ftype, 0) + 1
+        if name in names:
+            raise CadError(f"two features are named {name}", p, lineno)
+        names.add(name)
+        feat = Feature(ftype, name, args, lineno, name_pos)
+        if ftype in NEEDS_NUM_FEATURES and "num-features" not in args and not (
+                ftype == "LexicalReordering" and reordering_num_features(args.get("type", "")) is not None):
+            raise CadError(f"{ftype} needs num-features=", p, lineno)
+        if "num-features" in args and not is_uint(args["num-features"]):
+            raise CadError(f"num-features={args['num-features']} is not a number", p, lineno)
+        features.append(feat)
+    return features
+
+
+def _weights(cfg: MosesConfig, lines: list[tuple[int, str]], p: str) -> dict[str, int]:
+    """[weight]: `Name= w1 w2 ...` into cfg.weights; the line of each name, for validate's errors."""
+    weight_lines: dict[str, int] = {}
+    for lineno, line in lines:
+        name, sep, values = line.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise CadError("weight line must be 'Name= w1 w2 ...'", p, lineno)
+        try:
+            ws = [float(v) for v in values.split()]
+        except ValueError:
+            raise CadError(f"non-numeric weight in {line!r}", p, lineno) from None
+        if name in cfg.weights:
+            raise CadError(f"weights for {name} given twice", p, lineno)
+        cfg.weights[name] = ws
+        weight_lines[name] = lineno
+    return weight_lines
 
 
 def validate(cfg: MosesConfig, weight_lines: dict[str, int] | None = None) -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Callable
 
 from cad.corpus.truecase import Truecaser
-from cad.decoder.model import _quiet_stderr
+from cad.decoder.tables import quiet_stderr
 from cad.plm.score import score
 from cad.plm.tsv import Item
 
@@ -61,7 +61,7 @@ class LMBaseline:
                  case: Callable[[list[str]], list[str]] | None = None):
         import kenlm
 
-        with _quiet_stderr():
+        with quiet_stderr():
             self.model = kenlm.Model(str(lm_path))
         self.kenlm = kenlm
         self.none_penalty = none_penalty

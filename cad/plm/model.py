@@ -9,7 +9,7 @@ from pathlib import Path
 
 from cad.core.errors import CadError
 from cad.core.textio import atomic_output
-from cad.decoder.model import _quiet_stderr
+from cad.decoder.tables import quiet_stderr
 from cad.lm.arpa import read_arpa, write_arpa
 from cad.lm.kneser_ney import estimate
 from cad.plm.sequences import corpus_sequences
@@ -37,7 +37,7 @@ class PLM:
         path = Path(directory) / "plm.arpa"
         if not path.exists():
             raise CadError("no PLM here (cad plm train)", str(path))
-        with _quiet_stderr():
+        with quiet_stderr():
             self.model = kenlm.Model(str(path))
         self.kenlm = kenlm
         self.path = path

@@ -7,6 +7,8 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+# registers the CoreferenceModel feature that the configurations loaded here may name
+import cad.cm.feature  # noqa: F401
 from cad.cm.source_cm import bundle_vocabulary
 from cad.core.errors import CadError
 from cad.corpus.truecase import model_truecase_file

@@ -10,6 +10,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+# registers the CoreferenceModel feature, which a configuration tuned by documents names
+import cad.cm.feature  # noqa: F401
 from cad.cm.class_model import CM_PRONOUNS
 from cad.core.errors import CadError
 from cad.core.progress import progress

@@ -1,4 +1,7 @@
-"""The `cad` command line."""
+"""The `cad` command line: the top-level parser and the training commands here, each other command
+group in a module of its own (decode, coref, cm, translate, experiments, eval, rank, tune, plm).
+Every handler imports what it runs when it runs, so that `cad` starts without loading spaCy,
+scikit-learn or a model it will not use."""
 
 from __future__ import annotations
 

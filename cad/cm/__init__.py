@@ -1,1 +1,15 @@
-"""The Coreference Model (CM) of seeds 004/003 and coreference-aware translation."""
+"""The Coreference Model (seeds 004 and 003): the model only, learned from a word-aligned parallel
+corpus with source coreference.
+
+- bundles: the feature tokens (`it-fem-sing`) of seed 004's back-off table;
+- projection: an antecedent projected through an alignment (the first noun or pronoun aligned to
+  it), which every stage that reads an antecedent's translation uses;
+- classes: what the target words aligned to a pronoun amount to (il, elle, ce, ...);
+- collect: the evidence of a corpus, document by document, in shards (triples, class instances);
+- backoff_table: seed 004's cm.gz, P(target words | bundle); build: `cad cm build`'s tables;
+- class_model: the class CM, P(class | bundle), with EM and Witten-Bell; class_classifier: the
+  classifier CM, P(class | source words, antecedent features);
+- source_cm: the Spanish→English CM, whose bundles the source states (seed 003);
+- feature: the CM as a decoder feature (`CoreferenceModel` in moses.ini, registered with the
+  decoder); config: the moses.ini files with the CM as back-off table or feature.
+"""

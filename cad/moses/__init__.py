@@ -1,1 +1,2 @@
-"""Moses configuration files and model filtering."""
+"""Moses's configuration files (ini: moses.ini read and written), their
+checking with every file they name (check), and model filtering to an input (filter)."""

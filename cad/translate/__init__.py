@@ -1,3 +1,11 @@
-"""Coreference-aware document translation: the document translator with its passes (seed 004's
-back-off table, the CoreferenceModel feature with two passes), rule post-editing, n-best
-reranking, the trace, and the spaCy analysis that runs beside the decoder."""
+"""Coreference-aware document translation.
+
+- translator: the DocumentTranslator, one object for every system (baseline, PE, the CM as
+  back-off table, as decoder feature, by reranking; English→French and Spanish→English), used by
+  `cad translate`, tuning and the experiments;
+- backoff: seed 004's back-off passes; passes: the CoreferenceModel feature's two passes;
+  source: the Spanish→English passes; morphology: the translations' French tags;
+- postedit: seed 004's PE rule; rerank, source_rerank: the CM over n-best lists;
+- trace: the pronoun trace; decoders: cad's decoder or a real Moses behind one interface;
+- analysis: coreference and roles run ahead of the decoder in a worker process.
+"""

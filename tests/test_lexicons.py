@@ -1,12 +1,15 @@
 """The lexical-resource readers (cad/lang/hunspell_fr.py, freedict.py, wordnet.py, resources.py) on
 small files written here in the real formats, and on Debian's files where they are installed."""
 
+import gzip
+import struct
+import zlib
 from pathlib import Path
 
 import pytest
 
 from cad.core.errors import CadError
-from cad.lang import hunspell_fr, resources
+from cad.lang import freedict, hunspell_fr, resources
 
 from conftest import write
 
@@ -187,3 +190,101 @@ def test_hunspell_on_debians_dictionary(tmp_path):
     assert fr.analyses("yeux") == {("masc", "plur")} and fr.analyses("œil") == {("masc", "sing")}
     assert fr.gender("idée") == "fem" and fr.gender("maisons") == "fem" and fr.gender("chevaux") == "masc"
     assert fr.gender("porte-monnaie") == "masc" and fr.gender("kilomètres") == "masc"
+
+
+# ---- FreeDict: an .index and a dictzip .dict.dz written here ----
+
+ENTRIES = [
+    ("00databaseinfo", "00-database-info\nEnglish-French FreeDict Dictionary\n"),
+    ("00databaseutf8", "\n"),
+    ("anglosaxon", "Anglo‐Saxon /ˈaŋɡləʊ sˈaksən/\n1. anglo‐saxon\n2. Anglo‐Saxon\n"),
+    ("cat", "cat /kæt/\n1. mégère, peau de vache, rosse\n2. chat\n"),
+    ("mouse", "mouse /maus/\nsouris <n, fem>\n"),
+    ("occurrence", "occurrence /əkjeərəns/ <n>\noccasion\n"),
+    ("teacher", "teacher /tiːtʃər/\n1. institutrice <f>\n2. instituteur <masc>\n"),
+    (" ago", "... ago /ɐɡˈəʊ/\nil y a ...\n"),
+]
+
+
+def dictzip(text: bytes, chunk: int) -> bytes:
+    """The dictzip layout: a gzip member whose FEXTRA RA subfield lists the compressed chunks."""
+    comp = zlib.compressobj(9, zlib.DEFLATED, -15)
+    parts = [comp.compress(text[i:i + chunk]) + comp.flush(zlib.Z_FULL_FLUSH) for i in range(0, len(text), chunk)]
+    ra = struct.pack("<HHH", 1, chunk, len(parts)) + struct.pack(f"<{len(parts)}H", *map(len, parts))
+    extra = b"RA" + struct.pack("<H", len(ra)) + ra
+    head = b"\x1f\x8b\x08\x04" + struct.pack("<I", 0) + b"\x02\x03" + struct.pack("<H", len(extra)) + extra
+    tail = comp.flush(zlib.Z_FINISH) + struct.pack("<II", zlib.crc32(text), len(text) & 0xFFFFFFFF)
+    return head + b"".join(parts) + tail
+
+
+def write_dictd(folder: Path, entries=ENTRIES, chunk: int = 40, plain_gzip: bool = False) -> tuple[Path, Path]:
+    text, index = b"", []
+    for key, body in entries:
+        raw = body.encode("utf-8")
+        index.append(f"{key}\t{freedict.b64_text(len(text))}\t{freedict.b64_text(len(raw))}\n")
+        text += raw
+    dz = gzip.compress(text) if plain_gzip else dictzip(text, chunk)
+    assert gzip.decompress(dz) == text              # a valid gzip file as well
+    return write(folder / "eng-fra.index", "".join(index)), write(folder / "eng-fra.dict.dz", dz)
+
+
+def test_dictd_base64_numbers():
+    assert freedict.b64_number("LOB") == 11 * 64 ** 2 + 14 * 64 + 1 == 45953
+    assert freedict.b64_number("A") == 0 and freedict.b64_number("B") == 1 and freedict.b64_number("BA") == 64
+    assert freedict.b64_number("/") == 63 and freedict.b64_number("+/") == 62 * 64 + 63
+    assert all(freedict.b64_number(freedict.b64_text(n)) == n for n in (0, 1, 63, 64, 4095, 4096, 10 ** 9))
+    with pytest.raises(ValueError):
+        freedict.b64_number("A=")
+
+
+@pytest.mark.parametrize("plain_gzip", [False, True])
+def test_freedict_entries_through_the_index(tmp_path, plain_gzip):
+    fd = freedict.load(*write_dictd(tmp_path, plain_gzip=plain_gzip))
+    assert len(fd) == 6 and "00databaseinfo" not in fd.headwords()
+    assert fd.french("mouse") == ["souris"] and fd.french("Mouse") == ["souris"]
+    cat = fd.translations("cat")
+    assert [(t.text, t.sense) for t in cat] == [("mégère", 1), ("peau de vache", 1), ("rosse", 1), ("chat", 2)]
+    assert [(t.text, t.gender) for t in fd.translations("teacher")] == [("institutrice", "fem"), ("instituteur", "masc")]
+    assert fd.translations("mouse")[0].gender == "fem" and fd.translations("cat")[0].gender is None
+    entry = fd.entries("Anglo-Saxon")[0]        # folded as dictd folds: anglosaxon
+    assert (entry.headword, entry.pronunciation) == ("Anglo‐Saxon", "ˈaŋɡləʊ sˈaksən")
+    assert fd.entries("occurrence")[0].pos == "n" and fd.french("ago") == ["il y a ..."]
+    assert fd.french("dog") == [] and "dog" not in fd
+
+
+def test_dictzip_reads_only_the_chunks_an_entry_spans(tmp_path):
+    index, dz = write_dictd(tmp_path, chunk=16)
+    reader = freedict.DictzipFile(dz)
+    assert len(reader._chunks) > 5
+    whole = gzip.decompress(dz.read_bytes())
+    for e in freedict.read_index(index):
+        assert reader.read(e.offset, e.length) == whole[e.offset:e.offset + e.length]
+    with pytest.raises(CadError, match="past"):
+        reader.read(len(whole) - 2, 10)
+
+
+@pytest.mark.parametrize("line, message", [
+    ("cat\tA\n", "columns"), ("cat\tA=\tB\n", "bad offset"), ("cat\tBAAA\tB\n", "past"),
+])
+def test_freedict_malformed_index_names_file_and_line(tmp_path, line, message):
+    index, dz = write_dictd(tmp_path)
+    write(index, index.read_text(encoding="utf-8") + line)
+    with pytest.raises(CadError, match=message) as err:
+        fd = freedict.load(index, dz)
+        fd.entries("cat")
+    assert err.value.path in (str(index), str(dz))
+    if message != "past":
+        assert err.value.line == len(ENTRIES) + 1
+
+
+def test_dictzip_rejects_what_is_no_gzip(tmp_path):
+    with pytest.raises(CadError, match="not a gzip file"):
+        freedict.DictzipFile(write(tmp_path / "x.dict.dz", b"plain text, not compressed"))
+
+
+def test_freedict_on_debians_dictionary():
+    files = need(resources.FREEDICT_ENG_FRA)
+    fd = freedict.load(files["freedict-eng-fra.index"], files["freedict-eng-fra.dict.dz"])
+    assert len(fd) > 8000
+    assert fd.french("mouse") == ["souris"] and "chat" in fd.french("cat") and "idée" in fd.french("idea")
+    assert fd.french("teacher") == ["institutrice", "instituteur"]

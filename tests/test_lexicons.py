@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from cad.core.errors import CadError
-from cad.lang import freedict, hunspell_fr, resources
+from cad.lang import freedict, hunspell_fr, resources, wordnet
 
 from conftest import write
 
@@ -288,3 +288,127 @@ def test_freedict_on_debians_dictionary():
     assert len(fd) > 8000
     assert fd.french("mouse") == ["souris"] and "chat" in fd.french("cat") and "idée" in fd.french("idea")
     assert fd.french("teacher") == ["institutrice", "instituteur"]
+
+
+# ---- WordNet: a tiny database in the wndb(5WN) format, and Debian's ----
+
+# name, lexicographer file, [(word, lex_id)], hypernym (a name above), gloss
+SYNSETS = [
+    ("entity", 3, [("entity", 0)], None, "that which exists"),
+    ("animal", 3, [("animal", 0)], "entity", "a living organism"),
+    ("person", 3, [("person", 0)], "entity", "a human being"),
+    ("beast", 3, [("beast", 0)], "animal", "filed in noun.Tops, below animal"),
+    ("rodent", 5, [("rodent", 0)], "animal", "a gnawing mammal"),
+    ("mouse1", 5, [("mouse", 0)], "rodent", "a small rodent"),
+    ("mouse2", 6, [("mouse", 1), ("computer_mouse", 0)], "entity", "a hand-operated pointing device"),
+    ("idea", 9, [("idea", 0)], "entity", "the content of cognition"),
+    ("teacher", 18, [("teacher", 0)], "person", "a person whose job is teaching"),
+    ("explosion", 11, [("explosion", 0)], "entity", "a violent release of energy"),
+]
+# sense key (lemma%1:lexfile:lex_id::) → SemCor tag count
+COUNTS = {"mouse%1:05:00::": 6, "mouse%1:06:01::": 2, "idea%1:09:00::": 3}
+
+
+def write_wordnet(folder: Path) -> Path:
+    """data.noun with byte offsets that NLTK seeks to, index.noun, noun.exc, cntlist.rev, and the
+    other parts of speech empty."""
+    def line(name, lexfile, words, hyper, gloss, offsets):
+        ptrs = [] if hyper is None else [f"@ {offsets[hyper]:08d} n 0000"]
+        return (f"{offsets.get(name, 0):08d} {lexfile:02d} n {len(words):02x} "
+                + " ".join(f"{w} {lex_id:x}" for w, lex_id in words)
+                + f" {len(ptrs):03d}" + "".join(" " + p for p in ptrs) + f" | {gloss}  \n")
+
+    header = "  1 This is a test database in the format of WordNet 3.0 Copyright 2006 by Princeton University.  \n"
+    offsets, pos = {}, len(header.encode())
+    for s in SYNSETS:       # a line's length does not depend on the offsets it writes (8 digits)
+        offsets[s[0]] = pos
+        pos += len(line(*s, {k: 0 for k, *_ in SYNSETS}).encode())
+    write(folder / "data.noun", header + "".join(line(*s, offsets) for s in SYNSETS))
+    senses: dict[str, list[int]] = {}
+    for name, _, words, _, _ in SYNSETS:
+        for w, _ in words:
+            senses.setdefault(w, []).append(offsets[name])
+    write(folder / "index.noun", header + "".join(
+        f"{w} n {len(o)} 0 {len(o)} 0 {' '.join(f'{x:08d}' for x in o)}  \n" for w, o in sorted(senses.items())))
+    write(folder / "noun.exc", "mice mouse\n")
+    write(folder / "cntlist.rev", "".join(f"{k} 1 {n}\n" for k, n in sorted(COUNTS.items())))
+    for pos_name in ("verb", "adj", "adv"):
+        write(folder / f"data.{pos_name}", header)
+        write(folder / f"index.{pos_name}", header)
+        write(folder / f"{pos_name}.exc", "")
+    write(folder / "adj.exc", "")
+    return folder
+
+
+def test_lexnames_file_from_the_man_page_table():
+    text = wordnet.lexnames_text().splitlines()
+    assert len(text) == 45 and text[0] == "00\tadj.all\t3" and text[5] == "05\tnoun.animal\t1"
+    assert text[18] == "18\tnoun.person\t1" and text[29] == "29\tverb.body\t2" and text[44] == "44\tadj.ppl\t3"
+
+
+def test_lexnames_match_the_man_page_when_it_is_there():
+    man = next((r / "usr/share/man/man5/lexnames.5WN.gz" for r in resources.search_roots()
+                if (r / "usr/share/man/man5/lexnames.5WN.gz").is_file()), None)
+    if man is None:
+        pytest.skip("lexnames(5WN) is not installed (wordnet-base's man page; Debian images may leave man pages out)")
+    rows = [ln.split("\t") for ln in gzip.decompress(man.read_bytes()).decode().splitlines()
+            if ln[:2].isdigit() and "\t" in ln]
+    assert [(int(r[0]), r[1].strip()) for r in rows] == list(enumerate(wordnet.LEXNAMES))
+
+
+def test_wordnet_classes_of_a_tiny_database(tmp_path):
+    nouns = wordnet.load(write_wordnet(tmp_path / "wn"), cache_dir=tmp_path / "cache")
+    assert (tmp_path / "cache/nltk_data/corpora/wordnet/lexnames").read_text() == wordnet.lexnames_text()
+    assert nouns.lexname("mouse") == "noun.animal" and nouns.lexname("mice") == "noun.animal"
+    assert nouns.lexnames("mouse") == {"noun.animal": 0.75, "noun.artifact": 0.25}
+    assert nouns.lexnames("teacher") == {"noun.person": 1.0}
+    assert nouns.lexname("explosion") == "noun.event" and nouns.lexname("ideas") == "noun.cognition"
+    assert nouns.lexname("computer mouse") == "noun.artifact"
+    assert nouns.lexname("xyzzy") is None and nouns.lexnames("xyzzy") == {} and nouns.is_animate("xyzzy") is None
+    assert nouns.is_animate("mouse") is True and nouns.animacy("mouse") == 0.75
+    assert nouns.is_animate("teacher") is True and nouns.is_animate("idea") is False
+    # animate through the hypernyms though filed in noun.Tops, as WordNet files *person* and *animal*
+    assert nouns.lexname("beast") == "noun.Tops" and nouns.is_animate("beast") is True
+    assert nouns.is_animate("person") is True and nouns.is_animate("entity") is False
+
+
+def test_wordnet_folder_is_laid_out_once_and_again_when_the_files_change(tmp_path):
+    source = write_wordnet(tmp_path / "wn")
+    folder = wordnet.corpus_folder(source, tmp_path / "cache")
+    stamp = (folder / "data.noun").stat().st_mtime_ns
+    assert wordnet.corpus_folder(source, tmp_path / "cache") == folder
+    assert (folder / "data.noun").stat().st_mtime_ns == stamp
+    write(source / "noun.exc", "mice mouse\ngeese goose\n")
+    wordnet.corpus_folder(source, tmp_path / "cache")
+    assert "geese" in (folder / "noun.exc").read_text()
+    (source / "cntlist.rev").unlink()
+    with pytest.raises(CadError, match="cntlist.rev"):
+        wordnet.corpus_folder(source, tmp_path / "cache")
+
+
+@pytest.fixture(scope="module")
+def debian_wordnet(tmp_path_factory):
+    files = need(resources.WORDNET)
+    return wordnet.load(files["data.noun"].parent, cache_dir=tmp_path_factory.mktemp("wordnet-cache"))
+
+
+@pytest.mark.parametrize("noun, lexname", [
+    ("mouse", "noun.animal"), ("mice", "noun.animal"), ("cat", "noun.animal"), ("idea", "noun.cognition"),
+    ("explosion", "noun.event"), ("teacher", "noun.person"), ("children", "noun.person"),
+    ("computer", "noun.artifact"), ("ice cream", "noun.food"),
+    # WordNet's first sense of *table* is the tabular array (noun.group); the furniture comes second
+    ("table", "noun.group"),
+])
+def test_wordnet_classes_of_debians_database(debian_wordnet, noun, lexname):
+    assert debian_wordnet.lexname(noun) == lexname
+
+
+def test_wordnet_distributions_and_animacy_on_debians_database(debian_wordnet):
+    table = debian_wordnet.lexnames("table")
+    assert table["noun.artifact"] > 0.3 and abs(sum(table.values()) - 1) < 1e-9
+    assert set(debian_wordnet.lexnames("explosion")) >= {"noun.event", "noun.act"}
+    assert debian_wordnet.is_animate("teacher") and debian_wordnet.is_animate("person")
+    assert debian_wordnet.is_animate("Einstein") and debian_wordnet.is_animate("dog")
+    assert debian_wordnet.is_animate("table") is False and debian_wordnet.is_animate("idea") is False
+    assert debian_wordnet.is_animate("people") is False          # noun.group
+    assert debian_wordnet.is_animate("qwzx") is None

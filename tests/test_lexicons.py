@@ -38,9 +38,10 @@ PFX L' Y 2
 PFX L' 0 l' . dp:le|la+
 PFX L' e l'E e dp:le|la+
 
-PFX Um Y 2
+PFX Um Y 3
 PFX Um 0 0/S. .
 PFX Um 0 kilo/S.() .
+PFX Um 0 l'kilo/S.() . dp:le|la+
 
 SFX S. Y 2
 SFX S. 0 0/L'D'Q' [^sxz] is:sg
@@ -109,6 +110,7 @@ def test_hunspell_what_is_no_noun_form(french):
     assert french.analyses("rapide") == frozenset() and "rapide" not in french     # an adjective
     assert "œils" not in french                          # FORBIDDENWORD
     assert "table" in french and "l'table" not in french and "ltable" not in french
+    assert "l'kilomètre" not in french and "kilomètre" in french             # elisions are tokens apart
     assert french.gender("xyzzy") is None
     assert len(french) == len(set(french))
 

@@ -208,11 +208,11 @@ def read_aff(path: str | os.PathLike) -> Affixes:
         if key[0] != "line" and left:
             raise CadError(f"{key[0]} class {key[1]!r} announces {left} more rules than it has", p,
                            pending[("line", key)])
-    # the elided articles and conjunctions (l', d', qu', jusqu') are tokens of their own in cad's
-    # text: their prefix rules make no form the reader wants, and dropping them here spares
-    # trying their 34 rules on every noun
+    # the elided articles and conjunctions (l', d', qu', jusqu', and l'exa… among the unit prefixes)
+    # are tokens of their own in cad's text: their prefix rules make no form the reader wants, and
+    # dropping them here spares trying their 34 rules on every noun
     for cls in aff.prefixes.values():
-        cls.rules = [r for r in cls.rules if not r.add.endswith(("'", "’"))]
+        cls.rules = [r for r in cls.rules if "'" not in r.add and "’" not in r.add]
     return aff
 
 

@@ -15,9 +15,9 @@ and some nouns have two entries, one a gender (`souris` fem and mas, both is:inv
 
 The result maps a word form to its analyses, (gender, number) pairs with gender "masc", "fem" or
 "epi" (one form for both genders, as *élève*) and number "sing", "plur" or "inv"; None where neither
-the entry nor the rule says. Building it from the 86k-line .dic takes 1.6 s on one core (118k noun
-forms), so it is kept in a JSON cache (~/.cache/cad/lexicons, 1.8 MB, read in 0.1 s) keyed by the
-.dic's and .aff's size and mtime.
+the entry nor the rule says. Building it from the 86k-line .dic takes about 1.1 s and 68 MB at peak
+(113,559 noun forms from 54,418 noun entries), so it is kept in a JSON cache (~/.cache/cad/lexicons,
+1.7 MB, read in 0.1 s into 28 MB) keyed by the .dic's and .aff's size and mtime.
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ PARALLEL_ARGS = $(if $(WORKERS),--workers $(WORKERS)) $(if $(SCHEDULER),--schedu
 TRAIN_ARGS = --corpus $(CORPUS) --src $(SRC) --tgt $(TGT) --out $(OUT) $(if $(filter 1,$(TOKENIZED)),--tokenized) \
 	$(if $(filter 1,$(LOWERCASE)),--lowercase) $(PARALLEL_ARGS)
 
-.PHONY: rank-eval es-en es-en-eval all install coref-model coref-ranker coref-eval cm plm demo pronoun-eval train prepare align lex phrases lm moses-ini check test test-all bench bench-shards clean decode
+.PHONY: rank-eval es-en es-en-eval all install resources coref-model coref-ranker coref-eval cm plm demo pronoun-eval train prepare align lex phrases lm moses-ini check test test-all bench bench-shards clean decode
 
 COREF_BACKEND ?= ranker
 CM_NAME ?= $(NAME)
@@ -44,7 +44,15 @@ all: install train cm plm demo
 	@$(if $(filter fr,$(TGT)),echo "pronoun classifier:  $(OUT)/pronoun-classifier/ (cad plm predict --system classifier --lm $(OUT)/lm.arpa --model $(OUT)/plm --coref RECORDS --docs DOCS)")
 	@echo "demo traces:         $(OUT)/demo.feature.trace.jsonl, $(OUT)/demo.trace.jsonl"
 
-install: $(VENV)/.installed
+install: $(VENV)/.installed resources
+
+# The Debian lexical resources (hunspell-fr-comprehensive, dict-freedict-eng-fra, wordnet-base):
+# apt-get install as root, else apt-get download + dpkg-deb -x into RESOURCES_CACHE (default
+# ${XDG_CACHE_HOME:-~/.cache}/cad/debian; another folder is found at run time through CAD_RESOURCES).
+# Silent when they are already there.
+RESOURCES_CACHE ?=
+resources:
+	@$(PYTHON) -m cad.lang.resources $(if $(RESOURCES_CACHE),--cache $(RESOURCES_CACHE))
 
 # COREFEREE_MODEL: a trained model folder or a released coreferee_model_en wheel to install
 COREFEREE_MODEL ?= $(wildcard models/coreferee-en)

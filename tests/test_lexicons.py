@@ -414,3 +414,59 @@ def test_wordnet_distributions_and_animacy_on_debians_database(debian_wordnet):
     assert debian_wordnet.is_animate("table") is False and debian_wordnet.is_animate("idea") is False
     assert debian_wordnet.is_animate("people") is False          # noun.group
     assert debian_wordnet.is_animate("qwzx") is None
+
+
+# ---- where the resources are found, and make resources ----
+
+def test_missing_resources_name_the_package_and_the_make_target(tmp_path, monkeypatch):
+    monkeypatch.setenv(resources.ENV, str(tmp_path))
+    with pytest.raises(CadError) as err:
+        resources.package_files(resources.HUNSPELL_FR)
+    assert "hunspell-fr-comprehensive" in str(err.value) and "make resources" in str(err.value)
+    assert "/usr/share/hunspell/fr.dic" in str(err.value)
+    for load in (hunspell_fr.load, freedict.load, wordnet.load):
+        with pytest.raises(CadError, match="make resources"):
+            load()
+
+
+def test_resources_found_under_the_roots_cad_resources_names(tmp_path, monkeypatch):
+    for f in resources.PACKAGES[resources.FREEDICT_ENG_FRA]:
+        write(tmp_path / "b" / f, "")
+    monkeypatch.setenv(resources.ENV, f"{tmp_path / 'a'}:{tmp_path / 'b'}")
+    files = resources.package_files(resources.FREEDICT_ENG_FRA)
+    assert files["freedict-eng-fra.index"] == tmp_path / "b/usr/share/dictd/freedict-eng-fra.index"
+    monkeypatch.delenv(resources.ENV)
+    assert resources.search_roots()[0] == Path("/")
+
+
+FAKE_APT = """#!/bin/sh
+# apt-get: `install` fails; `download` leaves a .deb that lists the package's files
+case "$1" in
+  install|update) echo "E: no network here" >&2; exit 100;;
+  download) shift; for a in "$@"; do case "$a" in -*) ;; *)
+      grep -h "^$a " "{table}" | cut -d' ' -f2- | tr ' ' '\\n' > "${a}_1.0_all.deb";; esac; done;;
+esac
+"""
+FAKE_DPKG_DEB = """#!/bin/sh
+# dpkg-deb -x DEB DIR: creates the files the .deb lists
+while read -r f; do mkdir -p "$3/$(dirname "$f")"; echo data > "$3/$f"; done < "$2"
+"""
+
+
+def test_make_resources_extracts_once_and_then_does_nothing(tmp_path, monkeypatch):
+    table = write(tmp_path / "table", "".join(f"{p} {' '.join(fs)}\n" for p, fs in resources.PACKAGES.items()))
+    bin_dir = tmp_path / "bin"
+    for name, text in (("apt-get", FAKE_APT.replace("{table}", str(table))), ("dpkg-deb", FAKE_DPKG_DEB)):
+        write(bin_dir / name, text).chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    monkeypatch.setenv(resources.ENV, str(tmp_path / "cache"))
+    said = []
+    got = resources.install(tmp_path / "cache", use_apt=True, say=said.append, system_root=tmp_path / "root")
+    assert got == list(resources.PACKAGES)
+    assert any("apt-get install failed" in s for s in said) and any("falling back" in s for s in said)
+    assert sum("extracted" in s for s in said) == 3
+    assert resources.package_files(resources.WORDNET)["data.noun"] == tmp_path / "cache/usr/share/wordnet/data.noun"
+    said.clear()
+    assert resources.install(tmp_path / "cache", use_apt=True, say=said.append, system_root=tmp_path / "root") == []
+    assert said == []
+    assert not list((tmp_path / "cache").glob(".download-*"))

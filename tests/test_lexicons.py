@@ -246,7 +246,8 @@ def test_freedict_entries_through_the_index(tmp_path, plain_gzip):
     assert fd.french("mouse") == ["souris"] and fd.french("Mouse") == ["souris"]
     cat = fd.translations("cat")
     assert [(t.text, t.sense) for t in cat] == [("mégère", 1), ("peau de vache", 1), ("rosse", 1), ("chat", 2)]
-    assert [(t.text, t.gender) for t in fd.translations("teacher")] == [("institutrice", "fem"), ("instituteur", "masc")]
+    teacher = fd.translations("teacher")
+    assert [(t.text, t.gender) for t in teacher] == [("institutrice", "fem"), ("instituteur", "masc")]
     assert fd.translations("mouse")[0].gender == "fem" and fd.translations("cat")[0].gender is None
     entry = fd.entries("Anglo-Saxon")[0]        # folded as dictd folds: anglosaxon
     assert (entry.headword, entry.pronunciation) == ("Anglo‐Saxon", "ˈaŋɡləʊ sˈaksən")

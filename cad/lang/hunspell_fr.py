@@ -246,7 +246,8 @@ def _fits(rule: AffixRule, stem: str, kind: str, fullstrip: bool) -> bool:
     return rule.condition.search(stem) is not None
 
 
-def expand(word: str, flags: Iterable[str], morph: tuple[str, ...], aff: Affixes) -> Iterator[tuple[str, tuple[str, ...]]]:
+def expand(word: str, flags: Iterable[str], morph: tuple[str, ...],
+           aff: Affixes) -> Iterator[tuple[str, tuple[str, ...]]]:
     """Every form an entry stands for, with its morphological fields (the stem's, then the rules').
 
     Suffixes come from the entry's flags and from the continuation of a prefix rule; a prefix and

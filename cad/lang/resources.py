@@ -35,9 +35,9 @@ WORDNET = "wordnet-base"
 # The files each reader needs, as `dpkg -c` lists them in bookworm's packages (hunspell-fr-comprehensive
 # 1:7.0-1, dict-freedict-eng-fra 2022.04.21-1, wordnet-base 1:3.0-37). wordnet-base has no `lexnames`
 # and no `index.sense`: cad/lang/wordnet.py writes the first and does without the second.
-WORDNET_FILES = tuple(f"usr/share/wordnet/{kind}.{pos}" for kind in ("data", "index") for pos in
-                      ("noun", "verb", "adj", "adv")) + tuple(f"usr/share/wordnet/{pos}.exc" for pos in
-                                                            ("noun", "verb", "adj", "adv"))
+_POS = ("noun", "verb", "adj", "adv")
+WORDNET_FILES = (tuple(f"usr/share/wordnet/{kind}.{pos}" for kind in ("data", "index") for pos in _POS)
+                 + tuple(f"usr/share/wordnet/{pos}.exc" for pos in _POS))
 PACKAGES: dict[str, tuple[str, ...]] = {
     HUNSPELL_FR: ("usr/share/hunspell/fr.dic", "usr/share/hunspell/fr.aff"),
     FREEDICT_ENG_FRA: ("usr/share/dictd/freedict-eng-fra.index", "usr/share/dictd/freedict-eng-fra.dict.dz"),

@@ -1,7 +1,10 @@
 """One home per language: its pronoun sets and target classes, its APT word lists, its spaCy model
 and morphology reader (`fr`, `en`, `es`, `fr_morph`); the lexicons learned for a source language
 from a parallel corpus (`humanness`, `name_gender`, their files `lexicon_io`); the installing and
-loading of spaCy pipelines (`models`). Stages read a language's facts from its module here
+loading of spaCy pipelines (`models`); the lexical resources of Debian's registry, found or
+installed by `resources`: French nouns' gender and number (`hunspell_fr`, hunspell-fr-comprehensive),
+an English-French dictionary (`freedict`, dict-freedict-eng-fra) and WordNet's noun classes and
+animacy (`wordnet`, wordnet-base). Stages read a language's facts from its module here
 instead of spelling them out, so adding a language pair is adding a module. Facts only: this
 package imports nothing above cad.core (APT's settings made of these lists are in cad.eval).
 Here: the classes every language has (NONE, OTHER) and `first_class`."""

@@ -71,11 +71,15 @@ def json_digest(obj) -> str:
     return hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()
 
 
-def _strip(obj):
+def _strip(obj, root: str = str(REPO)):
+    """The report without its timings, and with this checkout's path as <repo> (the same run from
+    another checkout names its own files)."""
     if isinstance(obj, dict):
-        return {k: _strip(v) for k, v in obj.items() if k not in VOLATILE}
+        return {k: _strip(v, root) for k, v in obj.items() if k not in VOLATILE}
     if isinstance(obj, list):
-        return [_strip(v) for v in obj]
+        return [_strip(v, root) for v in obj]
+    if isinstance(obj, str) and obj.startswith(root + "/"):
+        return "<repo>" + obj[len(root):]
     return obj
 
 

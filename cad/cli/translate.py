@@ -157,6 +157,10 @@ def _write_translation(a: argparse.Namespace, outputs: list[str], alignments: li
     from cad.corpus.truecase import detruecase
     from cad.translate.trace import trace_json
 
+    if a.tokens_out:
+        # the decoder's tokens, in its model's case: what --alignment-out and --trace index (cad view reads them)
+        with atomic_output(a.tokens_out) as fh:
+            fh.writelines(o + "\n" for o in outputs)
     if truecase_model is not None and (a.raw or a.detokenize):
         outputs = [" ".join(detruecase(o.split())) for o in outputs]
     if a.detokenize or a.raw:
@@ -331,6 +335,8 @@ def add_translate_parser(sub) -> None:
     s.add_argument("--detokenize", action="store_true",
                    help="detokenize the output (sacremoses, --tgt's rules; implied by --raw)")
     add_out(s, "--alignment-out", help="write the source-translation word alignment (Moses i-j)")
+    add_out(s, "--tokens-out", help="also write the translation as the decoder wrote it, before detruecasing and "
+                                    "detokenizing: the tokens that --alignment-out and --trace index (for cad view)")
     s.add_argument("--decoder", choices=["cad", "moses"], default="cad",
                    help="cad's decoder, or a real Moses binary (not with a CoreferenceModel feature) "
                         "(default: %(default)s)")

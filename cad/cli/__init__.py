@@ -332,6 +332,9 @@ def build_parser() -> argparse.ArgumentParser:
     from cad.cli.plm import add_plm_parsers
 
     add_plm_parsers(sub)
+    from cad.cli.view import add_view_parser
+
+    add_view_parser(sub)
     return p
 
 

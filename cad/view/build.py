@@ -1,0 +1,166 @@
+"""The page's data: every input read once and checked, APT run over each system against the
+reference, every pronoun's entry per system, the summary."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cad.core.alignment import format_alignment
+from cad.core.errors import CadError
+from cad.eval.apt import AptResult, evaluate
+from cad.eval.apt_settings import english_settings, french_settings
+from cad.view.inputs import (Document, SystemSpec, check_length, read_alignments, read_coref, read_documents,
+                             read_report, read_texts, read_trace)
+from cad.view.pronouns import FEMININE_WORDS, ShownSystem, assign_chains, pronoun_entry, reference_side
+from cad.view.summary import apt_rows, chart_svg, report_rows
+
+# language pair -> (source language, APT's settings)
+LANGS = {"en-fr": ("en", french_settings), "es-en": ("es", english_settings)}
+
+
+@dataclass
+class ViewInputs:
+    source: str
+    systems: list[SystemSpec]
+    docs: str | None = None
+    raw: bool = False
+    lang: str = "en-fr"
+    reference: str | None = None
+    align_ref: str | None = None
+    coref: str | None = None
+    report: str | None = None
+    classes: str | None = None
+    title: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def _tokenizer(lang: str):
+    from cad.corpus.prepare import Tokenizer, clean_tokens
+
+    tok = Tokenizer(lang)
+    return lambda line: clean_tokens(tok(line))
+
+
+def _write(path: Path, lines) -> str:
+    with open(path, "w", encoding="utf-8", newline="\n") as fh:
+        fh.writelines(x + "\n" for x in lines)
+    return str(path)
+
+
+def run_apt(lang: str, src, ref, ref_align, systems: list[ShownSystem]) -> dict[str, AptResult]:
+    """APT of each system, on the tokens read (a tokenized --raw source, standard input) written
+    to a temporary folder: APT reads files."""
+    out = {}
+    with tempfile.TemporaryDirectory(prefix="cad-view-") as tmp:
+        d = Path(tmp)
+        files = [_write(d / "src", (" ".join(s) for s in src)), _write(d / "ref", (" ".join(s) for s in ref)),
+                 _write(d / "aref", (format_alignment(a) for a in ref_align))]
+        for n, system in enumerate(systems):
+            cand = _write(d / f"cand{n}", (" ".join(s) for s in system.tgt))
+            acand = _write(d / f"acand{n}", (format_alignment(a) for a in system.align))
+            out[system.spec.name] = evaluate(files[0], files[1], cand, files[2], acand, LANGS[lang][1]())
+    return out
+
+
+def _read_system(spec: SystemSpec, src, docs: list[Document], source: str) -> ShownSystem:
+    tgt = read_texts(spec.translation)
+    check_length(spec.translation, len(tgt), source, len(src))
+    align = read_alignments(spec.alignment, src, tgt, source)
+    trace = read_trace(spec.trace, docs, src) if spec.trace else None
+    return ShownSystem(spec, tgt, align, trace)
+
+
+def _class_table(path: str, lang: str):
+    """The class CM: English-French's table (P(class) and expected credit), or the Spanish-English
+    source-feature table (P(class))."""
+    if lang == "es-en":
+        from cad.cm.source_cm import SourceClassTable
+
+        return SourceClassTable.read(path)
+    from cad.cm.class_model import ClassTable
+
+    return ClassTable.read(path)
+
+
+def _class_of(lang: str):
+    if lang != "en-fr":
+        return None
+    from cad.cm.classes import pronoun_class
+
+    return pronoun_class
+
+
+def _document(doc: Document, src, ref, ref_align, systems: list[ShownSystem], coref, classes, class_of,
+              settings) -> dict:
+    rng = range(doc.first, doc.first + doc.size)
+    keys: set[tuple[int, int]] = set()
+    for system in systems:
+        keys.update(k for k in (system.trace or {}) if k[0] in rng)
+        keys.update(k for k in (system.apt or {}) if k[0] in rng)
+    keys.update(k for k in coref if k[0] in rng)
+    prons = []
+    for k, i in sorted(keys):
+        occ = next((s.apt[k, i] for s in systems if s.apt and (k, i) in s.apt), None)
+        refside = reference_side(occ)
+        entries = [pronoun_entry(s, doc, src, k, i, coref.get((k, i)), classes, class_of, settings) for s in systems]
+        prons.append({"s": k - doc.first, "i": i, "tok": src[k][i], "ref": refside,
+                      "femRef": bool(refside and FEMININE_WORDS & {w.lower() for w in refside["words"].split()}),
+                      "fem": any(e["fem"] for e in entries), "sys": entries})
+    assign_chains(prons, len(systems))
+    return {"index": doc.index, "id": doc.id, "first": doc.first,
+            "src": [" ".join(src[k]) for k in rng],
+            "ref": [" ".join(ref[k]) for k in rng] if ref is not None else None,
+            "refAl": [format_alignment(ref_align[k]) for k in rng] if ref is not None else None,
+            "tgt": [[" ".join(s.tgt[k]) for k in rng] for s in systems],
+            "al": [[format_alignment(s.align[k]) for k in rng] for s in systems],
+            "prons": prons}
+
+
+def build_view(inp: ViewInputs) -> dict:
+    """The data the page renders (JSON-ready)."""
+    if inp.lang not in LANGS:
+        raise CadError(f"--lang {inp.lang}: choose from {', '.join(LANGS)}")
+    if not inp.systems:
+        raise CadError("no translation to show: give --translation and --alignment, or --system")
+    names = [s.name for s in inp.systems]
+    if len(set(names)) != len(names):
+        raise CadError(f"two systems have one name: {', '.join(names)}")
+    if (inp.reference is None) != (inp.align_ref is None):
+        raise CadError("--reference and --align-ref go together")
+    src = read_texts(inp.source, _tokenizer(LANGS[inp.lang][0]) if inp.raw else None)
+    if not src:
+        raise CadError("no sentence to show", inp.source)
+    docs = read_documents(inp.docs, len(src))
+    ref = ref_align = None
+    if inp.reference is not None:
+        ref = read_texts(inp.reference)
+        check_length(inp.reference, len(ref), inp.source, len(src))
+        ref_align = read_alignments(inp.align_ref, src, ref, inp.source)
+    systems = [_read_system(spec, src, docs, inp.source) for spec in inp.systems]
+    coref = read_coref(inp.coref, docs, src) if inp.coref else {}
+    classes = _class_table(inp.classes, inp.lang) if inp.classes else None
+    results = run_apt(inp.lang, src, ref, ref_align, systems) if ref is not None else {}
+    for system in systems:
+        if system.spec.name in results:
+            system.apt = {(o.sentence, o.position): o for o in results[system.spec.name].occurrences}
+    class_of = _class_of(inp.lang)
+    settings = LANGS[inp.lang][1]()
+    documents = [_document(d, src, ref, ref_align, systems, coref, classes, class_of, settings) for d in docs]
+    summary = None
+    if inp.report:
+        report = read_report(inp.report)
+        summary = {"from": f"{os.path.basename(inp.report)} (cad eval report)", "full": True,
+                   "rows": report_rows(report, names)}
+    elif results:
+        summary = {"from": "APT over the systems shown", "full": False, "rows": apt_rows(results)}
+    if summary is not None:
+        summary["svg"] = chart_svg(summary["rows"])
+    return {"title": inp.title or os.path.basename(inp.source), "lang": inp.lang,
+            "systems": [{"name": s.spec.name, "trace": s.trace is not None, "apt": s.apt is not None}
+                        for s in systems],
+            "hasRef": ref is not None, "coref": bool(inp.coref),
+            "classes": os.path.basename(inp.classes) if inp.classes else None,
+            "summary": summary, "notes": inp.notes, "docs": documents}

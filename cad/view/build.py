@@ -10,7 +10,7 @@ from pathlib import Path
 
 from cad.core.alignment import format_alignment
 from cad.core.errors import CadError
-from cad.eval.apt import AptResult, evaluate
+from cad.eval.apt import AptResult, evaluate, find_source_pronouns
 from cad.eval.apt_settings import english_settings, french_settings
 from cad.view.inputs import (Document, SystemSpec, check_length, read_alignments, read_coref, read_documents,
                              read_report, read_texts, read_trace)
@@ -101,6 +101,8 @@ def _document(doc: Document, src, ref, ref_align, systems: list[ShownSystem], co
         keys.update(k for k in (system.trace or {}) if k[0] in rng)
         keys.update(k for k in (system.apt or {}) if k[0] in rng)
     keys.update(k for k in coref if k[0] in rng)
+    # and every word of APT's source list (it, they), with or without a reference
+    keys.update((k, pos) for k in rng for pos, _, _ in find_source_pronouns([t.lower() for t in src[k]], settings))
     prons = []
     for k, i in sorted(keys):
         occ = next((s.apt[k, i] for s in systems if s.apt and (k, i) in s.apt), None)

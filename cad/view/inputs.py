@@ -5,6 +5,7 @@ error naming the file and line."""
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 
 from cad.core.alignment import parse_alignment
@@ -107,10 +108,29 @@ def _int(x) -> bool:
     return isinstance(x, int) and not isinstance(x, bool) and x >= 0
 
 
+def _finite(text: str) -> float:
+    x = float(text)
+    if not math.isfinite(x):
+        raise ValueError(f"{text} is not a finite number")
+    return x
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def loads_finite(line: str):
+    """JSON with finite numbers only (the page's data is JSON, which has no NaN or infinity)."""
+    return json.loads(line, parse_float=_finite, parse_constant=_no_constant)
+
+
+STRING_FIELDS = ("antecedent", "antecedent_translation", "features", "pass", "target", "target_class", "gender_source")
+
+
 def _parse_trace_line(line: str, path: str, lineno: int) -> dict:
     try:
-        rec = json.loads(line)
-    except json.JSONDecodeError as exc:
+        rec = loads_finite(line)
+    except ValueError as exc:        # json.JSONDecodeError included
         raise CadError(f"not a trace record: {exc}", path, lineno) from None
     if not isinstance(rec, dict):
         raise CadError("not a trace record: expected a JSON object", path, lineno)
@@ -130,6 +150,9 @@ def _parse_trace_line(line: str, path: str, lineno: int) -> dict:
     s = rec.get("antecedent_sentence")
     if s is not None and not _int(s):
         raise CadError("not a trace record: antecedent_sentence must be a non-negative integer", path, lineno)
+    wrong = [k for k in STRING_FIELDS if rec.get(k) is not None and not isinstance(rec[k], str)]
+    if wrong:
+        raise CadError(f"not a trace record: {', '.join(wrong)} must be a string or null", path, lineno)
     rec["doc"] = str(rec.get("doc", "0"))
     return rec
 
@@ -193,6 +216,8 @@ def read_report(path: str) -> dict:
         report = json.loads(text)
     except json.JSONDecodeError as exc:
         raise CadError(f"not a JSON report: {exc.msg}", path, exc.lineno) from None
+    except RecursionError:
+        raise CadError("not a JSON report: nested too deep", path) from None
     rows = report.get("systems") if isinstance(report, dict) else None
     if not isinstance(rows, list) or not all(isinstance(r, dict) and isinstance(r.get("system"), str)
                                              and isinstance(r.get("cases"), dict) for r in rows):

@@ -15,14 +15,22 @@ CASE_LABELS = ["1 identical", "2 equivalent", "3 different", "4 cand. missing", 
 
 
 def _num(x) -> float | None:
-    if isinstance(x, (int, float)) and not isinstance(x, bool) and not math.isnan(x):
-        return float(x)
+    if isinstance(x, (int, float)) and not isinstance(x, bool):
+        try:
+            f = float(x)
+        except OverflowError:        # an integer too large for a float
+            return None
+        return f if math.isfinite(f) else None
     return None
 
 
+def _dict(x) -> dict:
+    return x if isinstance(x, dict) else {}
+
+
 def _count(cases: dict, c: int) -> int:
-    v = cases.get(f"C{c}", 0)
-    return int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else 0
+    v = _num(cases.get(f"C{c}", 0))
+    return int(v) if v is not None and math.isfinite(v) and v >= 0 else 0
 
 
 def report_rows(report: dict, shown: list[str]) -> list[dict]:
@@ -30,7 +38,7 @@ def report_rows(report: dict, shown: list[str]) -> list[dict]:
     rows = []
     for r in report["systems"]:
         cases = {f"C{c}": _count(r["cases"], c) for c in range(1, 7)}
-        prf = (r.get("pronoun_prf") or {}).get("all") or {}
+        prf = _dict(_dict(r.get("pronoun_prf")).get("all"))
         mc = next((v for k, v in r.items() if k.startswith("mcnemar_vs_") and isinstance(v, dict)), {})
         rows.append({"system": r["system"], "cases": cases, "pronouns": sum(cases.values()),
                      "apt": _num(r.get("apt")), "acc_c1_c2": _num(r.get("acc_c1_c2")),
@@ -55,6 +63,8 @@ def apt_rows(results: dict[str, AptResult]) -> list[dict]:
 def chart_svg(rows: list[dict], width: int = 720) -> str:
     """Share of each APT case per system, one horizontal stacked bar per system; each segment
     carries its case (data-case) so that a click can filter the page by it."""
+    if not rows:
+        return ""
     # the labels' width from the longest name (about 7 px a character at 12 px)
     label_w, bar_h, gap, top = min(320, max(80, 7 * max(len(r["system"]) for r in rows) + 14)), 20, 8, 6
     height = top + len(rows) * (bar_h + gap) + 30

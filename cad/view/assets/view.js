@@ -57,7 +57,7 @@
     var out = [];
     for (var j = 0; j < tokens.length; j++) {
       var m = marks[j];
-      if (!m) { out.push('<span class="w" data-t="' + j + '">' + esc(tokens[j]) + "</span>"); continue; }
+      if (!m) { out.push(esc(tokens[j])); continue; }       // a word nothing points at stays text: fewer boxes to lay out
       var attrs = ' data-t="' + j + '"';
       Object.keys(m.attrs).forEach(function (a) { attrs += " " + a + '="' + esc(m.attrs[a].join(" ")) + '"'; });
       var style = m.chain ? ' style="--chain:' + m.chain + '"' : "";
@@ -87,9 +87,13 @@
       if (e.ante && e.ante.start !== null) {
         for (var t = e.ante.start; t < e.ante.end; t++) mark(src[e.ante.s], t, "an", "data-ante-of", k, colour);
       }
+      e.cands.forEach(function (c) {      // a box for each candidate's words, outlined on selection
+        if (c.start !== null) for (var t = c.start; t < c.end; t++) mark(src[c.s], t, null, null, null, null);
+      });
       if (p.ref) p.ref.pos.forEach(function (j) { mark(ref[p.s], j, "rt", "data-pron-ref", k, null); });
       shownSystems().forEach(function (x) {
         var ex = p.sys[x];
+        if (ex.ante && ex.ante.trpos) ex.ante.trpos.forEach(function (j) { mark(tgt[x][ex.ante.s], j, null, null, null, null); });
         ex.tpos.forEach(function (j) {
           var tm = mark(tgt[x][p.s], j, "pt", "data-pron-tgt", k, chainColour(ex));
           tm.cls.push(ok ? "c" + (ex.case || 0) : "dim");
@@ -106,12 +110,13 @@
     if (filt) d.prons.forEach(function (p) {
       if (marks.on[key(d, p)]) { keep[p.s] = true; var a = p.sys[state.sys].ante; if (a && a.s !== null) keep[a.s] = true; }
     });
-    var html = ['<div class="row head" style="--cols:' + (cols.length + 2) + '"><div class="n">#</div><div>source</div>'];
+    var ncols = cols.length + (DATA.hasRef ? 2 : 1);
+    var html = ['<div class="row head" style="--cols:' + ncols + '"><div class="n">#</div><div>source</div>'];
     cols.forEach(function (x) { html.push("<div>" + esc(DATA.systems[x].name) + "</div>"); });
     html.push('<div class="col-ref">reference</div></div>');
     for (var s = 0; s < d.src.length; s++) {
       var hidden = filt && !keep[s] ? " hidden" : "";
-      html.push('<div class="row' + hidden + '" data-s="' + s + '" style="--cols:' + (cols.length + 2) + '">');
+      html.push('<div class="row' + hidden + '" data-s="' + s + '" style="--cols:' + ncols + '">');
       html.push('<div class="n" title="line ' + (d.first + s + 1) + '">' + s + '</div><div class="col-src">' + tokensHtml(d.src[s].split(" "), marks.src[s]) + "</div>");
       cols.forEach(function (x) {
         html.push('<div class="col-tgt" data-sys="' + x + '">' + tokensHtml(d.tgt[x][s] ? d.tgt[x][s].split(" ") : [], marks.tgt[x][s]) + "</div>");
@@ -132,7 +137,7 @@
       if (c) counts[c] = (counts[c] || 0) + 1;
       if (passes(p)) shown++;
     });
-    var parts = [d.src.length + " sentences", n + " pronouns"];
+    var parts = [d.src.length + (d.src.length === 1 ? " sentence" : " sentences"), n + (n === 1 ? " pronoun" : " pronouns")];
     Object.keys(counts).forEach(function (c) { parts.push("C" + c + " " + counts[c]); });
     if (filtering()) parts.push(shown + " shown");
     return {text: parts.join(" · "), shown: shown};
@@ -197,6 +202,7 @@
     if (!from || !to) return;
     var svg = body.querySelector("svg.arrows"), b = body.getBoundingClientRect();
     var r1 = from.getBoundingClientRect(), r2 = to.getBoundingClientRect();
+    if (!r2.width && !r2.height) return;       // in a sentence the filter hides
     var x1 = r1.left + r1.width / 2 - b.left, y1 = r1.top - b.top;
     var x2 = r2.left + r2.width / 2 - b.left, above = r2.bottom <= r1.top + 2;
     var y2 = (above ? r2.bottom : r2.top) - b.top, lift = above ? Math.max(18, (y1 - y2) / 3) : 26;
@@ -283,21 +289,26 @@
            (e.traceTarget !== null && e.traceTarget.toLowerCase() !== e.target.toLowerCase() ? ' · trace: "' + esc(e.traceTarget) + '"' : "") + "</dd>");
     if (p.ref) h.push("<dt>reference</dt><dd><b>" + esc(p.ref.words || "(nothing aligned)") + "</b>" +
                       (p.ref.improved ? ' <span class="hint">(APT\'s alignment repair)</span>' : "") + "</dd>");
-    h.push("<dt>from</dt><dd>" + {trace: "the trace", coref: "coreference records (no trace)", apt: "no record for this system"}[e.from] + "</dd>");
+    h.push("<dt>from</dt><dd>" + {trace: "the trace", coref: "coreference records (no trace)", apt: "the source pronoun list (no record for this system)"}[e.from] + "</dd>");
     Object.keys(e.extra).forEach(function (k) { h.push("<dt>" + esc(k) + "</dt><dd>" + esc(JSON.stringify(e.extra[k])) + "</dd>"); });
     h.push("</dl>");
-    if (e.cands.length) h.push("<h4>candidates</h4>" + bars(e.cands.map(function (c) {
-      return [c.text + (c.s !== null ? " (s" + c.s + (c.start !== null ? ":" + c.start : "") + ")" : ""), c.p];
-    })));
-    if (e.bundles.length) h.push("<h4>bundle mixture</h4>" + bars(e.bundles, e.features));
-    if (e.classes) h.push("<h4>CM's classes <span class=\"hint\">P(class), expected credit · " + esc(DATA.classes) + "</span></h4>" + bars(e.classes, e.tclass));
     if (DATA.systems.length > 1) {
       h.push("<h4>every system</h4><table>");
       p.sys.forEach(function (o, x) {
         h.push("<tr><td>" + esc(DATA.systems[x].name) + "</td><td><b>" + esc(o.target || "–") + "</b></td><td>" + caseTag(o.case) +
-               "</td><td>" + esc(o.ante ? "→ " + o.ante.text : "") + "</td></tr>");
+               "</td><td>" + esc(o.ante ? "→ " + o.ante.text : "") + '</td><td class="hint">' + esc(o.features || "") + "</td></tr>");
       });
       h.push("</table>");
+    }
+    if (e.cands.length) h.push("<h4>candidates</h4>" + bars(e.cands.map(function (c) {
+      return [c.text + (c.s !== null ? " (s" + c.s + (c.start !== null ? ":" + c.start : "") + ")" : ""), c.p];
+    })));
+    if (e.bundles.length) h.push("<h4>bundle mixture</h4>" + bars(e.bundles, e.features));
+    if (e.classes) {
+      var credit = e.classes.length && e.classes[0].length > 2 ? ", expected APT credit" : "";
+      h.push("<h4>CM's classes <span class=\"hint\">P(class)" + credit + " · " + esc(DATA.classes) + "</span></h4>" +
+             bars(e.classes.slice(0, 8), e.tclass) + (e.classes.length > 8 ? '<p class="hint">' + (e.classes.length - 8) +
+             " more below " + fmt(e.classes[8][1]) + "</p>" : ""));
     }
     h.push('<p class="hint">click: pin · Esc: unpin · j/k: next/previous pronoun</p>');
     return h.join("");

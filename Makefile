@@ -29,7 +29,7 @@ PARALLEL_ARGS = $(if $(WORKERS),--workers $(WORKERS)) $(if $(SCHEDULER),--schedu
 TRAIN_ARGS = --corpus $(CORPUS) --src $(SRC) --tgt $(TGT) --out $(OUT) $(if $(filter 1,$(TOKENIZED)),--tokenized) \
 	$(if $(filter 1,$(LOWERCASE)),--lowercase) $(PARALLEL_ARGS)
 
-.PHONY: rank-eval es-en es-en-eval all install resources coref-model coref-ranker coref-eval cm plm demo pronoun-eval train prepare align lex phrases lm moses-ini check test test-all bench bench-shards clean decode
+.PHONY: rank-eval es-en es-en-eval all install resources browser coref-model coref-ranker coref-eval cm plm demo pronoun-eval train prepare align lex phrases lm moses-ini check test test-all bench bench-shards clean decode
 
 COREF_BACKEND ?= ranker
 CM_NAME ?= $(NAME)
@@ -43,8 +43,9 @@ all: install train cm plm demo
 	@$(if $(filter fr,$(TGT)),echo "pronoun LM:          $(OUT)/plm/plm.arpa (cad plm predict --model $(OUT)/plm)")
 	@$(if $(filter fr,$(TGT)),echo "pronoun classifier:  $(OUT)/pronoun-classifier/ (cad plm predict --system classifier --lm $(OUT)/lm.arpa --model $(OUT)/plm --coref RECORDS --docs DOCS)")
 	@echo "demo traces:         $(OUT)/demo.feature.trace.jsonl, $(OUT)/demo.trace.jsonl"
+	@echo "demo view:           $(OUT)/demo.view.html (cad view: open it in a browser)"
 
-install: $(VENV)/.installed resources
+install: $(VENV)/.installed resources browser
 
 # The Debian lexical resources (hunspell-fr-comprehensive, dict-freedict-eng-fra, wordnet-base):
 # apt-get install as root, else apt-get download + dpkg-deb -x into RESOURCES_CACHE (default
@@ -53,6 +54,20 @@ install: $(VENV)/.installed resources
 RESOURCES_CACHE ?=
 resources:
 	@$(PYTHON) -m cad.lang.resources $(if $(RESOURCES_CACHE),--cache $(RESOURCES_CACHE))
+
+# Chromium, Debian's package, for the headless-browser test of cad view (tests/test_view.py, driven by
+# Playwright from the test extras; it skips without a browser): apt-get install as root (about 1 min and
+# 115 MB the first time), else a message; silent when a chromium is there
+BROWSER_PACKAGES = chromium fonts-liberation
+browser:
+	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "browser: apt-get install $(BROWSER_PACKAGES) (for the browser test of cad view)"; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		apt-get install -y -q --no-install-recommends $(BROWSER_PACKAGES) >/dev/null 2>&1 || \
+		{ apt-get update -q >/dev/null 2>&1 && apt-get install -y -q --no-install-recommends $(BROWSER_PACKAGES) >/dev/null 2>&1; } || \
+		echo "browser: apt-get install $(BROWSER_PACKAGES) failed: the browser test of cad view will skip"; \
+	else echo "browser: no chromium, and not root to apt-get install it: the browser test of cad view will skip"; fi
 
 # COREFEREE_MODEL: a trained model folder or a released coreferee_model_en wheel to install
 COREFEREE_MODEL ?= $(wildcard models/coreferee-en)
@@ -151,18 +166,29 @@ pronoun-eval: cm $(OUT)/dev.coref-cv.jsonl
 		--align-ref $(SHARED)/en-fr/dev.en-fr.alig --docs $(SHARED)/en-fr/dev.docs \
 		--coref $(OUT)/dev.coref-cv.jsonl --objective $(CM_OBJECTIVE) --grid $(CM_GRID) \
 		--gold $(SHARED)/coref/parcorfull/corpus/TED/EN --out $(OUT)/pronoun-eval
+	$(CAD) -q view --source $(SHARED)/en-fr/dev.en --docs $(SHARED)/en-fr/dev.docs --reference $(SHARED)/en-fr/dev.fr \
+		--align-ref $(SHARED)/en-fr/dev.en-fr.alig --coref $(OUT)/dev.coref-cv.jsonl --report $(OUT)/pronoun-eval.json \
+		--system BL=$(OUT)/pronoun-eval.work/bl.out:$(OUT)/pronoun-eval.work/bl.align \
+		--system CM-feature=$(OUT)/pronoun-eval.work/cm-feature.out:$(OUT)/pronoun-eval.work/cm-feature.align \
+		--title "pronoun-eval: the dev talks, BL and CM-feature" --out $(OUT)/pronoun-eval.view.html
 
 # The embedded demo: seed 004's cat-and-mouse text, translated with the CM as decoder feature and
-# as seed 004's back-off table, with each one's pronoun trace
+# as seed 004's back-off table, with each one's pronoun trace, and both in one page ($(OUT)/demo.view.html)
 demo: cm
 	@echo "== CM as decoder feature (moses_configs/$(CM_NAME).feature.ini)"
 	$(CAD) -q translate --config moses_configs/$(CM_NAME).feature.ini --input cad/data/demo/seed004.en --raw \
-		--trace $(OUT)/demo.feature.trace.jsonl --detokenize
+		--trace $(OUT)/demo.feature.trace.jsonl --detokenize \
+		--tokens-out $(OUT)/demo.feature.tok --alignment-out $(OUT)/demo.feature.align
 	cat $(OUT)/demo.feature.trace.jsonl
 	@echo "== CM as back-off table, seed 004 (moses_configs/$(CM_NAME).ini)"
 	$(CAD) -q translate --config moses_configs/$(CM_NAME).ini --input cad/data/demo/seed004.en --raw \
-		--trace $(OUT)/demo.trace.jsonl --detokenize
+		--trace $(OUT)/demo.trace.jsonl --detokenize --tokens-out $(OUT)/demo.tok --alignment-out $(OUT)/demo.align
 	cat $(OUT)/demo.trace.jsonl
+	@echo "== the demo's pronouns: $(OUT)/demo.view.html"
+	$(CAD) -q view --source cad/data/demo/seed004.en --raw --classes tables/$(CM_NAME)/classes.gz \
+		--system CM-feature=$(OUT)/demo.feature.tok:$(OUT)/demo.feature.align:$(OUT)/demo.feature.trace.jsonl \
+		--system CM-backoff=$(OUT)/demo.tok:$(OUT)/demo.align:$(OUT)/demo.trace.jsonl \
+		--title "The demo: seed 004's cat and mouse" --out $(OUT)/demo.view.html
 
 # the layers of .importlinter, the import graph's circles and sizes, and the trained moses.ini
 check: install

@@ -138,7 +138,8 @@ class ContextScorer:
                 for r in (r for r in records if r.sentence == kk):
                     def project(c, kk=kk):
                         tr = done[c.sentence] if c.sentence < kk else own if c.sentence == kk else None
-                        gn = None if tr is None else projection(tr, c.start, c.end, cache)
+                        found = None if tr is None else projection(tr, c, cache)
+                        gn = None if found is None else (found.gender, found.number)
                         if gn is None and (c.sentence, c.head) in passed_on:
                             return passed_on[(c.sentence, c.head)]
                         return {gn: 1.0}

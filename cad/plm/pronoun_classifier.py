@@ -165,9 +165,10 @@ def antecedent_features_of(items: list[Item], records: list) -> dict[tuple[int, 
     morph = dict(zip(needed, tag([items[k].target for k in needed]))) if needed else {}
 
     alignments = [it.alignment for it in items]
+    sources, targets = [it.source for it in items], [it.target for it in items]
 
     def project(c):
-        return {candidate_features(c, alignments, morph): 1.0}
+        return {candidate_features(c, sources, targets, alignments, morph): 1.0}
 
     out = {}
     for r in recs:

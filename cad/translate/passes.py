@@ -83,12 +83,10 @@ class FeaturePasses:
     def project(self, k: int, first: Translation | None, c) -> dict:
         if self.projector is not None:
             gn = self.projector(c)
-        elif c.sentence < k:
-            gn = projection(self.done[c.sentence], c.start, c.end, self.morphology)
-        elif c.sentence == k and first is not None:
-            gn = projection(first, c.start, c.end, self.morphology)
         else:
-            gn = None
+            tr = self.done[c.sentence] if c.sentence < k else first if c.sentence == k else None
+            found = None if tr is None else projection(tr, c, self.morphology)
+            gn = None if found is None else (found.gender, found.number)
         if gn is None and (c.sentence, c.head) in self.passed_on:
             return self.passed_on[(c.sentence, c.head)]      # *it* ... *it*: the chain's features
         return {gn: 1.0}

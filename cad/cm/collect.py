@@ -22,6 +22,7 @@ from cad.cm.bundles import Bundle
 from cad.cm.class_model import CM_PRONOUNS, pronoun_mixture
 from cad.cm.classes import aligned_words, pronoun_class
 from cad.cm.projection import candidate_features, document_morph, project
+from cad.cm.referent import animacy_of
 from cad.core.aligned_docs import aligned_documents
 from cad.core.alignment import parse_alignment
 from cad.core.errors import CadError
@@ -61,10 +62,11 @@ def collect_class_instances(src: list[list[str]], tgt: list[list[str]], align: l
     classifier CM reads."""
     recs = [r for r in records if r.token.lower() in CM_PRONOUNS]
     roles = pronoun_roles(src, {(r.sentence, r.index) for r in recs})
+    animacy = animacy_of(src)
     for r in recs:
         cls = pronoun_class(aligned_words(src[r.sentence], tgt[r.sentence], align[r.sentence], r.index))
         mix = pronoun_mixture(r, roles[(r.sentence, r.index)],
-                              lambda c: {candidate_features(c, src, tgt, align, morph): 1.0}, with_human)
+                              lambda c: {candidate_features(c, src, tgt, align, morph): 1.0}, with_human, animacy)
         out.append((mix, cls, weight))
         if positions is not None:
             positions.append((src[r.sentence], r.index))

@@ -26,9 +26,10 @@ class Morph:
     source: str = "tagger"
 
 
-# the gender sources a run may use (an ablation turns one off): CAD_GENDER_SOURCES lists them,
-# comma-separated, from lexicon, dictionary (cad/cm/projection.py), determiner
-GENDER_SOURCES = ("lexicon", "dictionary", "determiner")
+# the lexical sources of an antecedent's features a run may use (an ablation turns one off):
+# CAD_GENDER_SOURCES lists them, comma-separated, from lexicon, dictionary (cad/cm/projection.py),
+# determiner, and wordnet (the head's animacy, cad/cm/referent.py)
+GENDER_SOURCES = ("lexicon", "dictionary", "determiner", "wordnet")
 
 
 def gender_sources() -> frozenset[str]:

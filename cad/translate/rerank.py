@@ -19,9 +19,10 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from cad.cm.bundles import Bundle
-from cad.cm.class_model import CM_PRONOUNS, antecedent_distribution, pronoun_mixture, score_class
+from cad.cm.class_model import CM_PRONOUNS, antecedent_distribution, pronoun_mixture, score_class, through_chain
 from cad.cm.classes import aligned_words, pronoun_class
 from cad.cm.projection import aligned_targets, gender_number, project
+from cad.cm.referent import animacy_of
 from cad.core.errors import CadError
 from cad.core.textio import read_lines
 from cad.lang.fr_morph import tag
@@ -183,11 +184,10 @@ class ClassReranker:
         def project(c):
             src = h if c.sentence == k else chosen[c.sentence] if c.sentence < k else None
             gn = None if src is None else self._gender_number(src, c, sentences[c.sentence])
-            if gn is None and (c.sentence, c.head) in passed_on:
-                return passed_on[(c.sentence, c.head)]
-            return {gn: 1.0}
+            return through_chain(gn, passed_on.get((c.sentence, c.head)))
 
-        return {r.index: pronoun_mixture(r, roles[(k, r.index)], project, self.with_human) for r in records}
+        animacy = animacy_of(sentences)
+        return {r.index: pronoun_mixture(r, roles[(k, r.index)], project, self.with_human, animacy) for r in records}
 
     def cm_score(self, mixtures: dict[int, dict[str, float]], h: Hypothesis, source: list[str]) -> float:
         return sum(score_class(self.table.class_distribution(mix, source, i),

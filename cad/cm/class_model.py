@@ -98,7 +98,7 @@ def antecedent_distribution(mixture: dict[str, float]) -> dict[tuple[str, ...] |
     for b, w in mixture.items():
         parts = b.split("-")
         if len(parts) >= 4 and parts[2] in ("masc", "fem") and parts[3] in ("sing", "plur"):
-            animacy = parts[-1] if len(parts) > 4 and parts[-1] in ("anim", "inan") else None
+            animacy = parts[-1] if len(parts) > 4 and parts[-1] in ("ent", "abst") else None
             out[(parts[2], parts[3]) if animacy is None else (parts[2], parts[3], animacy)] += w
         elif len(parts) == 2:
             out[None] += w

@@ -44,9 +44,12 @@ class Projected:
 
 def first_noun_or_pronoun(positions: Iterable[int], morph: Sequence[Morph]) -> int | None:
     """Of the target positions aligned to the antecedent, the first noun or pronoun with both a
-    gender and a number (seed 004)."""
+    gender and a number (seed 004). A pronoun counts only where it is a personal one whose gender
+    is its own (il, elle, le, la, ...): *c'*, *ça*, *qui* carry none, whatever the tagger says,
+    and a pronoun antecedent translated *c'* must pass on its chain's gender instead."""
     for p in sorted(positions):
-        if morph[p].pos in HEAD_POS and morph[p].gender and morph[p].number:
+        m = morph[p]
+        if m.pos in HEAD_POS and m.gender and m.number and (m.pos != "PRON" or m.source == "pronoun"):
             return p
     return None
 

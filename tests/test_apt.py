@@ -232,3 +232,20 @@ def test_no_findings_gives_nan_score(tmp_path):
     res = evaluate(*files(tmp_path, src=["hello ."], ref=["salut ."], cand=["salut ."], aref=["0-0"], acand=["0-0"]),
                    french_settings())
     assert math.isnan(res.score) and format_score(res).startswith("Score: nan")
+
+
+def test_strict_and_feminine_counts():
+    from cad.eval.apt import AptResult, Occurrence, Side
+    from cad.eval.apt_settings import french_settings
+    from cad.eval.report import strict_counts
+
+    def side(*tokens):
+        return Side(list(range(len(tokens))), list(tokens), list(tokens)) if tokens else None
+
+    occ = [Occurrence(0, 0, "it", "it", side("elle"), side("elle")),        # feminine, right
+           Occurrence(0, 1, "it", "it", side("elles"), side("ils")),        # feminine, wrong gender
+           Occurrence(0, 2, "it", "it", side("c'"), side("ce")),            # strict: ce = c'
+           Occurrence(0, 3, "it", "it", side("le"), side("la")),            # APT's OTHER = OTHER, not strict
+           Occurrence(0, 4, "it", "it", None, None)]                        # NONE = NONE
+    res = AptResult(french_settings(), occ, {c: 0 for c in range(1, 7)}, [], [])
+    assert strict_counts(res) == {"strict": 3, "feminine": 1, "feminine_references": 2}

@@ -184,8 +184,13 @@ def test_feature_mode_document_reads_the_antecedent_from_the_previous_translatio
                 PronounResolution("d", 2, 0, "it", True, [Candidate(1, 0, 1, 0, "it", 1.0)], 1.0)]
         trs, traces = translate_document_feature(dec, "d", sents, recs)
         assert [t.text.split()[0] for t in trs[1:]] == [expected, expected]
-        assert traces[0].features == f"it-subj-{'fem' if expected == 'elle' else 'masc'}-sing"
+        # both animals: WordNet's animacy is the bundle's finest part
+        assert traces[0].features == f"it-subj-{'fem' if expected == 'elle' else 'masc'}-sing-ent"
         assert traces[1].bundles == traces[0].bundles
+        # the trace says what the antecedent was read as, from which source, and in which pass:
+        # *souris* has both genders in the lexicon, so its article decides; *chat* is masculine there
+        word, source = ("souris", "determiner") if expected == "elle" else ("chat", "lexicon")
+        assert [(t.pass_, t.antecedent_translation, t.gender_source) for t in traces] == [("inter", word, source)] * 2
 
 
 def test_forced_decoding_reaches_given_targets_and_scores_them(tmp_path):
@@ -332,7 +337,7 @@ def test_class_instances_from_an_aligned_document():
     assert collect_class_instances(src, tgt, align, records, False, document_morph(tgt, records), out, 2.0) == 2
     (mix1, cls1, w1), (mix2, cls2, w2) = out
     assert w1 == w2 == 2.0
-    assert cls1 == "l'" and mix1 == pytest.approx({"it-obj-fem-sing": 0.9, "it-obj-nonref": 0.1})
+    assert cls1 == "l'" and mix1 == pytest.approx({"it-obj-fem-sing-ent": 0.9, "it-obj-nonref": 0.1})
     assert cls2 == "il" and mix2 == pytest.approx({"it-subj-nonref": 0.9, "it-subj": 0.1})
 
 

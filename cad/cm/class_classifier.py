@@ -25,6 +25,7 @@ from pathlib import Path
 
 from cad.cm.class_model import ClassTable
 from cad.cm.classes import CLASSES
+from cad.cm.referent import ANIMACY
 from cad.cm.source_cm import SourceClassTable
 from cad.core.errors import CadError
 from cad.core.textio import atomic_output
@@ -51,10 +52,13 @@ def source_features(tokens: list[str], index: int, role: str) -> dict[str, float
 
 
 def antecedent_features(mixture: dict[str, float]) -> dict[str, float]:
-    """Each bundle's parts, weighted by its weight in the mixture (they sum to 1)."""
+    """Each bundle's parts, weighted by its weight in the mixture (they sum to 1). The head's
+    animacy (the last part, where present) enters as features of its own, so that the others are
+    named as in a model that never saw animacy."""
     f: dict[str, float] = defaultdict(float)
     for bundle, w in mixture.items():
         parts = bundle.split("-")
+        animacy = parts.pop() if len(parts) > 4 and parts[-1] in ANIMACY else None
         pron, role, rest = parts[0], parts[1] if len(parts) > 1 else "", parts[2:]
         ant = "-".join(rest) if rest else "unknown"
         f[f"ant={pron}_{ant}"] += w
@@ -65,6 +69,11 @@ def antecedent_features(mixture: dict[str, float]) -> dict[str, float]:
             f[f"gn={pron}_{role}_{rest[0]}_{rest[1]}"] += w
             if len(rest) > 2:
                 f[f"hum={pron}_{rest[2]}"] += w
+            if animacy is not None:
+                # an animate antecedent takes il/elle where the role alone would say c'est
+                f[f"anim={pron}_{animacy}"] += w
+                f[f"anim={pron}_{role}_{animacy}"] += w
+                f[f"ga={pron}_{role}_{rest[0]}_{rest[1]}_{animacy}"] += w
     return dict(f)
 
 

@@ -46,15 +46,20 @@ def coarser(bundle: str) -> str | None:
     return head if sep else None
 
 
-def np_bundle(base: str, gender: str, number: str, human: bool | None, with_human: bool) -> str:
+def np_bundle(base: str, gender: str, number: str, human: bool | None, with_human: bool,
+              animacy: str | None = None) -> str:
     b = f"{base}-{gender}-{number}"
     if with_human:
         b += "-hum" if human else "-nonhum"
+    if animacy is not None:
+        b += f"-{animacy}"
     return b
 
 
-def pronoun_mixture(r: PronounResolution, role: str, project: Projection, with_human: bool = False) -> dict[str, float]:
-    """{bundle: weight}, weights summing to 1."""
+def pronoun_mixture(r: PronounResolution, role: str, project: Projection, with_human: bool = False,
+                    animacy: Callable[[Candidate], str | None] | None = None) -> dict[str, float]:
+    """{bundle: weight}, weights summing to 1. `animacy`: candidate -> "anim", "inan" or None
+    (cad/cm/referent.py), the finest part of a gendered bundle where it says something."""
     base = f"{r.token.lower()}-{role}"
     if r.anaphoricity is not None:
         a = min(max(float(r.anaphoricity), 0.0), 1.0)
@@ -75,25 +80,43 @@ def pronoun_mixture(r: PronounResolution, role: str, project: Projection, with_h
                 continue
             dist = project(c) or {None: 1.0}
             z = sum(dist.values())
+            kind = animacy(c) if animacy is not None else None
             for gn, v in dist.items():
-                b = base if gn is None else np_bundle(base, gn[0], gn[1], c.human, with_human)
+                # a pronoun antecedent passes on its chain's animacy with its gender and number
+                b = base if gn is None else np_bundle(base, gn[0], gn[1], c.human, with_human,
+                                                      gn[2] if len(gn) > 2 and animacy is not None else kind)
                 out[b] += w * v / z
     return dict(out)
 
 
-def antecedent_distribution(mixture: dict[str, float]) -> dict[tuple[str, str] | None, float]:
+def antecedent_distribution(mixture: dict[str, float]) -> dict[tuple[str, ...] | None, float]:
     """What a resolved pronoun passes on to a later pronoun that takes it as antecedent: the
-    gender and number of its own bundles (None for the bare pronoun-role bundle), renormalized;
-    the nonref and clause shares say nothing of an entity and are left out."""
-    out: dict[tuple[str, str] | None, float] = defaultdict(float)
+    gender and number of its own bundles, with their animacy where they have one (None for the
+    bare pronoun-role bundle), renormalized; the nonref and clause shares say nothing of an entity
+    and are left out."""
+    out: dict[tuple[str, ...] | None, float] = defaultdict(float)
     for b, w in mixture.items():
         parts = b.split("-")
         if len(parts) >= 4 and parts[2] in ("masc", "fem") and parts[3] in ("sing", "plur"):
-            out[(parts[2], parts[3])] += w
+            animacy = parts[-1] if len(parts) > 4 and parts[-1] in ("ent", "abst") else None
+            out[(parts[2], parts[3]) if animacy is None else (parts[2], parts[3], animacy)] += w
         elif len(parts) == 2:
             out[None] += w
     z = sum(out.values())
     return {k: v / z for k, v in out.items()} if z > 0 else {}
+
+
+def through_chain(gn: tuple[str, str] | None, chain: dict | None) -> dict:
+    """A candidate's projection as pronoun_mixture reads it, where the candidate is a pronoun
+    already resolved (`chain`: what antecedent_distribution passed on, None for any other): the
+    chain's features when the translation says nothing, its animacy added to the translation's
+    gender and number when it says which (the translated *elle* knows no animacy, its *souris* did)."""
+    if chain is None:
+        return {gn: 1.0}
+    if gn is None:
+        return chain
+    kinds = {k[2] for k in chain if k is not None and len(k) > 2 and tuple(k[:2]) == gn}
+    return {(gn[0], gn[1], kinds.pop()) if len(kinds) == 1 else gn: 1.0}
 
 
 def _apt_word(cls: str) -> str | None:

@@ -21,7 +21,8 @@ from typing import Callable, Iterator
 from cad.cm.bundles import Bundle
 from cad.cm.class_model import CM_PRONOUNS, pronoun_mixture
 from cad.cm.classes import aligned_words, pronoun_class
-from cad.cm.projection import antecedent_head, candidate_features, document_morph
+from cad.cm.projection import candidate_features, document_morph, project
+from cad.cm.referent import animacy_of
 from cad.core.aligned_docs import aligned_documents
 from cad.core.alignment import parse_alignment
 from cad.core.errors import CadError
@@ -61,10 +62,11 @@ def collect_class_instances(src: list[list[str]], tgt: list[list[str]], align: l
     classifier CM reads."""
     recs = [r for r in records if r.token.lower() in CM_PRONOUNS]
     roles = pronoun_roles(src, {(r.sentence, r.index) for r in recs})
+    animacy = animacy_of(src)
     for r in recs:
         cls = pronoun_class(aligned_words(src[r.sentence], tgt[r.sentence], align[r.sentence], r.index))
         mix = pronoun_mixture(r, roles[(r.sentence, r.index)],
-                              lambda c: {candidate_features(c, align, morph): 1.0}, with_human)
+                              lambda c: {candidate_features(c, src, tgt, align, morph): 1.0}, with_human, animacy)
         out.append((mix, cls, weight))
         if positions is not None:
             positions.append((src[r.sentence], r.index))
@@ -93,10 +95,9 @@ def collect_triples(src: list[list[str]], tgt: list[list[str]], align: list[list
             if c.kind != "np":
                 continue        # clauses carry no gender or number to project
             stats.candidates += 1
-            p = antecedent_head(c.start, c.end, align[c.sentence], morph[c.sentence])
-            if p is None:
+            m = project(c, src[c.sentence], tgt[c.sentence], align[c.sentence], morph[c.sentence])
+            if m is None:
                 continue
-            m = morph[c.sentence][p]
             stats.projected += 1
             bundle = Bundle(r.token.lower(), m.gender, m.number, c.human)
             score = 1.0 if single_best else c.probability

@@ -1,27 +1,55 @@
 """The projection of an antecedent through a word alignment (seed 004 §3.2): of the target words
-aligned to the antecedent's source span, the first noun or pronoun whose gender and number the
-French tagger gives stands for the antecedent's translation.
+aligned to the antecedent's source span, the first noun or pronoun with a gender and a number
+stands for the antecedent's translation, and gives the gender and number a pronoun that refers to
+it takes in French.
+
+The gender is read, in order, from the French noun lexicon (cad/lang/fr_morph.py tags a noun with
+the lexicon's gender where the lexicon gives exactly one), the determiner before the noun, and
+spaCy's morphology. Where the antecedent's head was left untranslated (an English word the
+phrase table does not know passes through the decoder) or no noun is aligned to it, the English
+head is looked up in the English-French dictionary and the gender of its translations is read
+from the lexicon (source "dictionary") before spaCy's guess is taken.
 
 Every stage that reads an antecedent's translation goes through here: the CM's collection on the
 training corpus, coreference-aware translation (both passes), the n-best rerankers, post-editing,
-the oracle that reads the reference, and the pronoun classifier of seed 001's task.
+the oracle that reads the reference, contrastive scoring, and the pronoun classifier of seed 001.
+`SOURCES` counts which source decided, for the reports.
 """
 
 from __future__ import annotations
 
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterable, Sequence
 
-from cad.lang.fr_morph import Morph, tag
+from cad.lang import freedict
+from cad.lang.fr_morph import Morph, french_nouns, gender_sources, lexicon_features, tag
 
 # what a noun, proper noun or pronoun of the antecedent's translation may be tagged
 HEAD_POS = ("NOUN", "PROPN", "PRON")
+# which source decided each projection made in this process (lexicon, determiner, pronoun,
+# dictionary, tagger)
+SOURCES: Counter = Counter()
+
+
+@dataclass(frozen=True)
+class Projected:
+    gender: str                # "masc" | "fem"
+    number: str                # "sing" | "plur"
+    word: str                  # the French word the gender was read from
+    source: str                # lexicon | determiner | pronoun | dictionary | tagger
+    position: int | None = None    # its target position (None: a dictionary translation)
 
 
 def first_noun_or_pronoun(positions: Iterable[int], morph: Sequence[Morph]) -> int | None:
     """Of the target positions aligned to the antecedent, the first noun or pronoun with both a
-    gender and a number (seed 004)."""
+    gender and a number (seed 004). A pronoun counts only where it is a personal one whose gender
+    is its own (il, elle, le, la, ...): *c'*, *ça*, *qui* carry none, whatever the tagger says,
+    and a pronoun antecedent translated *c'* must pass on its chain's gender instead."""
     for p in sorted(positions):
-        if morph[p].pos in HEAD_POS and morph[p].gender and morph[p].number:
+        m = morph[p]
+        if m.pos in HEAD_POS and m.gender and m.number and (m.pos != "PRON" or m.source == "pronoun"):
             return p
     return None
 
@@ -31,26 +59,88 @@ def aligned_targets(start: int, end: int, alignment: Iterable[tuple[int, int]]) 
     return [t for s, t in alignment if start <= s < end]
 
 
-def antecedent_head(start: int, end: int, alignment: Iterable[tuple[int, int]],
-                    morph: Sequence[Morph]) -> int | None:
-    """The target position that stands for the translation of source span [start, end), or None."""
-    return first_noun_or_pronoun(aligned_targets(start, end, alignment), morph)
+@lru_cache(maxsize=1)
+def english_french() -> freedict.FreeDict:
+    """The English-French dictionary (Debian's dict-freedict-eng-fra, `make resources`)."""
+    return freedict.load()
 
 
-def gender_number(start: int, end: int, alignment: Iterable[tuple[int, int]],
-                  morph: Sequence[Morph]) -> tuple[str, str] | None:
-    """(gender, number) of the translation of source span [start, end), or None."""
-    p = antecedent_head(start, end, alignment, morph)
-    return None if p is None else (morph[p].gender, morph[p].number)
+@lru_cache(maxsize=20000)
+def dictionary_gender(english: str) -> tuple[str, str] | None:
+    """(gender, French word) of an English noun by its dictionary translations: the gender most of
+    its one-word translations with one gender in the lexicon have (ties: the first one's), so that
+    a stray sense does not decide (*cat*: *chat*, but also *mégère*, *rosse*)."""
+    votes: Counter = Counter()
+    first: dict[str, str] = {}
+    for fr in english_french().french(english):
+        if " " in fr.strip():
+            continue
+        g, _ = lexicon_features(fr)
+        if g is not None:
+            votes[g] += 1
+            first.setdefault(g, fr)
+    if not votes:
+        return None
+    top = max(votes.values())
+    g = next(first_g for first_g in first if votes[first_g] == top)
+    return g, first[g]
 
 
-def candidate_features(c, alignments: Sequence[Sequence[tuple[int, int]]],
+def _untranslated(c, source_tokens: Sequence[str] | None, target: Sequence[str], head: int | None) -> bool:
+    """Whether the antecedent has no French head: nothing aligned that is a noun, or its English
+    head passed through the decoder as it is (a word the phrase table does not know), which no
+    French lexicon, article or tagger can give a gender."""
+    if head is None:
+        return True
+    if source_tokens is None or not 0 <= c.head < len(source_tokens):
+        return False
+    return target[head].lower() == source_tokens[c.head].lower() and not french_nouns().analyses(target[head])
+
+
+def _from_dictionary(c, source_tokens: Sequence[str] | None, morph: Sequence[Morph], head: int | None
+                     ) -> Projected | None:
+    """The gender of the candidate's English head's dictionary translations."""
+    if source_tokens is None or not 0 <= c.head < len(source_tokens) or "dictionary" not in gender_sources():
+        return None
+    found = dictionary_gender(source_tokens[c.head].lower())
+    if found is None:
+        return None
+    number = getattr(c, "number", None) or (morph[head].number if head is not None else None) or "sing"
+    return Projected(found[0], number, found[1], "dictionary", None)
+
+
+def project(c, source_tokens: Sequence[str] | None, target: Sequence[str], alignment: Iterable[tuple[int, int]],
+            morph: Sequence[Morph]) -> Projected | None:
+    """The translation of candidate antecedent `c` (its span and head in `source_tokens`, the
+    sentence it lies in) read from `target` (that sentence's translation, tagged `morph`) through
+    `alignment`. `source_tokens` None: no dictionary fallback."""
+    head = first_noun_or_pronoun(aligned_targets(c.start, c.end, alignment), morph)
+    out = None
+    if _untranslated(c, source_tokens, target, head):
+        out = _from_dictionary(c, source_tokens, morph, head)
+    if out is None and head is not None:
+        out = Projected(morph[head].gender, morph[head].number, target[head], morph[head].source, head)
+    if out is not None:
+        SOURCES[out.source] += 1
+    return out
+
+
+def gender_number(c, source_tokens: Sequence[str] | None, target: Sequence[str],
+                  alignment: Iterable[tuple[int, int]], morph: Sequence[Morph]) -> tuple[str, str] | None:
+    """(gender, number) of candidate `c`'s translation, or None."""
+    p = project(c, source_tokens, target, alignment, morph)
+    return None if p is None else (p.gender, p.number)
+
+
+def candidate_features(c, sources: Sequence[Sequence[str]] | None, targets: Sequence[Sequence[str]],
+                       alignments: Sequence[Sequence[tuple[int, int]]],
                        morph: dict[int, Sequence[Morph]]) -> tuple[str, str] | None:
-    """(gender, number) of candidate antecedent `c`'s translation, `alignments` and `morph` being
-    its document's per sentence (`morph` only for the sentences tagged)."""
+    """(gender, number) of candidate antecedent `c`'s translation, the arguments being its
+    document's per sentence (`morph` only for the sentences tagged)."""
     if c.sentence not in morph:
         return None
-    return gender_number(c.start, c.end, alignments[c.sentence], morph[c.sentence])
+    src = sources[c.sentence] if sources is not None else None
+    return gender_number(c, src, targets[c.sentence], alignments[c.sentence], morph[c.sentence])
 
 
 def document_morph(target: Sequence[list[str]], records) -> dict[int, list[Morph]]:

@@ -15,6 +15,10 @@ from cad.eval.bleu import bleu_chrf
 from cad.eval.pronoun_pr import pronoun_prf
 from cad.eval.significance import mcnemar
 from cad.core.textio import atomic_output
+from cad.lang import NONE, first_class
+from cad.lang.fr import CLASS_OF
+
+FEMININE = ("elle", "elles")
 
 
 @dataclass
@@ -34,6 +38,20 @@ class System:
 
 def correct(result: AptResult, cases: tuple[int, ...]) -> list[bool]:
     return [o.case in cases for o in result.occurrences]
+
+
+def _class(side) -> str:
+    return first_class(side.tokens, CLASS_OF) if side is not None else NONE
+
+
+def strict_counts(result: AptResult) -> dict:
+    """A count stricter than APT's: the class of the candidate's words (il, elle, ce, le, la, l', …;
+    cad/lang/fr.py, after APT's alignment improvement) equal to the reference's, so that OTHER is
+    not OTHER's match and the similar pairs count for nothing; and the same on the references
+    whose class is feminine (elle, elles), where gender is what the antecedent decides."""
+    same = [_class(o.ref) == _class(o.cand) for o in result.occurrences]
+    fem = [ok for ok, o in zip(same, result.occurrences) if _class(o.ref) in FEMININE]
+    return {"strict": sum(same), "feminine": sum(fem), "feminine_references": len(fem)}
 
 
 def build_report(source: str, reference: str, align_ref: str, systems: list[System],
@@ -60,6 +78,7 @@ def build_report(source: str, reference: str, align_ref: str, systems: list[Syst
             "acc_c1": res.counts[1] / total if total else math.nan,
             "acc_c1_c2": (res.counts[1] + res.counts[2]) / total if total else math.nan,
             "pronoun_prf": {k: v.as_dict() for k, v in prf.items()},
+            **strict_counts(res),
             "bleu": bl["bleu"], "chrf": bl["chrf"],
             "bleu_signature": bl["bleu_signature"], "chrf_signature": bl["chrf_signature"],
         })
@@ -79,19 +98,23 @@ def _f(x: float, digits: int = 3) -> str:
 
 
 def to_markdown(report: dict) -> str:
-    head = "| system | C1 | C2 | C3 | C4 | C5 | C6 | APT | C1+C2 acc. | P | R | F | BLEU | chrF | p (C1) | p (C1+C2) |"
-    out = [head, "|" + "---|" * 16]
+    head = ("| system | C1 | C2 | C3 | C4 | C5 | C6 | APT | C1+C2 acc. | strict | elle/elles | P | R | F | BLEU | chrF "
+            "| p (C1) | p (C1+C2) |")
+    out = [head, "|" + "---|" * 18]
     for row in report["systems"]:
         c = row["cases"]
         prf = row["pronoun_prf"]["all"]
         mc = next((v for k, v in row.items() if k.startswith("mcnemar_vs_")), None)
         out.append("| " + " | ".join([
             row["system"], *(str(c[f"C{i}"]) for i in range(1, 7)), _f(row["apt"]), _f(row["acc_c1_c2"]),
+            str(row.get("strict", "–")), f"{row['feminine']}/{row['feminine_references']}" if "feminine" in row else "–",
             _f(prf["precision"]), _f(prf["recall"]), _f(prf["f"]), _f(row["bleu"], 2), _f(row["chrf"], 2),
             _f(mc["C1"], 4) if mc else "–", _f(mc["C1+C2"], 4) if mc else "–"]) + " |")
     weights = ", ".join(f"w{k}={v:g}" for k, v in report["apt_weights"].items())
     sig = report["systems"][0]["bleu_signature"] if report["systems"] else ""
-    out += ["", f"APT weights: {weights}. p-values: McNemar against {report['systems'][0]['system']}.",
+    out += ["", f"APT weights: {weights}. p-values: McNemar against {report['systems'][0]['system']}. "
+            "strict: the candidate's pronoun class equal to the reference's; elle/elles: the same on the "
+            "references whose class is elle or elles.",
             f"BLEU signature: `{sig}`"]
     return "\n".join(out) + "\n"
 

@@ -30,9 +30,10 @@ from dataclasses import dataclass, field
 
 # registers the CoreferenceModel feature that the configurations loaded here may name
 import cad.cm.feature  # noqa: F401
-from cad.cm.class_model import CM_PRONOUNS, antecedent_distribution, pronoun_mixture, score_class
+from cad.cm.class_model import CM_PRONOUNS, antecedent_distribution, pronoun_mixture, score_class, through_chain
 from cad.cm.classes import aligned_words, pronoun_class
 from cad.cm.feature import CoreferenceModelFeature
+from cad.cm.referent import animacy_of
 from cad.core.errors import CadError
 from cad.core.progress import progress
 from cad.core.textio import read_lines
@@ -128,6 +129,7 @@ class ContextScorer:
         k = len(context)
         records = [r for r in self.resolver.resolve(item.id, sentences) if r.token.lower() in CM_PRONOUNS]
         roles = pronoun_roles(sentences, {(r.sentence, r.index) for r in records})
+        animacy = animacy_of(sentences)
         done = [self._aligned(s, t)[0] for s, t in context]
         cache = TranslationMorphology()
         passed_on: dict = {}
@@ -138,12 +140,11 @@ class ContextScorer:
                 for r in (r for r in records if r.sentence == kk):
                     def project(c, kk=kk):
                         tr = done[c.sentence] if c.sentence < kk else own if c.sentence == kk else None
-                        gn = None if tr is None else projection(tr, c.start, c.end, cache)
-                        if gn is None and (c.sentence, c.head) in passed_on:
-                            return passed_on[(c.sentence, c.head)]
-                        return {gn: 1.0}
+                        found = None if tr is None else projection(tr, c, cache)
+                        gn = None if found is None else (found.gender, found.number)
+                        return through_chain(gn, passed_on.get((c.sentence, c.head)))
 
-                    mix = pronoun_mixture(r, roles[(kk, r.index)], project, self.with_human)
+                    mix = pronoun_mixture(r, roles[(kk, r.index)], project, self.with_human, animacy)
                     if kk < k:
                         passed_on[(kk, r.index)] = antecedent_distribution(mix)
                     else:

@@ -87,15 +87,15 @@ def _alignment(tr) -> str:
 class ReferenceProjector:
     """The oracle's projection: gender and number of the reference words aligned to the candidate."""
 
-    def __init__(self, ref_tok, ref_al, first_line, tagger):
-        self.ref_tok, self.ref_al, self.first_line, self.tag = ref_tok, ref_al, first_line, tagger
+    def __init__(self, src_tok, ref_tok, ref_al, first_line, tagger):
+        self.src_tok, self.ref_tok, self.ref_al, self.first_line, self.tag = src_tok, ref_tok, ref_al, first_line, tagger
         self.cache: dict[int, list] = {}
 
     def __call__(self, doc_index: int, c) -> tuple[str, str] | None:
         k = self.first_line[doc_index] + c.sentence
         if k not in self.cache:
             self.cache[k] = self.tag([self.ref_tok[k]])[0]
-        return gender_number(c.start, c.end, self.ref_al[k], self.cache[k])
+        return gender_number(c, self.src_tok[k], self.ref_tok[k], self.ref_al[k], self.cache[k])
 
 
 def run_experiment(config: str, classes: str, cm_table: str, source: str, reference: str, align_ref: str,
@@ -256,7 +256,8 @@ class PronounEvaluation:
         ref_al = [parse_alignment(line, len(self.sentences[k].split()), len(ref_tok[k]), self.align_ref, k + 1)
                   for k, line in enumerate(self.aref_lines)]
         self.records["oracle"] = self.records["gold"]
-        return {"oracle": ReferenceProjector(ref_tok, ref_al, self.folds.first_line, tag)}
+        src_tok = [s.split() for s in self.sentences]
+        return {"oracle": ReferenceProjector(src_tok, ref_tok, ref_al, self.folds.first_line, tag)}
 
     def feature_systems(self) -> None:
         """CM-feature, its control without coreference, the classifier CM, the oracles and CM-backoff,

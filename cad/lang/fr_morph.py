@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from functools import lru_cache
 
 from cad.core.errors import CadError
+from cad.lang import hunspell_fr
+from cad.lang.hunspell_fr import FrenchNouns
 from cad.lang.fr import SPACY_MODEL
 
 # spaCy is imported when the pipeline is first loaded, not with this module: it takes most of a
@@ -17,6 +20,46 @@ class Morph:
     pos: str
     gender: str | None     # "masc" | "fem"
     number: str | None     # "sing" | "plur"
+    # where the gender came from: "lexicon" (the French noun lexicon, one gender only),
+    # "determiner" (the article or demonstrative before the noun), "pronoun" (il, elle, ...), or
+    # "tagger" (spaCy's morphology)
+    source: str = "tagger"
+
+
+# the lexical sources of an antecedent's features a run may use (an ablation turns one off):
+# CAD_GENDER_SOURCES lists them, comma-separated, from lexicon, dictionary (cad/cm/projection.py),
+# determiner, and wordnet (the head's animacy, cad/cm/referent.py)
+GENDER_SOURCES = ("lexicon", "dictionary", "determiner", "wordnet")
+
+
+def gender_sources() -> frozenset[str]:
+    value = os.environ.get("CAD_GENDER_SOURCES")
+    if value is None:
+        return frozenset(GENDER_SOURCES)
+    chosen = frozenset(x.strip() for x in value.split(",") if x.strip())
+    unknown = chosen - set(GENDER_SOURCES)
+    if unknown:
+        raise CadError(f"CAD_GENDER_SOURCES: unknown source(s) {', '.join(sorted(unknown))} "
+                       f"(choose from {', '.join(GENDER_SOURCES)})")
+    return chosen
+
+
+@lru_cache(maxsize=1)
+def french_nouns() -> FrenchNouns:
+    """The French noun lexicon (Debian's hunspell-fr-comprehensive, `make resources`)."""
+    return hunspell_fr.load()
+
+
+def lexicon_features(word: str) -> tuple[str | None, str | None]:
+    """(gender, number) of a French noun by the lexicon: a gender only where every analysis of
+    the form agrees on masc or fem (not *souris*, not an epicene *élève*), a number only where
+    they agree on sing or plur (not an invariable *souris*)."""
+    found = french_nouns().analyses(word)
+    genders = {g for g, _ in found}
+    numbers = {n for _, n in found}
+    gender = genders.pop() if len(genders) == 1 and genders <= {"masc", "fem"} else None
+    number = numbers.pop() if len(numbers) == 1 and numbers <= {"sing", "plur"} else None
+    return gender, number
 
 
 # pronouns whose gender and number the tagger may not give
@@ -50,30 +93,48 @@ def french_nlp(lemmas: bool = False):
 
 
 def tag(sentences: list[list[str]]) -> list[list[Morph]]:
+    """French morphology of tokenized sentences. A noun's gender is the lexicon's where it gives
+    one, else the determiner's, else the tagger's: the lexicon knows the noun's own gender, which
+    a pronoun that refers to it follows, even where a translation got the article wrong; its
+    number is the determiner's (the small tagger reads *le chat* as plural), else the lexicon's."""
     from spacy.tokens import Doc
 
+    sources = gender_sources()
     nlp = french_nlp()
     out = []
     for doc in nlp.pipe(Doc(nlp.vocab, words=s) for s in sentences):
-        row = []
-        for t in doc:
-            g = t.morph.get("Gender")
-            n = t.morph.get("Number")
-            gender = {"Masc": "masc", "Fem": "fem"}.get(g[0]) if g else None
-            number = {"Sing": "sing", "Plur": "plur"}.get(n[0]) if n else None
-            low = t.lower_
-            pos = t.pos_
-            if low in PRONOUN_MORPH:
-                pos = "PRON" if pos not in ("DET",) else pos
-                if pos == "PRON":
-                    gender, number = PRONOUN_MORPH[low]
-            if pos in ("NOUN", "PROPN") and t.i > 0 and doc[t.i - 1].lower_ in DETERMINERS:
-                dg, dn = DETERMINERS[doc[t.i - 1].lower_]
-                number = dn
-                gender = dg or gender
-            row.append(Morph(pos, gender, number))
-        out.append(row)
+        out.append([_token_morph(doc, t, sources) for t in doc])
     return out
+
+
+def _token_morph(doc, t, sources: frozenset[str]) -> Morph:
+    g = t.morph.get("Gender")
+    n = t.morph.get("Number")
+    gender = {"Masc": "masc", "Fem": "fem"}.get(g[0]) if g else None
+    number = {"Sing": "sing", "Plur": "plur"}.get(n[0]) if n else None
+    low = t.lower_
+    pos = t.pos_
+    source = "tagger"
+    if low in PRONOUN_MORPH:
+        pos = "PRON" if pos not in ("DET",) else pos
+        if pos == "PRON":
+            gender, number = PRONOUN_MORPH[low]
+            source = "pronoun"
+    if pos not in ("NOUN", "PROPN"):
+        return Morph(pos, gender, number, source)
+    lex_gender = lex_number = None
+    if "lexicon" in sources:
+        lex_gender, lex_number = lexicon_features(t.text)
+    det = DETERMINERS.get(doc[t.i - 1].lower_) if t.i > 0 and "determiner" in sources else None
+    if lex_gender is not None:
+        gender, source = lex_gender, "lexicon"
+    elif det is not None and det[0] is not None:
+        gender, source = det[0], "determiner"
+    if det is not None:
+        number = det[1]
+    elif lex_number is not None:
+        number = lex_number
+    return Morph(pos, gender, number, source)
 
 
 def load_tagger() -> None:

@@ -8,7 +8,7 @@ import json
 import logging
 from pathlib import Path
 
-from cad.cm.projection import antecedent_head
+from cad.cm.projection import gender_number
 from cad.core.aligned_docs import aligned_documents
 from cad.core.errors import CadError
 from cad.core.progress import progress
@@ -35,15 +35,13 @@ def label_of(words: list[str]) -> str:
     return "OTHER"
 
 
-def antecedent_feature(rec: PronounResolution | None, align: list[list[tuple[int, int]]], morph) -> str:
+def antecedent_feature(rec: PronounResolution | None, source: list[list[str]], target: list[list[str]],
+                       align: list[list[tuple[int, int]]], morph) -> str:
     if rec is None or not rec.referential or not rec.candidates:
         return "none"
     c = rec.candidates[0]
-    p = antecedent_head(c.start, c.end, align[c.sentence], morph[c.sentence])
-    if p is None:
-        return "unprojected"
-    m = morph[c.sentence][p]
-    return f"{m.gender}-{m.number}"
+    gn = gender_number(c, source[c.sentence], target[c.sentence], align[c.sentence], morph[c.sentence])
+    return "unprojected" if gn is None else f"{gn[0]}-{gn[1]}"
 
 
 def features(pron: str, scores: dict[str, float], ante: str, on: bool, other: bool, next_pos: str,
@@ -91,7 +89,7 @@ def train_source_aware(plm_dir: str, corpus: str, align: str, coref: str, out: s
                     end = tpos[-1]
                     nxt = tags[end + 1].pos if end + 1 < len(tags) else "END"
                     prv = tags[j - 1].pos if j > 0 else "START"
-                    ante = antecedent_feature(records.get((doc_id, k, i)), al, morph)
+                    ante = antecedent_feature(records.get((doc_id, k, i)), src, tgt, al, morph)
                     X.append(features(src[k][i], scores, ante, on_rule(item, i, end, stag_of[k], tags),
                                       other_rule(item, end, tags), nxt, prv))
                     y.append(label_of([words[t] for t in tpos]))
@@ -165,13 +163,15 @@ class SourceAware:
         _, infos = predict_document(plm, items, CLASSES_2015, rules=True)
         recs = {(r.sentence, r.index): r for r in self.resolver.resolve("d", [[w.lower() for w in it.source]
                                                                            for it in items])}
-        morph = tag([filled_target(it) for it in items])
+        filled = [filled_target(it) for it in items]
+        morph = tag(filled)
         align = [it.alignment for it in items]
+        sources = [it.source for it in items]
         out = []
         for k, (it, info_row) in enumerate(zip(items, infos)):
             row = []
             for (j, n), info in zip(it.slots, info_row):
-                ante = antecedent_feature(recs.get((k, n)), align, morph)
+                ante = antecedent_feature(recs.get((k, n)), sources, filled, align, morph)
                 nxt = morph[k][j + 1].pos if j + 1 < len(it.target) else "END"
                 prv = morph[k][j - 1].pos if j > 0 else "START"
                 f = features(it.source[n], info["scores"], ante, info["on"], info["other"], nxt, prv)

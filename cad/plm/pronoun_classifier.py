@@ -19,6 +19,7 @@ from pathlib import Path
 from cad.cm.class_classifier import antecedent_features
 from cad.cm.class_model import pronoun_mixture
 from cad.cm.projection import candidate_features
+from cad.cm.referent import animacy_of
 from cad.core.alignment import parse_alignment
 from cad.core.docs import read_docs
 from cad.core.errors import CadError
@@ -94,7 +95,7 @@ def features(item: Item, j: int, n: int, scores: dict[str, float]) -> dict[str, 
 
 FEATURE_GROUPS = {"source": ("pron=", "cap=", "s-1=", "s+1=", "s+12=", "s+2=", "s+3="), "pleonastic": ("pleo_",),
                   "target": ("t-1=", "t+1=", "t+2=", "t+12=", "t-1+1="), "lm": ("lm_",),
-                  "antecedent": ("role=", "ant=", "gen=", "num=", "gn=", "hum="),
+                  "antecedent": ("role=", "ant=", "gen=", "num=", "gn=", "hum=", "anim=", "ga="),
                   "syntax": ("spos-1=", "spos+1=", "dep=", "head=", "tgn+1=", "tpos+1="),
                   "plm": ("plm_", "rule_")}
 
@@ -165,14 +166,17 @@ def antecedent_features_of(items: list[Item], records: list) -> dict[tuple[int, 
     morph = dict(zip(needed, tag([items[k].target for k in needed]))) if needed else {}
 
     alignments = [it.alignment for it in items]
+    sources, targets = [it.source for it in items], [it.target for it in items]
 
     def project(c):
-        return {candidate_features(c, alignments, morph): 1.0}
+        return {candidate_features(c, sources, targets, alignments, morph): 1.0}
+
+    animacy = animacy_of(sources)
 
     out = {}
     for r in recs:
         role = roles[(r.sentence, r.index)]
-        f = antecedent_features(pronoun_mixture(r, role, project))
+        f = antecedent_features(pronoun_mixture(r, role, project, animacy=animacy))
         f[f"role={r.token.lower()}_{role}"] = 1.0
         out[(r.sentence, r.index)] = f
     return out

@@ -11,25 +11,25 @@ the CM.
 from __future__ import annotations
 
 from cad.cm.bundles import Bundle, parse_token
-from cad.cm.projection import aligned_targets, first_noun_or_pronoun
+from cad.cm.projection import aligned_targets, project
 from cad.decoder.search import Decoder, Translation
 from cad.lang.fr_morph import tag
 from cad.translate.trace import TraceRecord, target_of
 from coref.records import PronounResolution
 
 
-def antecedent_features(tr: Translation, cand_start: int, cand_end: int, pronoun: str,
-                        human: bool | None, with_human: bool) -> tuple[str | None, str | None]:
-    """(feature token, antecedent's target word) from a translated sentence."""
-    aligned = aligned_targets(cand_start, cand_end, tr.best.word_alignment)
-    if not aligned or not tr.best.words:
+def antecedent_features(tr: Translation, c, pronoun: str, human: bool | None,
+                        with_human: bool) -> tuple[str | None, str | None]:
+    """(feature token, antecedent's target word) of candidate `c` from a translation of its sentence."""
+    if not tr.best.words:
         return None, None
-    morph = tag([tr.best.words])[0]
-    p = first_noun_or_pronoun(aligned, morph)
-    if p is None:
+    aligned = aligned_targets(c.start, c.end, tr.best.word_alignment)
+    # nothing aligned: only the dictionary can say something, and it needs no tags
+    morph = tag([tr.best.words])[0] if aligned else []
+    m = project(c, tr.source, tr.best.words, tr.best.word_alignment, morph)
+    if m is None:
         return None, None
-    m = morph[p]
-    return Bundle(pronoun.lower(), m.gender, m.number, human).token(with_human), tr.best.words[p]
+    return Bundle(pronoun.lower(), m.gender, m.number, human).token(with_human), m.word
 
 
 def translate_document(decoder: Decoder, doc_id: str, sentences: list[list[str]],
@@ -66,7 +66,7 @@ def translate_document(decoder: Decoder, doc_id: str, sentences: list[list[str]]
                 tr.features, tr.antecedent_translation, tr.pass_ = feat, inherited[2], "inter" if c.sentence < k else "intra"
                 featured[(k, r.index)] = inherited
             elif c.sentence < k:
-                feat, word = antecedent_features(done[c.sentence], c.start, c.end, r.token, c.human, with_human)
+                feat, word = antecedent_features(done[c.sentence], c, r.token, c.human, with_human)
                 if feat:
                     tokens[r.index] = feat
                     tr.features, tr.antecedent_translation, tr.pass_ = feat, word, "inter"
@@ -81,7 +81,7 @@ def translate_document(decoder: Decoder, doc_id: str, sentences: list[list[str]]
                 if inherited is not None:
                     feat, word = Bundle(r.token.lower(), inherited[0], inherited[1], c.human).token(with_human), inherited[2]
                 else:
-                    feat, word = antecedent_features(first, c.start, c.end, r.token, c.human, with_human)
+                    feat, word = antecedent_features(first, c, r.token, c.human, with_human)
                 if feat:
                     tokens[r.index] = feat
                     tr.features, tr.antecedent_translation, tr.pass_ = feat, word, "intra"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from concurrent.futures import Executor, Future
 
-from cad.cm.projection import aligned_targets, first_noun_or_pronoun
+from cad.cm.projection import Projected, aligned_targets, project
 from cad.decoder.search import Translation
 from cad.lang.fr_morph import tag_words
 
@@ -50,12 +50,12 @@ class TranslationMorphology:
         return self.cache[id(tr)][1].result()
 
 
-def projection(tr: Translation, start: int, end: int, morphology: TranslationMorphology) -> tuple[str, str] | None:
-    """Gender and number of the antecedent's translation: the first noun or pronoun among the
-    target words aligned to source span [start, end) (seed 004)."""
-    aligned = aligned_targets(start, end, tr.best.word_alignment)
-    if not aligned or not tr.best.words:
+def projection(tr: Translation, c, morphology: TranslationMorphology) -> Projected | None:
+    """The translation of candidate antecedent `c` in `tr`, a translation of its sentence
+    (cad/cm/projection.py)."""
+    if not tr.best.words:
         return None
-    morph = morphology.of(tr)
-    p = first_noun_or_pronoun(aligned, morph)
-    return None if p is None else (morph[p].gender, morph[p].number)
+    aligned = aligned_targets(c.start, c.end, tr.best.word_alignment)
+    # nothing aligned: only the dictionary can say something, and it needs no tags
+    morph = morphology.of(tr) if aligned else []
+    return project(c, tr.source, tr.best.words, tr.best.word_alignment, morph)

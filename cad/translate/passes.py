@@ -7,9 +7,11 @@ translated again (seed 004's two passes).
 
 from __future__ import annotations
 
-from cad.cm.class_model import CM_PRONOUNS, antecedent_distribution, pronoun_mixture
+from cad.cm.class_model import CM_PRONOUNS, antecedent_distribution, pronoun_mixture, through_chain
 from cad.cm.classes import aligned_words, pronoun_class
+from cad.cm.referent import animacy_of
 from cad.decoder.search import Translation
+from cad.cm.projection import Projected
 from cad.translate.morphology import TranslationMorphology, projection
 from cad.translate.trace import TraceRecord
 from coref.english.roles import pronoun_roles
@@ -51,12 +53,17 @@ class FeaturePasses:
         self.decoder, self.doc_id, self.sentences, self.recs_of = decoder, doc_id, sentences, recs_of
         self.with_human, self.roles, self.projector = with_human, roles, projector
         self.nbest, self.distinct, self.morphology = nbest, distinct, morphology
+        self.animacy = animacy_of(sentences)
         n = len(sentences)
         self.done: list[Translation | None] = [None] * n
         self.traces: list[list[TraceRecord]] = [[] for _ in range(n)]
         # (sentence, token) of a resolved pronoun -> its antecedents' features
         self.passed_on: dict[tuple[int, int], dict] = {}
         self.firsts: dict[int, tuple[Translation, dict]] = {}     # intra: the first pass and its context
+        # the translation each best antecedent was read as, by (sentence, head) of the candidate;
+        # and by (sentence, token) of a resolved pronoun, what its own chain was read as
+        self.read_as: dict[tuple[int, int], Projected] = {}
+        self.chain_read_as: dict[tuple[int, int], Projected] = {}
         # the sentences whose translation a later pronoun's projection reads
         self.read_later = {c.sentence for rs in recs_of.values() for r in rs for c in r.candidates
                            if c.sentence < r.sentence and c.kind == "np"} if projector is None else set()
@@ -83,15 +90,14 @@ class FeaturePasses:
     def project(self, k: int, first: Translation | None, c) -> dict:
         if self.projector is not None:
             gn = self.projector(c)
-        elif c.sentence < k:
-            gn = projection(self.done[c.sentence], c.start, c.end, self.morphology)
-        elif c.sentence == k and first is not None:
-            gn = projection(first, c.start, c.end, self.morphology)
         else:
-            gn = None
-        if gn is None and (c.sentence, c.head) in self.passed_on:
-            return self.passed_on[(c.sentence, c.head)]      # *it* ... *it*: the chain's features
-        return {gn: 1.0}
+            tr = self.done[c.sentence] if c.sentence < k else first if c.sentence == k else None
+            found = None if tr is None else projection(tr, c, self.morphology)
+            gn = None if found is None else (found.gender, found.number)
+            if found is not None:
+                self.read_as[(c.sentence, c.head)] = found
+        # *it* ... *it*: the chain's features
+        return through_chain(gn, self.passed_on.get((c.sentence, c.head)))
 
     def context(self, k: int, first: Translation | None) -> dict:
         # in token order, so that a pronoun whose antecedent is an earlier pronoun of the same
@@ -99,8 +105,14 @@ class FeaturePasses:
         mixes = {}
         for r in sorted(self.recs_of[k], key=lambda r: r.index):
             mixes[r.index] = pronoun_mixture(r, self.roles[(k, r.index)], lambda c: self.project(k, first, c),
-                                             self.with_human)
+                                             self.with_human, self.animacy)
             self.passed_on[(k, r.index)] = antecedent_distribution(mixes[r.index])
+            best = r.best
+            if best is not None:
+                # a pronoun antecedent: the noun its own chain was read as
+                found = self.chain_read_as.get((best.sentence, best.head)) or self.read_as.get((best.sentence, best.head))
+                if found is not None:
+                    self.chain_read_as[(k, r.index)] = found
         return {"pronouns": mixes}
 
     def finish(self, k: int, result: Translation, ctx: dict | None, intra: bool) -> None:
@@ -109,11 +121,16 @@ class FeaturePasses:
             self.morphology.prefetch(result)
         sent = self.sentences[k]
         for r in self.recs_of.get(k, []):
+            # the pass that read the best antecedent: the one before (intra) for an antecedent in
+            # this sentence, the earlier sentence's translation (inter) for one before it
             tr = TraceRecord(self.doc_id, k, r.index, r.token,
                              candidates=[(c.text, round(c.probability, 4)) for c in r.candidates],
-                             pass_="intra" if intra else "inter" if r.candidates else "none")
+                             pass_="none" if not r.candidates else "intra" if r.best.sentence == k else "inter")
             if r.candidates:
                 tr.antecedent, tr.antecedent_sentence = r.best.text, r.best.sentence
+                found = self.chain_read_as.get((k, r.index))
+                if found is not None:
+                    tr.antecedent_translation, tr.gender_source = found.word, found.source
             tr.bundles = {b: round(w, 4) for b, w in sorted(ctx["pronouns"][r.index].items(), key=lambda x: -x[1])}
             tr.features = next(iter(tr.bundles), None)
             # what the feature scored: the aligned words with APT's improvement (*la tuer*, *it* unaligned)

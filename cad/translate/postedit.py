@@ -30,7 +30,7 @@ def postedit_document(translations: list[Translation], resolutions: list[Pronoun
                 or r.candidates[0].kind != "np":
             continue
         c = r.candidates[0]
-        feat, _ = antecedent_features(translations[c.sentence], c.start, c.end, r.token, None, False)
+        feat, _ = antecedent_features(translations[c.sentence], c, r.token, None, False)
         b = parse_token(feat) if feat else None
         if b is None:
             continue

@@ -19,9 +19,10 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from cad.cm.bundles import Bundle
-from cad.cm.class_model import CM_PRONOUNS, antecedent_distribution, pronoun_mixture, score_class
+from cad.cm.class_model import CM_PRONOUNS, antecedent_distribution, pronoun_mixture, score_class, through_chain
 from cad.cm.classes import aligned_words, pronoun_class
-from cad.cm.projection import aligned_targets, first_noun_or_pronoun
+from cad.cm.projection import aligned_targets, gender_number, project
+from cad.cm.referent import animacy_of
 from cad.core.errors import CadError
 from cad.core.textio import read_lines
 from cad.lang.fr_morph import tag
@@ -99,15 +100,13 @@ class Reranker:
             self._cache[key] = self._tag([list(words)])[0]
         return self._cache[key]
 
-    def bundle(self, h: Hypothesis, start: int, end: int, pronoun: str, human) -> str | None:
-        aligned = aligned_targets(start, end, h.alignment)
+    def bundle(self, h: Hypothesis, c, pronoun: str, human) -> str | None:
+        # no source sentence here (an n-best list names none): no dictionary fallback
+        aligned = aligned_targets(c.start, c.end, h.alignment)
         if not aligned:
             return None
-        morph = self.morph(h.words)
-        p = first_noun_or_pronoun(aligned, morph)
-        if p is None:
-            return None
-        return Bundle(pronoun.lower(), morph[p].gender, morph[p].number, human).token(self.with_human)
+        m = project(c, None, h.words, h.alignment, self.morph(h.words))
+        return None if m is None else Bundle(pronoun.lower(), m.gender, m.number, human).token(self.with_human)
 
     def cm_score(self, k: int, h: Hypothesis, records: list[PronounResolution], chosen: list[Hypothesis]) -> float:
         """ln of the CM's expected probability of each pronoun's translation, summed over the sentence."""
@@ -122,7 +121,7 @@ class Reranker:
                 if c.kind != "np" or c.sentence > k:
                     continue
                 src = h if c.sentence == k else chosen[c.sentence]
-                b = self.bundle(src, c.start, c.end, r.token, c.human)
+                b = self.bundle(src, c, r.token, c.human)
                 if b is None or b not in self.table:
                     continue
                 mix += c.probability * self.table[b].get(target, 0.0)
@@ -168,27 +167,27 @@ class ClassReranker:
         self._tag = tagger or tag
         self._cache: dict[tuple[str, ...], list] = {} if morph_cache is None else morph_cache
 
-    def _gender_number(self, h: Hypothesis, start: int, end: int) -> tuple[str, str] | None:
-        aligned = aligned_targets(start, end, h.alignment)
-        if not aligned:
-            return None
-        key = tuple(h.words)
-        if key not in self._cache:
-            self._cache[key] = self._tag([list(h.words)])[0]
-        morph = self._cache[key]
-        p = first_noun_or_pronoun(aligned, morph)
-        return None if p is None else (morph[p].gender, morph[p].number)
+    def _gender_number(self, h: Hypothesis, c, source: list[str] | None) -> tuple[str, str] | None:
+        """(gender, number) of candidate `c`'s translation in hypothesis `h` of its sentence, whose
+        source tokens are `source`."""
+        aligned = aligned_targets(c.start, c.end, h.alignment)
+        morph: list = []
+        if aligned:
+            key = tuple(h.words)
+            if key not in self._cache:
+                self._cache[key] = self._tag([list(h.words)])[0]
+            morph = self._cache[key]
+        return gender_number(c, source, h.words, h.alignment, morph)
 
     def mixtures(self, k: int, h: Hypothesis, records: list[PronounResolution], chosen: list[Hypothesis],
-                 roles: dict, passed_on: dict) -> dict[int, dict[str, float]]:
+                 roles: dict, passed_on: dict, sentences: list[list[str]]) -> dict[int, dict[str, float]]:
         def project(c):
             src = h if c.sentence == k else chosen[c.sentence] if c.sentence < k else None
-            gn = None if src is None else self._gender_number(src, c.start, c.end)
-            if gn is None and (c.sentence, c.head) in passed_on:
-                return passed_on[(c.sentence, c.head)]
-            return {gn: 1.0}
+            gn = None if src is None else self._gender_number(src, c, sentences[c.sentence])
+            return through_chain(gn, passed_on.get((c.sentence, c.head)))
 
-        return {r.index: pronoun_mixture(r, roles[(k, r.index)], project, self.with_human) for r in records}
+        animacy = animacy_of(sentences)
+        return {r.index: pronoun_mixture(r, roles[(k, r.index)], project, self.with_human, animacy) for r in records}
 
     def cm_score(self, mixtures: dict[int, dict[str, float]], h: Hypothesis, source: list[str]) -> float:
         return sum(score_class(self.table.class_distribution(mix, source, i),
@@ -217,7 +216,7 @@ class ClassReranker:
                     self._cache[words] = morph
             scores, mixes = [], []
             for h in hyps:
-                m = self.mixtures(k, h, recs, chosen, roles, passed_on) if recs else {}
+                m = self.mixtures(k, h, recs, chosen, roles, passed_on, sentences) if recs else {}
                 mixes.append(m)
                 scores.append(self.cm_score(m, h, sentences[k]) if m else 0.0)
             best = max(range(len(hyps)), key=lambda i: (hyps[i].total + self.weight * scores[i], -i))

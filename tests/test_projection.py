@@ -1,0 +1,83 @@
+"""The antecedent's French gender (cad/cm/projection.py, cad/lang/fr_morph.py): the lexicon over the
+determiner over the tagger, and the dictionary for an untranslated head. On Debian's lexicons
+(`make resources`) and spaCy's French model; skipped with a message where they are absent."""
+
+import pytest
+
+from cad.core.errors import CadError
+from cad.lang import resources
+from coref.records import Candidate
+
+
+@pytest.fixture
+def lexicons(monkeypatch):
+    for package in (resources.HUNSPELL_FR, resources.FREEDICT_ENG_FRA):
+        try:
+            resources.package_files(package)
+        except CadError:
+            pytest.skip(f"the Debian package {package} is not installed or extracted (`make resources`)")
+    monkeypatch.delenv("CAD_GENDER_SOURCES", raising=False)
+
+
+def test_the_lexicon_gives_the_noun_its_own_gender_over_a_wrong_article(lexicons, monkeypatch):
+    from cad.lang.fr_morph import tag
+
+    words = ["la", "problème", "est", "grave", "."]
+    m = tag([words])[0][1]
+    assert (m.pos, m.gender, m.source) == ("NOUN", "masc", "lexicon")
+    monkeypatch.setenv("CAD_GENDER_SOURCES", "determiner")
+    m = tag([words])[0][1]
+    assert (m.gender, m.source) == ("fem", "determiner")
+
+
+def test_a_noun_of_both_genders_takes_the_determiners(lexicons):
+    from cad.lang.fr_morph import tag
+
+    m = tag([["une", "souris", "est", "là", "."]])[0][1]
+    assert (m.gender, m.number, m.source) == ("fem", "sing", "determiner")
+
+
+def test_an_untranslated_head_takes_its_dictionary_translations_gender(lexicons):
+    from cad.cm.projection import SOURCES, project
+    from cad.lang.fr_morph import tag
+
+    # *the bottle* passed through untranslated: the dictionary's *bouteille* is feminine
+    source = ["the", "bottle", "is", "here", "."]
+    target = ["la", "bottle", "est", "là", "."]
+    c = Candidate(0, 0, 2, 1, "the bottle", number="sing")
+    before = SOURCES["dictionary"]
+    p = project(c, source, target, [(0, 0), (1, 1), (2, 2), (3, 3), (4, 4)], tag([target])[0])
+    assert (p.gender, p.number, p.word, p.source, p.position) == ("fem", "sing", "bouteille", "dictionary", None)
+    assert SOURCES["dictionary"] == before + 1
+    # nothing aligned to the antecedent: the dictionary still speaks
+    p = project(c, source, target, [(2, 2)], tag([target])[0])
+    assert (p.gender, p.source) == ("fem", "dictionary")
+    # without the source sentence, nothing can be looked up
+    assert project(c, None, target, [(2, 2)], tag([target])[0]) is None
+
+
+def test_a_translated_head_keeps_its_own_gender(lexicons):
+    from cad.cm.projection import project
+    from cad.lang.fr_morph import tag
+
+    source = ["the", "bottle", "broke", "."]
+    target = ["le", "flacon", "a", "cassé", "."]
+    c = Candidate(0, 0, 2, 1, "the bottle")
+    p = project(c, source, target, [(0, 0), (1, 1), (2, 2), (2, 3), (3, 4)], tag([target])[0])
+    assert (p.gender, p.word, p.source, p.position) == ("masc", "flacon", "lexicon", 1)
+
+
+def test_the_dictionary_votes_over_its_senses(lexicons):
+    from cad.cm.projection import dictionary_gender
+
+    assert dictionary_gender("idea") == ("fem", "idée")
+    assert dictionary_gender("problem") == ("masc", "problème")
+    assert dictionary_gender("no-such-english-word") is None
+
+
+def test_unknown_gender_source_is_an_error(monkeypatch):
+    from cad.lang.fr_morph import gender_sources
+
+    monkeypatch.setenv("CAD_GENDER_SOURCES", "lexicon,guess")
+    with pytest.raises(CadError, match="guess"):
+        gender_sources()

@@ -127,6 +127,18 @@ def _cmd_filter(a: argparse.Namespace) -> None:
     filter_model(a.config, a.input, a.out_dir, a.max_phrase_length)
 
 
+def _cmd_binarize(a: argparse.Namespace) -> None:
+    from cad.moses.binarize import binarize_model
+
+    done = binarize_model(a.config, a.out_dir, force=a.force)
+    for name, path in done.written:
+        log.info("%s: %s", name, path)
+    for name, path in done.current:
+        log.info("%s: %s is up to date", name, path)
+    if done.config is not None:
+        print(done.config.source)
+
+
 def _cmd_train(a: argparse.Namespace) -> None:
     from cad.train.pipeline import TrainConfig, train
 
@@ -289,6 +301,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("decode", help="translate with a moses.ini (Moses's options; see 'cad decode -h')",
                    add_help=False)
+
+    s = sub.add_parser("binarize", help="write a model's tables and LM in binary form, memory-mapped and read on "
+                                        "demand by cad decode and cad translate")
+    s.add_argument("-f", "--config", required=True, help="moses.ini of the model")
+    s.add_argument("--out-dir", help="write the binary files and a moses.ini naming them here (default: beside "
+                                     "the text tables, where every moses.ini naming those is decoded from them)")
+    s.add_argument("--force", action="store_true", help="write them again even when they are up to date")
+    s.set_defaults(func=_cmd_binarize)
 
     s = sub.add_parser("train", help="the whole baseline pipeline: prepare, align, lex, phrases, lm, moses.ini")
     s.add_argument("--corpus", required=True, help="corpus prefix: PREFIX.<src>, PREFIX.<tgt> (or PREFIX.<lang>.gz), PREFIX.docs")

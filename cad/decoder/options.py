@@ -159,14 +159,14 @@ def _path_options(model: DecoderModel, limited: dict, table_ids: list[int], toke
     scoring = [f for f in in_context if f.reads_span(start, end)] if in_context else in_context
     opts = []
     for t in table_ids:
-        table = model.tables[t]
-        entries = table.entries.get(src)
-        if not entries:
-            continue
         # Moses applies the table limit inside the phrase table, before the features that read
         # the sentence's context (EvaluateWithSourceContext) have scored
         kept = limited.get((t, src))
         if kept is None:
+            table = model.tables[t]
+            entries = table.entries.get(src)        # a binary table reads them here, once
+            if not entries:
+                continue
             kept = limited[(t, src)] = _limit_entries(model, t, src, entries, table.table_limit)
         for template in kept:
             opt = _place(template, start, end)

@@ -355,32 +355,37 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+QUIET = ("-q", "--quiet")
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    # `cad decode` takes Moses's single-dash options, which argparse cannot express
-    quiet = bool(argv) and argv[0] in ("-q", "--quiet")
-    rest = argv[1:] if quiet else argv
-    if rest and rest[0] == "decode":
-        logging.basicConfig(level=logging.WARNING if quiet else logging.INFO,
-                            format="%(asctime)s %(name)s: %(message)s", datefmt="%H:%M:%S")
-        from cad.cli.decode import decode_main
-
-        try:
-            return decode_main(rest[1:])
-        except CadError as exc:
-            print(f"cad: error: {exc}", file=sys.stderr)
-            return 2 if "unknown option" in str(exc) else 1
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO,
+    # -q anywhere on the line (before a '--'), before or after the command
+    end = argv.index("--") if "--" in argv else len(argv)
+    quiet = any(x in QUIET for x in argv[:end])
+    argv = [x for x in argv[:end] if x not in QUIET] + argv[end:]
+    logging.basicConfig(level=logging.WARNING if quiet else logging.INFO,
                         format="%(asctime)s %(name)s: %(message)s", datefmt="%H:%M:%S")
     try:
+        # `cad decode` takes Moses's single-dash options, which argparse cannot express
+        if argv and argv[0] == "decode":
+            from cad.cli.decode import decode_main
+
+            try:
+                return decode_main(argv[1:])
+            except CadError as exc:
+                print(f"cad: error: {exc}", file=sys.stderr)
+                return 2 if "unknown option" in str(exc) else 1
+        args = build_parser().parse_args(argv)
+        args.quiet = quiet
         check_stdio(args)
         args.func(args)
     except CadError as exc:
         print(f"cad: error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
+        # what was finished is written (the streaming commands flush each sentence or document)
+        print("cad: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         # the reader of standard output went away (`cad ... | head`): stop quietly, as Unix tools do

@@ -3,12 +3,13 @@ that every such option says so in its help and no two of one command take the sa
 
 from __future__ import annotations
 
+import argparse
 import logging
 import os
 import sys
 
 from cad.core.errors import CadError
-from cad.core.textio import STDIO, is_stdio
+from cad.core.textio import STDIO, check_output_path, is_stdio
 
 
 def _register_stdio(parser, key: str, action) -> None:
@@ -23,8 +24,19 @@ def add_input_argument(parser, *flags: str, help: str, **kw):
     return action
 
 
+def output_path(text: str) -> str:
+    """argparse type of an output: a directory or an unwritable place is refused at once, before
+    the command works for nothing."""
+    try:
+        check_output_path(text)
+    except CadError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
 def add_output_argument(parser, *flags: str, help: str, **kw):
     """An argument naming a text file to write, where '-' means standard output."""
+    kw.setdefault("type", output_path)
     suffix = "(default '-': stdout)" if kw.get("default") == STDIO else "('-' = stdout)"
     action = parser.add_argument(*flags, help=f"{help} {suffix}", **kw)
     _register_stdio(parser, "_stdout_options", action)

@@ -117,6 +117,23 @@ def read_parallel(paths: Sequence[str | os.PathLike]) -> Iterator[tuple[int, lis
         yield lineno, row
 
 
+def check_output_path(path: str | os.PathLike | None) -> None:
+    """Refuse, before any work, an output that cannot be written: a directory, or a name under
+    something that is not a directory. Missing directories are fine (they are created)."""
+    if path is None or is_stdio(path):
+        return
+    p = Path(path)
+    if p.is_dir():
+        raise CadError("is a directory: give a file name", str(p))
+    parent = p.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise CadError(f"{parent} is not a directory", str(p))
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise CadError(f"cannot write in {parent}", str(p))
+
+
 def _write_in_place(target: Path, binary: bool, compress: bool):
     with open(target, "wb") as raw:
         if compress:

@@ -130,3 +130,80 @@ def test_ctrl_c_keeps_the_finished_lines(tmp_path, threads):
     nb = (tmp_path / "nb").read_text()
     assert nb.endswith("\n") and full.stdout and (tmp_path / "nb.full").read_text().startswith(nb)
     time.sleep(0.2)
+
+
+def _docs(tmp_path, n_docs: int, sentences: list[str]):
+    lines, starts = [], []
+    for k in range(n_docs):
+        starts.append(f"{len(lines)}\tdoc-{k}")
+        lines += [sentences[(k + i) % len(sentences)] for i in range(3)]
+    return write(tmp_path / "docs.en", "\n".join(lines) + "\n"), write(tmp_path / "docs.docs", "\n".join(starts) + "\n")
+
+
+def test_translate_streams_the_batch_output(tmp_path):
+    """cad translate's output, alignment and trace, to files or standard output, with the spaCy work
+    ahead in a worker or in the process, are the batch run's: the decoder's translation of each line."""
+    ini, sentences = random_model(tmp_path, 26, n_sentences=12)
+    text, docs = _docs(tmp_path, 5, sentences)
+    base = ["-q", "translate", "--config", str(ini), "--system", "baseline", "--input", str(text), "--docs", str(docs),
+            "--no-lowercase"]
+    to_files = _cad(*base, "--out", str(tmp_path / "out"), "--alignment-out", str(tmp_path / "al"))
+    to_stdout = _cad(*base, "--alignment-out", str(tmp_path / "al2"))
+    assert to_files.returncode == to_stdout.returncode == 0, to_files.stderr
+    assert (tmp_path / "out").read_text() == to_stdout.stdout and (tmp_path / "al").read_text() == \
+        (tmp_path / "al2").read_text()
+    decoded = _cad("-q", "decode", "-f", str(ini), "-input-file", str(text), "-alignment-output-file",
+                   str(tmp_path / "al3"))
+    assert decoded.stdout == to_stdout.stdout and (tmp_path / "al3").read_text() == (tmp_path / "al").read_text()
+    assert "translated 15 sentences" in to_stdout.stderr
+    one = _cad("-q", "translate", "--config", str(ini), "--system", "baseline", "--input",
+               write(tmp_path / "one.en", sentences[0] + "\n"))
+    assert "translated 1 sentence in" in one.stderr
+
+
+def test_translate_blank_lines_and_an_output_directory(tmp_path):
+    ini, sentences = random_model(tmp_path, 27, n_sentences=3)
+    src = write(tmp_path / "in", f"{sentences[0]}\n\n{sentences[1]}\n")
+    proc = _cad("-q", "translate", "--config", str(ini), "--system", "baseline", "--input", str(src),
+                "--alignment-out", str(tmp_path / "al"))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split("\n")[1] == "" and len(proc.stdout.split("\n")) == 4
+    assert (tmp_path / "al").read_text().split("\n")[1] == ""
+    (tmp_path / "dir").mkdir()
+    start = time.time()
+    proc = _cad("translate", "--config", str(ini), "--input", str(src), "--out", str(tmp_path / "dir"))
+    assert proc.returncode == 2 and "argument --out: " in proc.stderr and "is a directory" in proc.stderr
+    assert "Traceback" not in proc.stderr and time.time() - start < 30
+
+
+def test_trace_names_documents_by_their_ids(tmp_path):
+    """Two two-sentence documents, each with a pronoun whose antecedent is in its first sentence:
+    the records carry the --docs id and the document's number, and the sentences of the input."""
+    ini, _ = random_model(tmp_path, 28)
+    src = write(tmp_path / "in", "My cat caught a mouse .\nIt was not dead .\nThe dog barked .\nThey were loud .\n")
+    docs = write(tmp_path / "docs", "0\ttalk-7\n2\ttalk-9\n")
+    proc = _cad("-q", "translate", "--config", str(ini), "--system", "baseline", "--input", str(src), "--docs",
+                str(docs), "--trace", str(tmp_path / "trace"))
+    assert proc.returncode == 0, proc.stderr
+    import json
+
+    recs = [json.loads(line) for line in (tmp_path / "trace").read_text().splitlines()]
+    assert [(r["doc"], r["doc_index"], r["pronoun"].lower(), r["sentence"], r["index"], r["antecedent_sentence"])
+            for r in recs] == [("talk-7", 0, "it", 1, 0, 0), ("talk-9", 1, "they", 1, 0, 0)]
+    assert recs[0]["antecedent"] in ("My cat", "a mouse")
+
+
+def test_translate_ctrl_c_keeps_the_finished_documents(tmp_path):
+    """SIGINT to the process group while the analysis worker and the decoder run: the documents
+    written stay (the batch run's first lines), one line on stderr, exit 130, no traceback."""
+    ini, sentences = random_model(tmp_path, 29, n_sentences=12)
+    text, docs = _docs(tmp_path, 1500, sentences)
+    base = ["-q", "translate", "--config", str(ini), "--system", "baseline", "--input", str(text), "--docs",
+            str(docs), "--no-lowercase"]
+    full = _cad(*base)
+    assert full.returncode == 0
+    code, out, err = _interrupt([*base, "--trace", str(tmp_path / "trace")], 30)
+    assert code == 130 and "Traceback" not in err and err.strip() == "cad: interrupted", err
+    lines = out.decode().split("\n")[:-1]
+    assert 30 <= len(lines) < 4500 and len(lines) % 3 == 0 and lines == full.stdout.split("\n")[:len(lines)]
+    assert (tmp_path / "trace").exists()

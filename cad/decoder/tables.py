@@ -113,15 +113,22 @@ class _BinaryEntries:
 
 
 class _BinaryScores:
-    """A binary reordering table behind the text loader's dict interface."""
+    """A binary reordering table behind the text loader's dict interface. The decoder asks for the
+    pairs of one source phrase together (every entry of the phrase table's phrase, as they are
+    made into options), so the last source phrase's scores are kept."""
 
     def __init__(self, table: BinaryReorderingTable, wanted: set[str] | None = None):
         self.table, self.wanted = table, wanted
+        self._source: str | None = None
+        self._scores: dict[str, tuple[float, ...]] = {}
 
     def get(self, key: tuple[str, str], default=None):
-        if self.wanted is not None and key[0] not in self.wanted:
+        src, tgt = key
+        if self.wanted is not None and src not in self.wanted:
             return default
-        found = self.table.lookup(*key)
+        if src != self._source:
+            self._source, self._scores = src, self.table.lookup(src)
+        found = self._scores.get(tgt)
         return default if found is None else tuple(floor_log(x) for x in found)
 
 

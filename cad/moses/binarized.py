@@ -8,19 +8,20 @@ One file per table, little-endian:
   table), number of scores, longest source phrase in words, number of records, number of hash
   buckets (a power of two), offset of the index, and the size and modification time (ns) of the
   text table it was made from (a later text table makes the binary one stale);
-- the records, in the text table's order. A phrase-table record is one run of consecutive lines
-  with the same source phrase: u16 length and UTF-8 of the source, u32 number of entries, then
-  per entry the scores as f64 (the text's numbers as `float()` reads them), u16 length and UTF-8
-  of the target words joined by single spaces, u16 number of alignment points and u16 pairs. A
-  reordering record is one line: u16 length and UTF-8 of `source ||| target`, the scores as f64;
+- the records, in the text table's order, each one run of consecutive lines with the same source
+  phrase: u16 length and UTF-8 of the source, u32 number of entries, then per entry the scores as
+  f64 (the text's numbers as `float()` reads them), u16 length and UTF-8 of the target words
+  (phrase table: joined by single spaces; reordering table: the field as written, stripped), and
+  in a phrase table u16 number of alignment points and u16 pairs;
 - the index: u64 start of each bucket's entries (buckets + 1 values), then the entries, sorted by
-  bucket and then by record offset: u32 CRC-32 of the key, and u64 record offset.
+  bucket and then by record offset: u64 CRC-32 of the key and u64 record offset, side by side.
 
-A lookup hashes the key with CRC-32, scans its bucket and compares the keys of the records whose
-CRC matches. A source phrase whose lines are not consecutive in the text table has several runs,
-read in file order; of several reordering lines for one phrase pair the last counts: both as the
-text loader reads them (cad/decoder/tables.py), which applies the decoder's log and floor to the
-same floats.
+A lookup hashes the source with CRC-32, scans its bucket and compares the keys of the records
+whose CRC matches: one source phrase is one place in the file, its reordering entries included
+(a decoder asks for all of them together). A source phrase whose lines are not consecutive in
+the text table has several runs, read in file order; of several reordering lines for one phrase
+pair the last counts: both as the text loader reads them (cad/decoder/tables.py), which applies
+the decoder's log and floor to the same floats.
 """
 
 from __future__ import annotations
@@ -118,7 +119,9 @@ class _Writer:
         starts[1:] = np.cumsum(np.bincount(bucket, minlength=buckets))
         pad = -self.at % 8
         index = self.at + pad
-        self.fh.write(b"\0" * pad + starts.tobytes() + crcs[order].tobytes() + offsets[order].tobytes())
+        entries = np.empty((n, 2), dtype=np.uint64)
+        entries[:, 0], entries[:, 1] = crcs[order], offsets[order]
+        self.fh.write(b"\0" * pad + starts.tobytes() + entries.tobytes())
         self.fh.seek(0)
         self.fh.write(HEADER.pack(self.magic, self.num_scores, self.longest, n, buckets, index, *stamp))
 
@@ -176,13 +179,24 @@ def binarize_reordering_table(text: str | os.PathLike, out: str | os.PathLike, n
     lines = 0
     with atomic_output(out, binary=True, compress=False) as fh:
         w = _Writer(fh, REORDERING_MAGIC, num_scores)
+        run_src, run = None, []
+
+        def flush() -> None:
+            if run:
+                w.record(run_src.encode("utf-8"), struct.pack("<I", len(run)) + b"".join(run))
+
         for lineno, line in enumerate(read_lines(path), 1):
             fields = line.split(" ||| ")
             if len(fields) < 3:
                 raise CadError("expected 'source ||| target ||| scores'", path, lineno)
             scores = _scores(fields, num_scores, f"the reordering model needs {num_scores}", path, lineno)
-            w.record(f"{fields[0].strip()} ||| {fields[1].strip()}".encode("utf-8"), scores)
+            src, t = fields[0].strip(), fields[1].strip().encode("utf-8")
+            if src != run_src:
+                flush()
+                run_src, run = src, []
+            run.append(scores + struct.pack("<H", len(t)) + t)
             lines += 1
+        flush()
         w.finish(stamp)
     return lines
 
@@ -197,6 +211,8 @@ class BinaryTable:
                 self._mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
         except (OSError, ValueError) as exc:
             raise CadError(f"cannot map the binary table: {exc}", self.path) from None
+        if hasattr(mmap, "MADV_RANDOM"):
+            self._mm.madvise(mmap.MADV_RANDOM)      # lookups jump about: no read-ahead around each
         if len(self._mm) < HEADER_SIZE:
             raise CadError("not a cad binary table (too short)", self.path)
         got, self.num_scores, self.longest, self.records, buckets, index, size, mtime = \
@@ -206,31 +222,29 @@ class BinaryTable:
                            f"(magic {got!r})", self.path)
         self.stamp = (size, mtime)
         self._mask = buckets - 1
-        end = index + 8 * (buckets + 1) + 12 * self.records
+        end = index + 8 * (buckets + 1) + 16 * self.records
         if end > len(self._mm) or buckets & self._mask:
             raise CadError("truncated or damaged binary table", self.path)
         view = memoryview(self._mm)
         self._starts = view[index:index + 8 * (buckets + 1)].cast("Q")
-        at = index + 8 * (buckets + 1)
-        self._crcs = view[at:at + 4 * self.records].cast("I")
-        self._offsets = view[at + 4 * self.records:end].cast("Q")
+        self._entries = view[index + 8 * (buckets + 1):end].cast("Q")     # crc, offset, crc, offset, ...
 
     def offsets(self, key: bytes) -> list[int]:
         """The offsets of the bodies of the records of `key`, in file order."""
         crc = zlib.crc32(key)
         b = crc & self._mask
         out = []
-        mm, n = self._mm, len(key)
+        mm, n, entries = self._mm, len(key), self._entries
         for i in range(self._starts[b], self._starts[b + 1]):
-            if self._crcs[i] == crc:
-                off = self._offsets[i]
+            if entries[2 * i] == crc:
+                off = entries[2 * i + 1]
                 if mm[off:off + 2] == struct.pack("<H", n) and mm[off + 2:off + 2 + n] == key:
                     out.append(off + 2 + n)
         return out
 
     def keys(self) -> Iterator[tuple[bytes, int]]:
         """Every record's key and body offset, in file order."""
-        for off in sorted(self._offsets):
+        for off in sorted(self._entries[1::2]):
             (n,) = struct.unpack_from("<H", self._mm, off)
             yield self._mm[off + 2:off + 2 + n], off + 2 + n
 
@@ -270,6 +284,18 @@ class BinaryReorderingTable(BinaryTable):
         super().__init__(path, REORDERING_MAGIC)
         self._scores = struct.Struct(f"<{self.num_scores}d")
 
-    def lookup(self, source: str, target: str) -> tuple[float, ...] | None:
-        found = self.offsets(f"{source} ||| {target}".encode("utf-8"))
-        return self._scores.unpack_from(self._mm, found[-1]) if found else None
+    def lookup(self, source: str) -> dict[str, tuple[float, ...]]:
+        """The scores of every phrase pair of a source phrase, by target (the last line of a pair
+        counts)."""
+        mm, unpack, size = self._mm, self._scores.unpack_from, self._scores.size
+        out: dict[str, tuple[float, ...]] = {}
+        for body in self.offsets(source.encode("utf-8")):
+            (count,) = struct.unpack_from("<I", mm, body)
+            at = body + 4
+            for _ in range(count):
+                scores = unpack(mm, at)
+                (n,) = struct.unpack_from("<H", mm, at + size)
+                at += size + 2
+                out[mm[at:at + n].decode("utf-8")] = scores
+                at += n
+        return out

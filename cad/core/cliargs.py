@@ -46,7 +46,10 @@ def add_output_argument(parser, *flags: str, help: str, **kw):
 def check_stdio(args) -> None:
     """Refuse two inputs (or two outputs) of one command that are both '-'."""
     for key, stream in (("_stdin_options", "standard input"), ("_stdout_options", "standard output")):
-        named = [name for dest, name in getattr(args, key, ()) if is_stdio(getattr(args, dest, None))]
+        named = []
+        for dest, name in getattr(args, key, ()):
+            value = getattr(args, dest, None)
+            named += [name] * sum(1 for v in (value if isinstance(value, list) else [value]) if is_stdio(v))
         if len(named) > 1:
             raise CadError(f"{' and '.join(named)} are {'both' if len(named) == 2 else 'all'} '-': "
                            f"only one of them can be {stream}")

@@ -185,6 +185,7 @@ test-all: install
 	CAD_FUZZ_EXAMPLES=400 $(BIN)/pytest -q -m "slow or not slow"
 
 bench: install
+	$(BIN)/python bench/startup.py --model $(OUT)/moses.ini
 	$(BIN)/python bench/train_bench.py
 	$(BIN)/python bench/decode.py --model $(OUT)/moses.ini --normal-threads 2 \
 		$(if $(wildcard moses_configs/$(CM_NAME).feature.ini),--cm-config moses_configs/$(CM_NAME).feature.ini)

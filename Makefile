@@ -29,14 +29,14 @@ PARALLEL_ARGS = $(if $(WORKERS),--workers $(WORKERS)) $(if $(SCHEDULER),--schedu
 TRAIN_ARGS = --corpus $(CORPUS) --src $(SRC) --tgt $(TGT) --out $(OUT) $(if $(filter 1,$(TOKENIZED)),--tokenized) \
 	$(if $(filter 1,$(LOWERCASE)),--lowercase) $(PARALLEL_ARGS)
 
-.PHONY: rank-eval es-en es-en-eval all install resources browser coref-model coref-ranker coref-eval cm plm demo pronoun-eval train prepare align lex phrases lm moses-ini check test test-all bench bench-shards clean decode
+.PHONY: rank-eval es-en es-en-eval all install resources browser coref-model coref-ranker coref-eval cm plm demo pronoun-eval train prepare align lex phrases lm moses-ini check test test-all bench bench-shards clean decode binarize
 
 COREF_BACKEND ?= ranker
 CM_NAME ?= $(NAME)
 
-all: install train cm plm demo
+all: install train binarize cm plm demo
 	@echo "== built"
-	@echo "baseline model:      $(OUT)/moses.ini (tables, LM and alignment in $(OUT)/)"
+	@echo "baseline model:      $(OUT)/moses.ini (tables, LM and alignment in $(OUT)/; binary tables and LM beside them)"
 	@echo "Coreference Model:   tables/$(CM_NAME)/cm.gz (back-off), classes.gz (class CM), classifier.json (classifier CM)"
 	@echo "CM configurations:   moses_configs/$(CM_NAME).ini (back-off), .feature.ini (feature), .classifier.ini (feature, classifier CM)"
 	@echo "coreference:         $(OUT)/corpus.coref.jsonl (training corpus); ranker model coref/data/ranker-en.json.gz"
@@ -109,6 +109,14 @@ train: $(OUT)/moses.ini
 $(OUT)/moses.ini: install
 	$(CAD) train $(TRAIN_ARGS)
 	$(CAD) moses-ini check $(OUT)/moses.ini
+
+# The phrase table, reordering table and LM in binary form beside the text ones (phrase-table.cadphr,
+# reordering-table.*.cadlexr, lm.binlm), memory-mapped and read on demand by cad decode and cad translate
+# with any moses.ini naming the text tables: a piped sentence is answered without loading or filtering them
+binarize: $(OUT)/phrase-table.cadphr
+
+$(OUT)/phrase-table.cadphr: $(OUT)/moses.ini
+	$(CAD) binarize -f $(OUT)/moses.ini
 
 # The Coreference Model from the training corpus: coreference, triples, tables/<name>/cm.gz,
 # and a moses.ini with the CM as back-off table in moses_configs/<name>.ini
@@ -203,6 +211,7 @@ test-all: install
 	CAD_FUZZ_EXAMPLES=400 $(BIN)/pytest -q -m "slow or not slow"
 
 bench: install
+	$(BIN)/python bench/startup.py --model $(OUT)/moses.ini
 	$(BIN)/python bench/train_bench.py
 	$(BIN)/python bench/decode.py --model $(OUT)/moses.ini --normal-threads 2 \
 		$(if $(wildcard moses_configs/$(CM_NAME).feature.ini),--cm-config moses_configs/$(CM_NAME).feature.ini)

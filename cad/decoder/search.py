@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 from cad.decoder import native
 from cad.decoder.model import DecoderModel
-from cad.decoder.options import (NEG_INF, SentenceOptions, TranslationOption, future_cost_of, future_costs,
-                                 sentence_options)
+from cad.decoder.options import (NEG_INF, FutureCosts, SentenceOptions, TranslationOption, future_cost_of,
+                                 future_costs, sentence_options)
 from cad.decoder.stateful import StatefulFeature
 
 
@@ -111,10 +111,10 @@ def _spans_of(n: int, options: dict, limit: int) -> Callable[[int], list[tuple[i
         if out is not None:
             return out
         out = []
-        gap = 0
-        while cov >> gap & 1:
-            gap += 1
-        for s in range(gap, n):
+        gap = (~cov & (cov + 1)).bit_length() - 1       # the first uncovered position
+        # under a limit, a phrase away from the gap must end within it: none starts at gap + limit
+        stop = min(n, max(gap + 1, gap + limit)) if limit >= 0 else n
+        for s in range(gap, stop):
             if cov >> s & 1:
                 continue
             for e in range(s + 1, min(n, s + max_len) + 1):
@@ -259,16 +259,15 @@ class Decoder:
             empty = Derivation([], 0.0, [0.0] * self.model.size, [])
             return Translation(tokens, empty, [empty] if nbest else [], names)
         options = self._options(tokens, context)
-        fc = future_costs(n, options)
         self._begin(tokens)
         core = self._core() if self._constraint is None else None
-        if core is not None and n <= native.MAX_WORDS:
-            best_opts, paths = native.search(self, core, tokens, options, fc, nbest, distinct)
+        if core is not None and native.fits(n, options, self.model.settings.distortion_limit):
+            best_opts, paths = native.search(self, core, tokens, options, nbest, distinct)
             out = Translation(tokens, self._replay(best_opts), [], names)
             if nbest:
                 out.nbest = self._nbest_of(paths, nbest, distinct)
             return out
-        finals = self._search(n, options, fc)
+        finals = self._search(n, options, future_costs(n, options, self.model.settings.distortion_limit))
         if not finals:
             raise RuntimeError("no complete translation survived the search")
         best = self._derivation(self._chain(finals[0]), names)
@@ -290,7 +289,7 @@ class Decoder:
             del self._recent[next(iter(self._recent))]
         return options
 
-    def _search(self, n: int, options: dict, fc: list[list[float]]) -> list[Hypothesis]:
+    def _search(self, n: int, options: dict, fc: FutureCosts) -> list[Hypothesis]:
         """The Python search: the hypotheses of the last stack that survive pruning, best first."""
         full = (1 << n) - 1
         fc_of = future_cost_of(n, fc)

@@ -30,6 +30,7 @@ class TraceRecord:
     candidates: list = field(default_factory=list)
     bundles: dict = field(default_factory=dict)   # feature mode: the CM mixture {bundle: weight}
     target_class: str | None = None
+    doc_index: int | None = None          # the document's 0-based number (`doc`: its --docs id)
 
 
 def target_of(tr: Translation, index: int) -> str:

@@ -6,7 +6,8 @@ Systems: `baseline` (the decoder alone), `pe` (the baseline post-edited by seed 
 decoder feature, two passes), `rerank` (the class CM over the decoder's n-best lists); with
 `source_features` (Spanish→English, seed 003) the bundles come from the source side itself.
 The passes whose sentences do not wait for each other (the baseline, PE's input, reranking's
-n-best lists) go to the decoder whole, so that a real Moses runs each as one process.
+n-best lists) go to a real Moses whole, so that it runs each as one process; cad's decoder takes
+them document by document, so that each document is written as soon as it is done.
 """
 
 from __future__ import annotations
@@ -86,10 +87,12 @@ class DocumentTranslator:
     def translate_corpus(self, docs: list[tuple[str, list[list[str]]]],
                          analyses: Iterable[tuple[list[PronounResolution], dict | None]]
                          ) -> Iterator[DocumentTranslation]:
-        """Each document of `docs` with its (records, roles) from `analyses`, in order; the one
-        pass, where the system has one, is decoded first over every sentence."""
+        """Each document of `docs` with its (records, roles) from `analyses`, in order, each as soon
+        as it is done. The one pass, where the system has one, goes to a decoder that translates
+        whole passes (a real Moses) over every sentence first, to cad's decoder document by
+        document (the same translations)."""
         given = None
-        if self.one_pass:
+        if self.one_pass and hasattr(self.decoder, "translate_all"):
             given = iter(self.decode_pass([" ".join(s) for _, sents in docs for s in sents]))
         for (doc_id, sents), (records, roles) in zip(docs, analyses):
             trs = [next(given) for _ in sents] if given is not None else None

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from cad.decoder import native
+from cad.decoder.forced import ForcedOptions
 from cad.decoder.model import DecoderModel
 from cad.decoder.options import (NEG_INF, SentenceOptions, TranslationOption, future_cost_of, future_costs,
                                  sentence_options)
@@ -93,13 +94,6 @@ class Translation:
         return {name: d.features[o:o + n] for name, o, n in self.feature_names}
 
 
-def _within(options: dict, target: tuple[str, ...]) -> dict:
-    """The options whose words occur somewhere in `target` (others can never be used)."""
-    n = len(target)
-    pieces = {target[i:j] for i in range(n) for j in range(i + 1, n + 1)}
-    return {span: kept for span, opts in options.items() if (kept := [o for o in opts if o.words in pieces])}
-
-
 def _spans_of(n: int, options: dict, limit: int) -> Callable[[int], list[tuple[int, int]]]:
     """The spans with options that a hypothesis of a coverage may translate next under Moses's
     distortion-limit rule (memoized per sentence)."""
@@ -146,6 +140,7 @@ class Decoder:
         self.weights = model.weights()
         self.stateful = model.stateful
         self._constraint: tuple[str, ...] | None = None
+        self._penalized = False
         self._bounds: list[float] = []
         self._evaluate = [f.evaluate for f in self.stateful]
         self._check = [f.expensive for f in self.stateful]
@@ -176,8 +171,11 @@ class Decoder:
         cov = h.cov | (((1 << (e - s)) - 1) << s)
         tlen = h.tlen + len(opt.words)
         c = self._constraint
-        if c is not None and (c[h.tlen:tlen] != opt.words or (cov == full) != (tlen == len(c))):
-            return None         # forced decoding: the output must stay a prefix of the given target
+        if c is not None and (c[h.tlen:tlen] != opt.words or (
+                tlen < len(c) if cov == full else tlen == len(c) and not self._penalized)):
+            # forced decoding: the output must stay a prefix of the given target, and be it once
+            # the source is covered (penalized options may translate words left by nothing)
+            return None
         future = fc_of(cov)
         complete = cov == full
         score = h.score + opt.stateless
@@ -231,10 +229,14 @@ class Decoder:
         return stacks[k]
 
     # ---------------------------------------------------------------- search
-    def force(self, sentence: str, target: str, context=None) -> Translation | None:
+    def force(self, sentence: str, target: str, context=None, reach: bool = False) -> Translation | None:
         """Constrained decoding (Moses's -constraint): the best derivation whose output is exactly
         `target`, by normal stack search over the options whose words occur in the target; None
-        when the search finds none (the target is unreachable under the table and the limits)."""
+        when the search finds none (the target is unreachable under the table and the limits).
+        `reach`: an unreachable target is searched again with penalized options added
+        (cad/decoder/forced.py: each source word to any part of the target or to nothing, at an
+        unknown word's cost), so that every non-empty target of a non-empty source is reached;
+        a target the real options reach keeps the derivation and score they give."""
         words = tuple(target.split())
         if not words:
             return None
@@ -242,11 +244,16 @@ class Decoder:
         self._constraint = words
         self.model.settings.search_algorithm = 0     # cube pruning assumes every expansion exists
         try:
-            return self.translate(sentence, context=context)
-        except RuntimeError:
+            for penalized in (False, True) if reach else (False,):
+                self._penalized = penalized
+                try:
+                    return self.translate(sentence, context=context)
+                except RuntimeError:
+                    pass
             return None
         finally:
             self._constraint = None
+            self._penalized = False
             self.model.settings.search_algorithm = algorithm
 
     def translate(self, sentence: str, nbest: int = 0, distinct: bool = False, context=None) -> Translation:
@@ -283,7 +290,7 @@ class Decoder:
         collected = sentence_options(self.model, tokens, context, self._recent.get(words))
         options = collected.options
         if self._constraint is not None:
-            return _within(options, self._constraint)
+            return ForcedOptions(self.model, tokens, options, self._constraint, self._penalized)
         self._recent.pop(words, None)
         self._recent[words] = collected
         if len(self._recent) > RECENT:
@@ -312,6 +319,7 @@ class Decoder:
         size = self.model.settings.stack
         best = [NEG_INF] * (n + 1)
         floor = [NEG_INF] * (n + 1)    # worst score kept by the last lazy pruning of each stack
+        at = getattr(options, "at", None)      # forced decoding: the options that fit the target there
         for k in range(n):
             hyps = self._prune(stacks[k])
             stacks[k] = {}             # what pruning dropped can go now
@@ -322,7 +330,7 @@ class Decoder:
                         continue
                     k2 = k + e - s
                     target = stacks[k2]
-                    for opt in options[(s, e)]:
+                    for opt in options[(s, e)] if at is None else at(s, e, h.tlen):
                         nh = self._expand(h, opt, n, full, fc_of, max(best[k2] + log_beam, floor[k2]))
                         if nh is None:
                             continue

@@ -6,8 +6,12 @@ lists the options of source span [s, e) whose words are target[t:t + len(words)]
 the span's option list (search then expands exactly what it expanded when it tried every option
 and refused the others, in the same order).
 
-`penalized=True` adds what makes every target reachable: each source word may become any
-substring of the target, or nothing, as an unknown word becomes itself. Such an option is an
+`penalized` adds options that make a target reachable, each source word becoming a part of the
+target, or nothing, as an unknown word becomes itself: "gaps", only the parts made of target words
+that no real option of the sentence produces there (what the phrase table cannot say is filled
+in, and every word it can say still comes from a real option, so that a feature reading what a
+source word became, the coreference model, reads it from real options wherever the table can
+produce it); "any", every part of the target (which reaches every target). Such an option is an
 unknown-word option (table -1): UnknownWordPenalty scores it log(0) floored (-100) times its
 weight, as Moses scores an unknown word, and every other feature scores it as any option (the
 word and phrase penalties, the language model, the coreference model reading the class of its
@@ -41,7 +45,7 @@ class ForcedOptions(dict):
     `t` target words may take on span [s, e)."""
 
     def __init__(self, model: DecoderModel, tokens: list[str], options: dict, target: tuple[str, ...],
-                 penalized: bool = False):
+                 penalized: str | None = None):
         kept = within(options, target)
         super().__init__(kept)
         self.target = target
@@ -55,6 +59,19 @@ class ForcedOptions(dict):
                     by_t.setdefault(t, []).append(o)
             self._real[span] = by_t
         self._cache: dict[tuple[int, int, int], list[TranslationOption]] = {}
+        if penalized not in (None, "gaps", "any"):
+            raise ValueError(f"penalized={penalized!r}: None, 'gaps' or 'any'")
+        # free[t]: how many target words from t the penalized options may produce
+        m = len(target)
+        free = [m - t for t in range(m + 1)]
+        if penalized == "gaps":
+            made = set()
+            for by_t in self._real.values():
+                for t, opts in by_t.items():
+                    made.update(range(t, t + max(len(o.words) for o in opts)))
+            for t in range(m - 1, -1, -1):
+                free[t] = 0 if t in made else free[t + 1] + 1
+        self._free = free
         if penalized:
             self._penalize(tokens)
 
@@ -66,7 +83,7 @@ class ForcedOptions(dict):
         m = len(self.target)
         self._templates: dict[tuple[str, ...], TranslationOption] = {}
         for t in range(m + 1):
-            for end in range(t, m + 1):
+            for end in range(t, t + self._free[t] + 1):
                 words = self.target[t:end]
                 if words not in self._templates:
                     opt = TranslationOption(0, 0, words, -1, (), tuple((0, j) for j in range(len(words))), None)
@@ -103,6 +120,6 @@ class ForcedOptions(dict):
         if got is None:
             got = list(self._real.get((s, e), {}).get(t, ()))
             if self.penalized and e == s + 1:
-                got += [self._chunk(s, self.target[t:end]) for end in range(t, len(self.target) + 1)]
+                got += [self._chunk(s, self.target[t:end]) for end in range(t, t + self._free[t] + 1)]
             self._cache[key] = got
         return got

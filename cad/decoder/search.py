@@ -140,7 +140,7 @@ class Decoder:
         self.weights = model.weights()
         self.stateful = model.stateful
         self._constraint: tuple[str, ...] | None = None
-        self._penalized = False
+        self._penalized: str | None = None
         self._bounds: list[float] = []
         self._evaluate = [f.evaluate for f in self.stateful]
         self._check = [f.expensive for f in self.stateful]
@@ -234,9 +234,10 @@ class Decoder:
         `target`, by normal stack search over the options whose words occur in the target; None
         when the search finds none (the target is unreachable under the table and the limits).
         `reach`: an unreachable target is searched again with penalized options added
-        (cad/decoder/forced.py: each source word to any part of the target or to nothing, at an
-        unknown word's cost), so that every non-empty target of a non-empty source is reached;
-        a target the real options reach keeps the derivation and score they give."""
+        (cad/decoder/forced.py: each source word to a part of the target or to nothing, at an
+        unknown word's cost), first only to the words no real option produces, then to any, so
+        that every non-empty target of a non-empty source is reached; a target the real options
+        reach keeps the derivation and score they give."""
         words = tuple(target.split())
         if not words:
             return None
@@ -244,7 +245,7 @@ class Decoder:
         self._constraint = words
         self.model.settings.search_algorithm = 0     # cube pruning assumes every expansion exists
         try:
-            for penalized in (False, True) if reach else (False,):
+            for penalized in (None, "gaps", "any") if reach else (None,):
                 self._penalized = penalized
                 try:
                     return self.translate(sentence, context=context)
@@ -253,7 +254,7 @@ class Decoder:
             return None
         finally:
             self._constraint = None
-            self._penalized = False
+            self._penalized = None
             self.model.settings.search_algorithm = algorithm
 
     def translate(self, sentence: str, nbest: int = 0, distinct: bool = False, context=None) -> Translation:

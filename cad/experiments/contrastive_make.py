@@ -36,7 +36,7 @@ import json
 from collections import Counter
 from dataclasses import dataclass, field
 
-from cad.cm.projection import antecedent_head
+from cad.cm.projection import HEAD_POS, aligned_targets
 from cad.eval.apt import Side, classify, improve
 from cad.eval.apt_settings import french_settings
 from cad.experiments.contrastive_french import PRONOUN_FLIP, PRONOUN_GENDER, Editor, apply_edits, merge
@@ -134,7 +134,9 @@ class SuiteMaker:
         after = tuple(w.lower() for w in tgt[k][p + 1:p + 3])
         if tgt[k][p].lower() == "il" and (after[:1] in IMPERSONAL or after in IMPERSONAL):
             return "impersonal il"
-        q = antecedent_head(c.start, c.end, align[kc], morph[kc])
+        # the first noun or pronoun aligned to the antecedent (cad/cm/projection.py's choice, but
+        # for a noun whose gender the tagger leaves out: the lexicon gives it)
+        q = next((t for t in sorted(aligned_targets(c.start, c.end, align[kc])) if morph[kc][t].pos in HEAD_POS), None)
         if q is None or morph[kc][q].pos != "NOUN":
             return "antecedent's translation is no common noun"
         noun = tgt[kc][q]
@@ -144,7 +146,9 @@ class SuiteMaker:
         pgender, number = PRONOUN_GENDER[tgt[k][p].lower()]
         if pgender != gender:
             return "pronoun's gender differs from its antecedent's translation"
-        return c, k, kc, dist, p, q, noun, gender, morph[kc][q].number or number
+        number_of = {n for g, n in self.nouns.analyses(noun) if n in ("sing", "plur")}
+        nnumber = morph[kc][q].number or (number_of.pop() if len(number_of) == 1 else number)
+        return c, k, kc, dist, p, q, noun, gender, nnumber
 
     def _pronoun(self, doc, first_line, src, tgt, align, r, same_ante, parsed, morph) -> list[dict] | str:
         """The items of one pronoun record, or the reason it gives none."""

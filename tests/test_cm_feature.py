@@ -235,6 +235,8 @@ def test_forced_decoding_reaches_any_target_with_penalized_options(tmp_path):
     two = dec.force("it sleeps", "elle dort dort", reach=True)
     assert two.text == "elle dort dort" and two.feature_dict()["UnknownWordPenalty0"] == [-100.0]
     assert dec.translate("it sleeps").text == "il dort" and dec._constraint is None
+    # the penalized search's own pruning (no threshold, a smaller stack) is the model's again after
+    assert (model.settings.stack, model.settings.beam_threshold) == (200, 0.00001)
 
 
 def suite_file(tmp_path):

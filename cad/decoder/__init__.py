@@ -5,7 +5,7 @@ type, which build themselves from their lines; features and stateful: the built-
 stateful features; model: a moses.ini loaded into features, weights and tables; options: the
 translation options of a sentence and its future costs; forced: the options of constrained
 decoding, with the penalized ones that reach any target; search: stack search and cube pruning,
-with native, the compiled core behind it; nbest, serialize: its output; moses_runner: a real
+with native, the compiled core behind it; derivation, nbest, serialize: its output; moses_runner: a real
 Moses binary behind the same objects.
 """
 

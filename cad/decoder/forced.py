@@ -6,12 +6,8 @@ lists the options of source span [s, e) whose words are target[t:t + len(words)]
 the span's option list (search then expands exactly what it expanded when it tried every option
 and refused the others, in the same order).
 
-`penalized` adds options that make a target reachable, each source word becoming a part of the
-target, or nothing, as an unknown word becomes itself: "gaps", only the parts made of target words
-that no real option of the sentence produces there (what the phrase table cannot say is filled
-in, and every word it can say still comes from a real option, so that a feature reading what a
-source word became, the coreference model, reads it from real options wherever the table can
-produce it); "any", every part of the target (which reaches every target). Such an option is an
+`penalized=True` adds what makes every target reachable: each source word may become any part of
+the target, or nothing, as an unknown word becomes itself. Such an option is an
 unknown-word option (table -1): UnknownWordPenalty scores it log(0) floored (-100) times its
 weight, as Moses scores an unknown word, and every other feature scores it as any option (the
 word and phrase penalties, the language model, the coreference model reading the class of its
@@ -45,7 +41,7 @@ class ForcedOptions(dict):
     `t` target words may take on span [s, e)."""
 
     def __init__(self, model: DecoderModel, tokens: list[str], options: dict, target: tuple[str, ...],
-                 penalized: str | None = None):
+                 penalized: bool = False):
         kept = within(options, target)
         super().__init__(kept)
         self.target = target
@@ -59,19 +55,11 @@ class ForcedOptions(dict):
                     by_t.setdefault(t, []).append(o)
             self._real[span] = by_t
         self._cache: dict[tuple[int, int, int], list[TranslationOption]] = {}
-        if penalized not in (None, "gaps", "any"):
-            raise ValueError(f"penalized={penalized!r}: None, 'gaps' or 'any'")
-        # free[t]: how many target words from t the penalized options may produce
-        m = len(target)
-        free = [m - t for t in range(m + 1)]
-        if penalized == "gaps":
-            made = set()
-            for by_t in self._real.values():
-                for t, opts in by_t.items():
-                    made.update(range(t, t + max(len(o.words) for o in opts)))
-            for t in range(m - 1, -1, -1):
-                free[t] = 0 if t in made else free[t + 1] + 1
-        self._free = free
+        self._n = len(tokens)
+        self._bounds: dict[tuple[int, int], float] = {}
+        # (source mask, first source word, end, first target position, end) of each real option's match
+        self._matches = sorted({(((1 << (e - s)) - 1) << s, s, e, t, t + len(o.words))
+                                for (s, e), by_t in self._real.items() for t, opts in by_t.items() for o in opts})
         if penalized:
             self._penalize(tokens)
 
@@ -83,13 +71,14 @@ class ForcedOptions(dict):
         m = len(self.target)
         self._templates: dict[tuple[str, ...], TranslationOption] = {}
         for t in range(m + 1):
-            for end in range(t, t + self._free[t] + 1):
+            for end in range(t, m + 1):
                 words = self.target[t:end]
                 if words not in self._templates:
                     opt = TranslationOption(0, 0, words, -1, (), tuple((0, j) for j in range(len(words))), None)
                     _finish(opt, model, with_context=False)
                     self._templates[words] = opt
         self._scoring = [f for f in model.stateless if f.reads_context and f.reads_sentence()]
+        self._penalty = min(0.0, max(o.stateless for o in self._templates.values()))
         self._placed: dict[tuple[int, tuple[str, ...]], TranslationOption] = {}
         best_free = max(self._templates.values(), key=lambda o: o.future)
         for i in range(len(tokens)):
@@ -113,6 +102,32 @@ class ForcedOptions(dict):
             self._placed[key] = opt
         return opt
 
+    def penalty_bound(self, cov: int, tlen: int) -> float:
+        """What the penalized options a hypothesis (source coverage `cov`, `tlen` target words)
+        still needs will cost, for its future cost: the cheapest penalized option's score times the
+        larger of the source words left that no real option left can translate into the rest of the
+        target (each must become a part of it, or nothing, at a penalty) and the runs of target
+        words left that no real option left produces (each run needs a penalized option, unless
+        one option takes two runs and what lies between: an estimate, not a bound). Without it the
+        search keeps the hypotheses that put off an unavoidable penalty, which then need more."""
+        key = (cov, tlen)
+        got = self._bounds.get(key)
+        if got is None:
+            free = 0
+            made: set[int] = set()
+            for mask, s, e, t, end in self._matches:
+                if t >= tlen and not cov & mask:
+                    free |= mask
+                    made.update(range(t, end))
+            need = sum(1 for i in range(self._n) if not (cov | free) >> i & 1)
+            runs, inside = 0, False
+            for j in range(tlen, len(self.target)):
+                if j not in made and not inside:
+                    runs += 1
+                inside = j not in made
+            got = self._bounds[key] = max(need, runs) * self._penalty
+        return got
+
     # ------------------------------------------------------------- search's view
     def at(self, s: int, e: int, t: int) -> list[TranslationOption]:
         key = (s, e, t)
@@ -120,6 +135,6 @@ class ForcedOptions(dict):
         if got is None:
             got = list(self._real.get((s, e), {}).get(t, ()))
             if self.penalized and e == s + 1:
-                got += [self._chunk(s, self.target[t:end]) for end in range(t, t + self._free[t] + 1)]
+                got += [self._chunk(s, self.target[t:end]) for end in range(t, len(self.target) + 1)]
             self._cache[key] = got
         return got

@@ -12,9 +12,9 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from cad.decoder import native
+from cad.decoder.derivation import Derivation, Step, Translation
 from cad.decoder.forced import ForcedOptions
 from cad.decoder.model import DecoderModel
 from cad.decoder.options import (NEG_INF, SentenceOptions, TranslationOption, future_cost_of, future_costs,
@@ -38,60 +38,6 @@ class Hypothesis:
         self.last_end = last_end
         self.arcs: list[Hypothesis] = []
         self.tlen = tlen            # target words so far
-
-
-@dataclass
-class Step:
-    """One phrase of a translation, in target order."""
-
-    src_start: int
-    src_end: int
-    tgt_start: int
-    tgt_end: int
-    words: tuple[str, ...]
-    table: int
-    alignment: tuple[tuple[int, int], ...]
-
-
-@dataclass
-class Derivation:
-    words: list[str]
-    total: float
-    features: list[float]
-    steps: list[Step]
-    # a word alignment given whole (a real Moses's -alignment-output-file) instead of per phrase
-    given_alignment: list[tuple[int, int]] | None = None
-
-    @property
-    def text(self) -> str:
-        return " ".join(self.words)
-
-    @property
-    def word_alignment(self) -> list[tuple[int, int]]:
-        """Source-target word alignment from the phrase-internal alignments, in target order."""
-        if self.given_alignment is not None:
-            return list(self.given_alignment)
-        out = []
-        for st in self.steps:
-            for s, t in sorted(st.alignment, key=lambda p: (p[1], p[0])):
-                out.append((st.src_start + s, st.tgt_start + t))
-        return out
-
-
-@dataclass
-class Translation:
-    source: list[str]
-    best: Derivation
-    nbest: list[Derivation] = field(default_factory=list)
-    feature_names: list[tuple[str, int, int]] = field(default_factory=list)   # (name, offset, size)
-
-    @property
-    def text(self) -> str:
-        return self.best.text
-
-    def feature_dict(self, d: Derivation | None = None) -> dict[str, list[float]]:
-        d = d or self.best
-        return {name: d.features[o:o + n] for name, o, n in self.feature_names}
 
 
 def _spans_of(n: int, options: dict, limit: int) -> Callable[[int], list[tuple[int, int]]]:
@@ -127,6 +73,7 @@ def _spans_of(n: int, options: dict, limit: int) -> Callable[[int], list[tuple[i
 
 
 RECENT = 8      # sentences whose options a decoder keeps
+FORCED_STACK = 50   # the stack of forced decoding with penalized options (no threshold pruning)
 
 
 class Decoder:
@@ -140,7 +87,8 @@ class Decoder:
         self.weights = model.weights()
         self.stateful = model.stateful
         self._constraint: tuple[str, ...] | None = None
-        self._penalized: str | None = None
+        self._penalized = False
+        self._bound: Callable[[int, int], float] | None = None
         self._bounds: list[float] = []
         self._evaluate = [f.evaluate for f in self.stateful]
         self._check = [f.expensive for f in self.stateful]
@@ -177,6 +125,8 @@ class Decoder:
             # the source is covered (penalized options may translate words left by nothing)
             return None
         future = fc_of(cov)
+        if self._bound is not None:
+            future += self._bound(cov, tlen)     # forced decoding: the penalties still needed
         complete = cov == full
         score = h.score + opt.stateless
         states = []
@@ -235,17 +185,23 @@ class Decoder:
         when the search finds none (the target is unreachable under the table and the limits).
         `reach`: an unreachable target is searched again with penalized options added
         (cad/decoder/forced.py: each source word to a part of the target or to nothing, at an
-        unknown word's cost), first only to the words no real option produces, then to any, so
-        that every non-empty target of a non-empty source is reached; a target the real options
-        reach keeps the derivation and score they give."""
+        unknown word's cost), so that every non-empty target of a non-empty source is reached; a
+        target the real options reach keeps the derivation and score they give. The search with penalized options prunes
+        by histogram alone (FORCED_STACK hypotheses a stack), its future costs counting the
+        penalties a hypothesis cannot avoid (ForcedOptions.penalty_bound): hypotheses hundreds
+        apart in score may end equal, so a threshold would prune the ones that paid early."""
         words = tuple(target.split())
         if not words:
             return None
-        algorithm = self.model.settings.search_algorithm
+        settings = self.model.settings
+        kept = (settings.search_algorithm, settings.beam_threshold, settings.stack)
         self._constraint = words
-        self.model.settings.search_algorithm = 0     # cube pruning assumes every expansion exists
+        settings.search_algorithm = 0     # cube pruning assumes every expansion exists
         try:
-            for penalized in (None, "gaps", "any") if reach else (None,):
+            for penalized in (False, True) if reach else (False,):
+                if penalized:
+                    # hypotheses a few penalties apart may end equal: no threshold, a smaller stack
+                    settings.beam_threshold, settings.stack = 0.0, min(kept[2], FORCED_STACK) or FORCED_STACK
                 self._penalized = penalized
                 try:
                     return self.translate(sentence, context=context)
@@ -254,8 +210,8 @@ class Decoder:
             return None
         finally:
             self._constraint = None
-            self._penalized = None
-            self.model.settings.search_algorithm = algorithm
+            self._penalized, self._bound = False, None
+            settings.search_algorithm, settings.beam_threshold, settings.stack = kept
 
     def translate(self, sentence: str, nbest: int = 0, distinct: bool = False, context=None) -> Translation:
         """`context`: per-sentence input for stateless features that read more than the words
@@ -267,6 +223,7 @@ class Decoder:
             empty = Derivation([], 0.0, [0.0] * self.model.size, [])
             return Translation(tokens, empty, [empty] if nbest else [], names)
         options = self._options(tokens, context)
+        self._bound = options.penalty_bound if self._constraint is not None and self._penalized else None
         fc = future_costs(n, options)
         self._begin(tokens)
         core = self._core() if self._constraint is None else None

@@ -24,7 +24,11 @@ PRONOUN_FLIP = {"il": "elle", "elle": "il", "ils": "elles", "elles": "ils"}
 PRONOUN_GENDER = {"il": ("masc", "sing"), "elle": ("fem", "sing"), "ils": ("masc", "plur"), "elles": ("fem", "plur")}
 SUBJECT = {"nsubj", "nsubj:pass", "expl:subj"}
 BE_DEPS = {"cop", "aux:pass", "aux:tense", "aux"}
-LINKING = {"sembler", "devenir", "rester", "paraître", "demeurer"}
+LINKING = {"sembler", "devenir", "rester", "paraître", "demeurer", "sentir", "trouver"}
+# an adjective that agrees with nothing in a locution (un carburant bon marché / une molécule bon marché)
+LOCUTIONS = {("bon", "marché"), ("meilleur", "marché")}
+# elided words before a noun phrase, and their form before a consonant (qu' énergies -> que sommets)
+UNELIDED = {"qu'": "que", "d'": "de", "jusqu'": "jusque", "lorsqu'": "lorsque", "puisqu'": "puisque"}
 # determiners by gender: (masculine, feminine, before a vowel) of each family
 DET_FAMILIES = [("le", "la", "l'"), ("ce", "cette", None), ("un", "une", None), ("mon", "ma", "mon"), ("ton", "ta", "ton"),
                 ("son", "sa", "son"), ("quel", "quelle", None), ("aucun", "aucune", None), ("tout", "toute", None),
@@ -52,12 +56,15 @@ def predicates(token) -> list:
     """The words whose gender follows `token` as their subject (the module's docstring)."""
     if token.dep_ not in SUBJECT or token.head is token:
         return []
-    head = token.head
+    # the head, and the verbs coordinated with it that share its subject (elles ont … et se sentent …)
+    heads = [token.head] + [c for c in token.head.children
+                            if c.dep_ == "conj" and not any(x.dep_ in SUBJECT for x in c.children)]
     out = []
-    if _be(head):
-        out.append(head)
-    elif head.lemma_ in LINKING:
-        out += [c for c in head.children if c.dep_ == "xcomp"]
+    for head in heads:
+        if _be(head):
+            out.append(head)
+        elif head.lemma_ in LINKING:
+            out += [c for c in head.children if c.dep_ == "xcomp"]
     for p in list(out):
         out += [c for c in p.children if c.dep_ == "conj" and not any(x.dep_ in SUBJECT for x in c.children)]
     return out
@@ -101,6 +108,8 @@ class Editor:
         for w in deps:
             if w.i in edits:
                 continue
+            if w.i + 1 < len(words) and (words[w.i].lower(), words[w.i + 1].lower()) in LOCUTIONS:
+                continue
             new = self.inf.other_gender(words[w.i], gender, number)
             if new is None:
                 if self.inf.inflected(words[w.i]) and not self.inf.noun_only(words[w.i]):
@@ -114,6 +123,17 @@ class Editor:
                         return f"determiner '{d.text}' of '{words[w.i]}'"
                     edits[d.i] = other
         return None
+
+    def _adjacent(self, doc, q: int, gender: str, number: str) -> list:
+        """The adjectives right after the noun at `q` whose form agrees with it, whatever the
+        parser made of them (*des lucioles naturelles* parsed as two nouns)."""
+        out = []
+        for t in doc[q + 1:]:
+            cells = [cell for p, cell in self.inf.cells(t.lower_) if not p.noun]
+            if not any(g in (gender, "epi") and n in (number, "inv") for g, n in cells):
+                break
+            out.append(t)
+        return out
 
     def flip_pronouns(self, doc, positions: list[int]) -> tuple[Edits | None, str]:
         """The pronouns at `positions` (il, elle, ils, elles) of the other gender, and the
@@ -137,9 +157,10 @@ class Editor:
         with its determiner and, when the gender changes, the words that agree with it."""
         words = [t.text for t in doc]
         noun = doc[q]
-        edits: Edits = {q: [_case_as(new_noun, words[q])]}
+        edits: Edits = {q: [_case_as(new_noun, words[q]) if q == 0 else new_noun]}
         if new_gender != gender:
-            why = self._agree(words, noun_dependents(noun) + predicates(noun), gender, number, edits)
+            why = self._agree(words, noun_dependents(noun) + predicates(noun) + self._adjacent(doc, q, gender, number),
+                              gender, number, edits)
             if why:
                 return None, f"agreement: {why}"
         # the determiner: before the noun and the adjectives that precede it
@@ -149,6 +170,7 @@ class Editor:
         if left == 0 or not (doc[left - 1].head.i == q and doc[left - 1].dep_ == "det"
                              or words[left - 1].lower() in ("du", "au", "des", "aux")):
             if number == "plur":
+                _unelide(words, edits, left)
                 return edits, ""      # a plural without determiner (20 minutes, voici des…): none to change
             return None, "no determiner before the noun"
         d = left - 1
@@ -159,6 +181,7 @@ class Editor:
             edits[d - 1] = [_case_as("du" if words[d - 1].lower() == "de" else "au", words[d - 1])]
             new = []            # de la voiture -> du camion
         edits[d] = new
+        _unelide(words, edits, d)
         return edits, ""
 
     @staticmethod
@@ -186,3 +209,11 @@ class Editor:
         return [_case_as(form, det)]
 
 
+def _unelide(words: list[str], edits: Edits, first: int) -> None:
+    """An elided word before a noun phrase that now begins with a consonant takes its full form."""
+    before = first - 1
+    if before < 0 or before in edits or words[before].lower() not in UNELIDED:
+        return
+    new_first = (edits.get(first) or [words[first]])[0]
+    if not starts_with_vowel(new_first) and new_first[:1].lower() != "h":
+        edits[before] = [_case_as(UNELIDED[words[before].lower()], words[before])]

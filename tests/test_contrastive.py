@@ -191,3 +191,24 @@ def test_score_reaches_every_candidate(tmp_path):
     blind, summary = score_suite(ContextScorer(Decoder(tiny_model(tmp_path, 0.0)), get_backend("ranker")), items)
     assert summary["accuracy"] == 0.5 and summary["ties"] == 0
     assert blind[0].scores == blind[1].scores and not math.isnan(blind[0].scores[0])
+
+
+def test_shipped_dev_suites_are_balanced_pairs():
+    """cad/data's dev suites (make contrastive-suite): each pair shares source and candidates (but
+    for the noun replaced in them where the antecedent is in the sentence), one item of it right for
+    each candidate; the inter-sentential one has its antecedent in the context."""
+    from importlib.resources import files
+
+    from cad.experiments.contrastive import read_suite
+
+    for name, least in (("contrastive-dev-en-fr.jsonl", 500), ("contrastive-dev-intra-en-fr.jsonl", 100)):
+        items = read_suite(files("cad") / "data" / name)
+        assert len(items) >= least
+        pairs: dict = {}
+        for it in items:
+            pairs.setdefault(it.meta["pair"], []).append(it)
+        for a, b in pairs.values():
+            assert a.source == b.source and {a.correct, b.correct} == {0, 1}
+            assert (a.targets == b.targets) == ("intra" not in name)
+            assert a.meta["distance"] == b.meta["distance"] and (a.meta["distance"] > 0) == ("intra" not in name)
+            assert {a.meta["gender"], b.meta["gender"]} == {"masc", "fem"}

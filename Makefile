@@ -29,7 +29,7 @@ PARALLEL_ARGS = $(if $(WORKERS),--workers $(WORKERS)) $(if $(SCHEDULER),--schedu
 TRAIN_ARGS = --corpus $(CORPUS) --src $(SRC) --tgt $(TGT) --out $(OUT) $(if $(filter 1,$(TOKENIZED)),--tokenized) \
 	$(if $(filter 1,$(LOWERCASE)),--lowercase) $(PARALLEL_ARGS)
 
-.PHONY: rank-eval es-en es-en-eval all install resources browser coref-model coref-ranker coref-eval cm plm demo pronoun-eval train prepare align lex phrases lm moses-ini check test test-all bench bench-shards clean decode binarize
+.PHONY: contrastive-suite contrastive-eval rank-eval es-en es-en-eval all install resources browser coref-model coref-ranker coref-eval cm plm demo pronoun-eval train prepare align lex phrases lm moses-ini check test test-all bench bench-shards clean decode binarize
 
 COREF_BACKEND ?= ranker
 CM_NAME ?= $(NAME)
@@ -179,6 +179,27 @@ pronoun-eval: cm $(OUT)/dev.coref-cv.jsonl
 		--system BL=$(OUT)/pronoun-eval.work/bl.out:$(OUT)/pronoun-eval.work/bl.align \
 		--system CM-feature=$(OUT)/pronoun-eval.work/cm-feature.out:$(OUT)/pronoun-eval.work/cm-feature.align \
 		--title "pronoun-eval: the dev talks, BL and CM-feature" --out $(OUT)/pronoun-eval.view.html
+
+# The contrastive anaphora suites of the dev talks (cad contrastive make, ParCorFull's gold chains):
+# cad/data/contrastive-dev-en-fr.jsonl (antecedent 1-5 sentences back, 5 balanced pairs per pronoun)
+# and cad/data/contrastive-dev-intra-en-fr.jsonl (antecedent in the pronoun's sentence, 2 pairs)
+CONTRASTIVE_MAKE = $(CAD) -q contrastive make --corpus $(SHARED)/en-fr/dev --gold $(SHARED)/coref/parcorfull/corpus/TED/EN
+contrastive-suite: install
+	$(CONTRASTIVE_MAKE) --max-distance 5 --pairs 5 --out cad/data/contrastive-dev-en-fr.jsonl
+	$(CONTRASTIVE_MAKE) --max-distance 0 --same-sentence --pairs 2 --out cad/data/contrastive-dev-intra-en-fr.jsonl
+
+# cad score on the hand-written suite and the dev suites: the feature and classifier CMs and the
+# context-blind control (CM weight 0); reports in $(OUT)/contrastive/
+contrastive-eval: cm
+	mkdir -p $(OUT)/contrastive
+	for suite in contrastive-en-fr contrastive-dev-en-fr contrastive-dev-intra-en-fr; do \
+		for cfg in feature classifier; do \
+			$(CAD) -q score --config moses_configs/$(CM_NAME).$$cfg.ini --suite cad/data/$$suite.jsonl \
+				--out $(OUT)/contrastive/$$suite.$$cfg.tsv --report $(OUT)/contrastive/$$suite.$$cfg.json || exit 1; \
+		done; \
+		$(CAD) -q score --config moses_configs/$(CM_NAME).feature.ini --cm-weight 0 --suite cad/data/$$suite.jsonl \
+			--out $(OUT)/contrastive/$$suite.blind.tsv --report $(OUT)/contrastive/$$suite.blind.json || exit 1; \
+	done
 
 # The embedded demo: seed 004's cat-and-mouse text, translated with the CM as decoder feature and
 # as seed 004's back-off table, with each one's pronoun trace, and both in one page ($(OUT)/demo.view.html)

@@ -106,3 +106,29 @@ def test_type_scores_per_label_and_coarse():
     assert rows["np:animal"][1:3] == (2, 1) and rows["np:animal"][3] == 1.0 and rows["np:animal"][4] == 0.5
     assert rows["event"][3] == 0.5
     assert {r[0]: r for r in ts.merged(coarse).table()}["np"][5] == 1.0
+
+
+def test_calibration_bins_and_temperature():
+    from coref.calibration import Calibration, fit_temperature, with_temperature
+
+    cal = Calibration(bins=2)
+    for p, ok in [(0.9, True), (0.8, False), (0.2, False), (0.1, False)]:
+        cal.add(p, ok)
+    assert [(c, round(mp, 2), acc) for _, _, c, mp, acc in cal.table()] == [(2, 0.15, 0.0), (2, 0.85, 0.5)]
+    assert cal.ece() == pytest.approx((2 * 0.15 + 2 * 0.35) / 4)
+    # overconfident lists (the best is right 7 times in 10 at .9) want a temperature above 1
+    lists = [([0.9, 0.1], [True, False])] * 7 + [([0.9, 0.1], [False, True])] * 3
+    t = fit_temperature(lists)
+    assert t > 1 and with_temperature([0.9, 0.1], t)[0] == pytest.approx(0.7, abs=0.01)
+    assert sum(with_temperature([0.5, 0.3, 0.2], 2.0)) == pytest.approx(1.0)
+
+
+def test_document_folds_deal_each_corpus_round_robin():
+    from coref.english.heldout import document_folds, genre
+    from coref.gold.model import GoldDocument
+
+    docs = [("gum", GoldDocument(f"GUM_news_{i}", [], [])) for i in range(7)] + \
+           [("news", GoldDocument(str(i), [], [])) for i in range(3)]
+    folds = document_folds(docs, 3)
+    assert folds[:7] == [0, 1, 2, 0, 1, 2, 0] and folds[7:] == [0, 1, 2]
+    assert genre("GUM_news_0") == "news" and genre("GENTLE_dictionary_next") == "dictionary"

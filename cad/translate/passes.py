@@ -11,7 +11,7 @@ from cad.cm.class_model import CM_PRONOUNS, antecedent_distribution, pronoun_mix
 from cad.cm.classes import aligned_words, pronoun_class
 from cad.decoder.search import Translation
 from cad.translate.morphology import TranslationMorphology, projection
-from cad.translate.trace import TraceRecord
+from cad.translate.trace import TraceRecord, resolution_fields
 from coref.english.roles import pronoun_roles
 from coref.records import PronounResolution
 
@@ -110,7 +110,7 @@ class FeaturePasses:
         sent = self.sentences[k]
         for r in self.recs_of.get(k, []):
             tr = TraceRecord(self.doc_id, k, r.index, r.token,
-                             candidates=[(c.text, round(c.probability, 4)) for c in r.candidates],
+                             **resolution_fields(r),
                              pass_="intra" if intra else "inter" if r.candidates else "none")
             if r.candidates:
                 tr.antecedent, tr.antecedent_sentence = r.best.text, r.best.sentence

@@ -17,7 +17,7 @@ from coref.records import write_jsonl
 
 
 # the temperature that calibrated the held-out folds' ranked lists best (README, Coreference)
-DEFAULT_TEMPERATURE = 1.0
+DEFAULT_TEMPERATURE = 1.1
 
 
 def _pronouns(a: argparse.Namespace) -> tuple[str, ...]:
@@ -131,7 +131,8 @@ def add_coref_parsers(sub) -> None:
     s = sub.add_parser("coref-heldout", help="evaluate the ranker (or the sieve) on held-out documents of the gold "
                                              "corpora, by document folds (never the dev talks unless asked)")
     s.add_argument("--data", required=True, help="gold coreference folder (../shared/data/coref)")
-    s.add_argument("--backend", choices=("ranker", "sieve"), default="ranker")
+    s.add_argument("--backend", choices=("ranker", "sieve"), default="ranker",
+                   help="the ranker (trained per fold) or the sieve (default: %(default)s)")
     s.add_argument("--evaluate", default="gum,news", help="corpora whose held-out documents are scored "
                                                           "(default: %(default)s)")
     s.add_argument("--folds", type=int, default=5, help="document folds (default 5)")

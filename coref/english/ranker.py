@@ -25,7 +25,8 @@ from coref.english.entities import SPEAKER_PRONOUNS, THIRD_PERSON, EntityTracker
 from coref.english.features import PronounSite, anaphoricity_features, event_candidates, pair_features, site_of
 from coref.english.lexicon import head_class
 from coref.english.mentions import Mention, mentions_of_sentence
-from coref.english.referent import TypeModel, best_label, referent_distribution, type_distribution, type_features
+from coref.english.referent import (TypeModel, best_label, event_features, referent_distribution, type_distribution,
+                                    type_features)
 from coref.english.tokens import moses_doc
 from coref.records import Candidate, PronounResolution, keep_likely
 from coref.softmax import SoftmaxRanker, load_json, save_json, softmax
@@ -43,6 +44,7 @@ class RankerModel:
     info: dict | None = None        # how it was trained
     types: TypeModel | None = None   # the entity type of a mention (coref.english.referent)
     temperature: float = 1.0        # the ranker's scores are divided by it (coref.calibration.fit_temperature)
+    events: SoftmaxRanker | None = None  # P(a clause | the pronoun refers), coref.english.referent
 
     def antecedent_probabilities(self, pair_feats: list[list[str]]) -> np.ndarray:
         return softmax(self.ranker.scores(pair_feats) / self.temperature)
@@ -55,6 +57,8 @@ class RankerModel:
              "info": self.info or {}, "ranker": self.ranker.to_dict(), "anaphoricity": self.anaphoricity.to_dict()}
         if self.types is not None:
             d["types"] = self.types.to_dict()
+        if self.events is not None:
+            d["events"] = self.events.to_dict()
         if self.temperature != 1.0:
             d["temperature"] = round(self.temperature, 4)
         save_json(d, path)
@@ -69,7 +73,8 @@ class RankerModel:
                        SoftmaxRanker.from_dict(d["anaphoricity"], str(path)),
                        int(d["window"]), float(d["threshold"]), d.get("info"),
                        TypeModel.from_dict(d["types"], str(path)) if "types" in d else None,
-                       float(d.get("temperature", 1.0)))
+                       float(d.get("temperature", 1.0)),
+                       SoftmaxRanker.from_dict(d["events"], str(path)) if "events" in d else None)
         except (KeyError, TypeError, ValueError) as exc:
             raise CadError(f"not a cad ranker model ({exc})", str(path)) from None
 
@@ -222,7 +227,10 @@ class RankerResolver:
         if probs is None and dec.candidates:
             probs = self.model.antecedent_probabilities(dec.pair_feats)
         own = type_distribution(self.model.types, type_features(None, None, dec.site.word))
-        dist = referent_distribution(p_ref, dec.candidates, probs, types, own)
+        p_event = None
+        if self.model.events is not None:
+            p_event = float(self.model.events.probabilities([event_features(dec.site, dec.ana_feats), []])[0])
+        dist = referent_distribution(p_ref, dec.candidates, probs, types, own, p_event)
         rec.referent, rec.referent_type, _ = best_label(dist)
         rec.referent_probs = {k: round(v, 4) for k, v in sorted(dist.items()) if v >= 0.0005}
 

@@ -19,12 +19,20 @@ from dataclasses import dataclass
 import numpy as np
 
 from cad.core.errors import CadError
-from coref.english.lexicon import head_class, noun_lexnames
+from coref.english.lexicon import head_class, noun_lexnames, selection
 from coref.english.mentions import Mention
 from coref.gold.gum import ENTITY_TYPES
 from coref.softmax import softmax
 
 TYPES = ENTITY_TYPES
+
+
+def event_features(site, ana_feats: list[str]) -> list[str]:
+    """What says that a referring pronoun stands for a clause: its context (the anaphoricity
+    features: the words after it, its governor, the predicate of *be*) and what its governor wants."""
+    sel = selection(site.gov_lemma, site.role, site.pred)
+    return ana_feats + [f"sel={sel}|{site.pclass}", f"pred={site.pred}|{site.pclass}",
+                        f"govrole={site.gov_lemma}:{site.role}|{site.pclass}"]
 
 
 def type_features(m: Mention | None, doc, word: str = "") -> list[str]:
@@ -108,32 +116,42 @@ def type_distribution(model: TypeModel, feats: list[str]) -> dict[str, float]:
 
 
 def referent_distribution(p_ref: float, candidates: list[Mention], probs, type_dists: list[dict | None],
-                          own: dict[str, float]) -> dict[str, float]:
+                          own: dict[str, float], p_event: float | None = None) -> dict[str, float]:
     """Labels (pleonastic, event, np:<type>) with their probabilities (see the module's doc);
     `type_dists[j]` is None for a candidate that stands for a clause, `own` the pronoun's own type
-    distribution for a referential pronoun without candidates."""
+    distribution for a referential pronoun without noun-phrase candidates. With `p_event`
+    (P(a clause | the pronoun refers), the event model's), the clause's share is that, and the
+    noun-phrase candidates share the rest by their ranked probabilities."""
     out = {"pleonastic": 1.0 - p_ref, "event": 0.0}
-    if not candidates or probs is None:
-        for t, p in own.items():
-            key = "event" if t == "event" else "np:" + t
-            out[key] = out.get(key, 0.0) + p_ref * p
-        return out
-    for c, p, dist in zip(candidates, probs, type_dists):
-        if dist is None:
-            out["event"] += p_ref * float(p)
-            continue
+    nominal = [(float(p), d) for p, d in zip(probs if probs is not None else [], type_dists) if d is not None]
+    clause = sum(float(p) for p, d in zip(probs if probs is not None else [], type_dists) if d is None)
+    mass = sum(p for p, _ in nominal)
+    if p_event is None:
+        p_event = clause if nominal or clause else 0.0
+    out["event"] = p_ref * p_event
+    if mass <= 0:
+        nominal, mass = [(1.0, own)], 1.0
+    for p, dist in nominal:
         for t, q in dist.items():
-            out["np:" + t] = out.get("np:" + t, 0.0) + p_ref * float(p) * q
+            out["np:" + t] = out.get("np:" + t, 0.0) + p_ref * (1.0 - p_event) * (p / mass) * q
     return out
 
 
-def best_label(dist: dict[str, float]) -> tuple[str, str | None, float]:
-    """(referent, entity type or None, probability): the coarse class with the most mass, and for
-    a noun phrase its most likely type."""
+# a referring pronoun is called an event when the clause's share of its referring mass reaches
+# this (chosen on held-out GUM folds for the coarse labels' macro-F; README, Coreference)
+EVENT_SHARE = 0.25
+
+
+def best_label(dist: dict[str, float], event_share: float | None = None) -> tuple[str, str | None, float]:
+    """(referent, entity type or None, probability): pleonastic when that is the likeliest coarse
+    class, else event when the clause's share of the referring mass reaches `event_share`, else np
+    with its most likely type."""
+    share = EVENT_SHARE if event_share is None else event_share
     mass = {"pleonastic": dist.get("pleonastic", 0.0), "event": dist.get("event", 0.0),
             "np": sum(p for k, p in dist.items() if k.startswith("np:"))}
-    ref = max(("np", "event", "pleonastic"), key=lambda k: mass[k])
-    if ref != "np":
-        return ref, None, mass[ref]
+    if mass["pleonastic"] >= max(mass["np"], mass["event"]):
+        return "pleonastic", None, mass["pleonastic"]
+    if mass["event"] >= share * (mass["event"] + mass["np"]):
+        return "event", None, mass["event"]
     t = max((k for k in dist if k.startswith("np:")), key=lambda k: dist[k])
     return "np", t[3:], mass["np"]

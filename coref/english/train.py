@@ -22,13 +22,14 @@ from cad.lang.models import load_spacy
 from coref.english.entities import THIRD_PERSON
 from coref.english.ranker import Decision, RankerModel, RankerResolver, walk
 from coref.english.mentions import mentions_of_sentence
-from coref.english.referent import TypeModel, type_features
+from coref.english.referent import TypeModel, event_features, type_features
 from coref.english.tokens import moses_doc
-from coref.evaluate import gold_pronouns
+from coref.evaluate import gold_pronouns, own_mention
 from coref.gold.conll import read_conll
 from coref.gold.gum import read_gum_dir
 from coref.gold.mmax import list_mmax, read_mmax
 from coref.gold.model import GoldDocument
+from coref.referent import gold_referent, parsed_words
 from coref.softmax import SoftmaxRanker
 
 log = logging.getLogger(__name__)
@@ -52,6 +53,8 @@ class DocInstances:
     ana_groups: list = field(default_factory=list)
     ana_gold: list = field(default_factory=list)
     type_feats: list = field(default_factory=list)     # GUM's typed mentions: (features, entity type)
+    event_groups: list = field(default_factory=list)   # referring it/they: a clause, or not
+    event_gold: list = field(default_factory=list)
 
 
 def read_gold_corpora(root: str | os.PathLike, corpora=CORPORA) -> list[tuple[str, GoldDocument]]:
@@ -84,9 +87,17 @@ def instances(corpus: str, gold: GoldDocument, parsed, window: int = 3) -> DocIn
     gp = {(g.sentence, g.index): g for g in gold_pronouns(gold, sentences, gold.doc_id, tuple(sorted(THIRD_PERSON)))}
     inst = DocInstances(corpus, gold.doc_id)
 
+    word = parsed_words(gold, parsed) if corpus == "gum" else None
+
     def choose(dec: Decision):
         g = gp.get((dec.site.sentence, dec.site.index))
         ref = bool(g and g.referential)
+        if g is not None and dec.site.pclass in ("it", "they"):
+            label = gold_referent(gold, own_mention(gold, g.gold_token), word) if word and g.gold_token is not None \
+                else g.referent
+            if label != "pleonastic":
+                inst.event_groups.append([event_features(dec.site, dec.ana_feats), []])
+                inst.event_gold.append([label == "event", label != "event"])
         if corpus in ANAPHORICITY_CORPORA:
             inst.ana_groups.append([dec.ana_feats, []])
             inst.ana_gold.append([ref, not ref])
@@ -184,11 +195,13 @@ def fit(data: list[DocInstances], l2: float = 3.0, window: int = 3, info: dict |
     ana = SoftmaxRanker.fit(ag, ay, l2=l2)
     typed = [x for d in data if d.corpus == "gum" for x in d.type_feats]
     types = fit_types(typed) if typed else None
+    eg = [g for d in data for g in d.event_groups]
+    events = SoftmaxRanker.fit(eg, [y for d in data for y in d.event_gold], l2=l2) if types and eg else None
     log.info("trained on %d ranking groups, %d anaphoricity examples and %d typed mentions in %.1fs",
              len(rg), len(ag), len(typed), time.time() - t)
     info = dict(info or {})
     info.update({"ranking_groups": len(rg), "anaphoricity_examples": len(ag), "l2": l2, "typed_mentions": len(typed)})
-    return RankerModel(ranker, ana, window, 0.5, info, types)
+    return RankerModel(ranker, ana, window, 0.5, info, types, events=events)
 
 
 def fit_types(typed: list[tuple[list[str], str]], l2: float = 1.0) -> TypeModel:

@@ -86,7 +86,8 @@ $(VENV)/.installed: setup.cfg pyproject.toml
 coref-model: install
 	$(BIN)/python -m coref.english.train_coreferee --shared $(SHARED) --keep models/coreferee-en
 
-# Retrain the ranker backend's model shipped in coref/data from ../shared/data/coref (about 2 min)
+# Retrain the ranker backend's model shipped in coref/data from ../shared/data/coref: GUM, LitBank, ParCorFull
+# news and TED (about 6 min on a shared 2-core machine)
 coref-ranker: install
 	$(CAD) coref-train --data $(SHARED)/coref --out coref/data/ranker-en.json.gz
 

@@ -13,7 +13,7 @@ from cad.cm.referent import animacy_of
 from cad.decoder.search import Translation
 from cad.cm.projection import Projected
 from cad.translate.morphology import TranslationMorphology, projection
-from cad.translate.trace import TraceRecord
+from cad.translate.trace import TraceRecord, resolution_fields
 from coref.english.roles import pronoun_roles
 from coref.records import PronounResolution
 
@@ -124,7 +124,7 @@ class FeaturePasses:
             # the pass that read the best antecedent: the one before (intra) for an antecedent in
             # this sentence, the earlier sentence's translation (inter) for one before it
             tr = TraceRecord(self.doc_id, k, r.index, r.token,
-                             candidates=[(c.text, round(c.probability, 4)) for c in r.candidates],
+                             **resolution_fields(r),
                              pass_="none" if not r.candidates else "intra" if r.best.sentence == k else "inter")
             if r.candidates:
                 tr.antecedent, tr.antecedent_sentence = r.best.text, r.best.sentence

@@ -16,7 +16,7 @@ from coref.records import write_jsonl
 # command builds this parser, and start-up stays fast without numpy and the gold readers.
 
 
-# the temperature that calibrated the held-out folds' ranked lists best (README, Coreference)
+# the temperature that calibrated the held-out folds' ranked lists best (docs/results.md, Source-side coreference)
 DEFAULT_TEMPERATURE = 1.1
 
 

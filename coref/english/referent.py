@@ -138,7 +138,7 @@ def referent_distribution(p_ref: float, candidates: list[Mention], probs, type_d
 
 
 # a referring pronoun is called an event when the clause's share of its referring mass reaches
-# this (chosen on held-out GUM folds for the coarse labels' macro-F; README, Coreference)
+# this (chosen on held-out GUM folds for the coarse labels' macro-F; docs/results.md, Source-side coreference)
 EVENT_SHARE = 0.25
 
 

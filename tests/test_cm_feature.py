@@ -193,6 +193,26 @@ def test_feature_mode_document_reads_the_antecedent_from_the_previous_translatio
         assert [(t.pass_, t.antecedent_translation, t.gender_source) for t in traces] == [("inter", word, source)] * 2
 
 
+def test_a_pronoun_chain_inside_one_sentence_follows_the_noun_not_the_first_pass(tmp_path):
+    """*the mouse runs it sleeps it sleeps*: both *it* in the noun's sentence. The first pass
+    translates the first *it* before its antecedent is read (*il*, the table's favourite); the
+    second *it*, whose antecedent is the first, must take the chain's gender (*souris*), not that
+    uninformed *il* (seed 004's *it was not dead but it was wounded*)."""
+    from cad.translate.passes import translate_document_feature
+
+    pytest.importorskip("spacy")
+    dec = Decoder(tiny_model(tmp_path, 2.0))
+    for antecedent, expected in (("mouse", "elle"), ("cat", "il")):
+        sents = [["the", antecedent, "runs", "it", "sleeps", "it", "sleeps"]]
+        recs = [PronounResolution("d", 0, 3, "it", True, [Candidate(0, 0, 2, 1, f"the {antecedent}", 1.0)], 1.0),
+                PronounResolution("d", 0, 5, "it", True, [Candidate(0, 3, 4, 3, "it", 1.0)], 1.0)]
+        trs, traces = translate_document_feature(dec, "d", sents, recs, roles={(0, 3): "subj", (0, 5): "subj"})
+        words = trs[0].text.split()
+        assert (words[3], words[5]) == (expected, expected)
+        assert traces[1].features == traces[0].features
+        assert [t.pass_ for t in traces] == ["intra", "intra"]
+
+
 def test_forced_decoding_reaches_given_targets_and_scores_them(tmp_path):
     model = tiny_model(tmp_path, 2.0)
     dec = Decoder(model)

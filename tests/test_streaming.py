@@ -96,8 +96,11 @@ def test_quiet_anywhere_and_an_output_directory_refused_first(tmp_path):
 def _interrupt(cmd: list[str], wait_lines: int, stdin_path: Path | None = None):
     """Run `cad cmd`, send SIGINT to its process group once `wait_lines` lines are out."""
     stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
+    # SIGINT as a terminal's foreground job has it: a runner that started the tests in the
+    # background (`cmd &` in a script) leaves it ignored, and an ignored signal is inherited
     proc = subprocess.Popen([sys.executable, "-m", "cad", *cmd], stdin=stdin, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=ENV, start_new_session=True)
+                            stderr=subprocess.PIPE, env=ENV, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     got = []
     try:
         while len(got) < wait_lines:

@@ -56,6 +56,23 @@ def test_an_untranslated_head_takes_its_dictionary_translations_gender(lexicons)
     assert project(c, None, target, [(2, 2)], tag([target])[0]) is None
 
 
+def test_a_pronoun_antecedent_is_never_looked_up_in_the_dictionary(lexicons):
+    """*it* translated *c'* (no gender of its own) or left unaligned: the dictionary would say
+    *la* (the note, masculine), so it is not asked; the chain gives the gender instead."""
+    from cad.cm.projection import dictionary_gender, project
+    from cad.lang.fr_morph import tag
+
+    assert dictionary_gender("it") is not None          # why the guard is needed
+    source = ["it", "was", "not", "dead", "."]
+    target = ["c'", "était", "pas", "mort", "."]
+    for al in ([(0, 0), (1, 1), (2, 2), (3, 3), (4, 4)], [(1, 1)]):
+        assert project(Candidate(0, 0, 1, 0, "it"), source, target, al, tag([target])[0]) is None
+    # a personal pronoun's translation still speaks for it
+    target = ["elle", "était", "pas", "morte", "."]
+    p = project(Candidate(0, 0, 1, 0, "it"), source, target, [(0, 0), (1, 1)], tag([target])[0])
+    assert (p.gender, p.source) == ("fem", "pronoun")
+
+
 def test_a_translated_head_keeps_its_own_gender(lexicons):
     from cad.cm.projection import project
     from cad.lang.fr_morph import tag

@@ -24,6 +24,7 @@ from functools import lru_cache
 from typing import Iterable, Sequence
 
 from cad.lang import freedict
+from cad.lang.en import NOT_NOUN_HEADS
 from cad.lang.fr_morph import Morph, french_nouns, gender_sources, lexicon_features, tag
 
 # what a noun, proper noun or pronoun of the antecedent's translation may be tagged
@@ -102,7 +103,10 @@ def _from_dictionary(c, source_tokens: Sequence[str] | None, morph: Sequence[Mor
     """The gender of the candidate's English head's dictionary translations."""
     if source_tokens is None or not 0 <= c.head < len(source_tokens) or "dictionary" not in gender_sources():
         return None
-    found = dictionary_gender(source_tokens[c.head].lower())
+    english = source_tokens[c.head].lower()
+    if english in NOT_NOUN_HEADS:
+        return None
+    found = dictionary_gender(english)
     if found is None:
         return None
     number = getattr(c, "number", None) or (morph[head].number if head is not None else None) or "sing"

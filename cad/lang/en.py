@@ -58,6 +58,12 @@ POSSESSIVE = ("his", "hers", "its", "their", "theirs")  # determiners and pronou
 REFLEXIVE = ("himself", "herself", "itself", "themselves")
 PRONOUNS = SUBJECT + OBJECT + POSSESSIVE + REFLEXIVE
 TARGET_CLASSES = PRONOUNS + (OTHER, NONE)
+# heads that are no noun: a bilingual dictionary's translation of them is no antecedent's (*it* is
+# also a noun there, IT, with a "gender"); a pronoun antecedent's gender comes from its chain
+NOT_NOUN_HEADS = frozenset(PRONOUNS) | SPEAKER_PRONOUNS | frozenset(SOURCE_PRONOUN_DICT) | frozenset({
+    "which", "who", "whom", "whose", "what", "one", "ones", "there", "here", "something", "anything",
+    "everything", "nothing", "someone", "anyone", "everyone", "somebody", "anybody", "everybody", "all",
+    "both", "each", "some", "many", "much", "few", "none", "itself", "themselves", "yourself"})
 CLASS_OF = {w: w for w in PRONOUNS}
 
 

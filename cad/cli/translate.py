@@ -300,8 +300,9 @@ def add_translate_parser(sub) -> None:
                    help="raw text in, text to read out: the input is tokenized, the output detruecased (with "
                         "--truecase-model) and detokenized")
     s.add_argument("--no-lowercase", action="store_true",
-                   help="give the decoder the input's case as it is (default: lowercased, as a model trained "
-                        "with cad train's default)")
+                   help="give the decoder the input's case as it is (default: truecased with the model's "
+                        "truecase-model.<src> where it has one, as cad train makes by default; lowercased where "
+                        "it has none)")
     s.add_argument("--truecase-model", default="auto",
                    help="the source side's truecasing model of a model trained on truecased text (cad train "
                         "--truecase, cad truecase train): the input is truecased instead of lowercased, and the "

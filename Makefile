@@ -168,7 +168,7 @@ $(OUT)/dev.coref-cv.jsonl: $(VENV)/.installed
 # Every pronoun system on the 11 dev documents, tuned on one half by document and reported on the other
 # (BL, PE, CM-backoff, CM-feature, CM-rerank, the gold-coreference oracles): $(OUT)/pronoun-eval.{md,json,png}
 CM_OBJECTIVE ?= credit
-CM_GRID ?= 1,3
+CM_GRID ?= 1,3,6,10
 pronoun-eval: cm $(OUT)/dev.coref-cv.jsonl
 	$(CAD) cm experiment --config $(OUT)/moses.ini --classes tables/$(CM_NAME)/classes.gz \
 		--cm tables/$(CM_NAME)/cm.gz --source $(SHARED)/en-fr/dev.en --reference $(SHARED)/en-fr/dev.fr \

@@ -67,3 +67,22 @@ def test_real_moses_agrees_with_cad(tmp_path):
     moses_out = run(["decode", "-f", str(ini), "--decoder", "moses"], "\n".join(sents[:5]) + "\n")
     assert moses_out.returncode == 0, moses_out.stderr
     assert cad_out.stdout == moses_out.stdout
+
+
+def test_command_line_distortion_limit_overrides_the_moses_ini(tmp_path):
+    """-dl (and -distortion-limit) win over the moses.ini's [distortion-limit], as in Moses, read
+    from a file or from standard input: with -dl 0 every translation is monotone."""
+    ini, sents = random_model(tmp_path, 44, n_sentences=30, weights={"Distortion0": [0.0]})   # [distortion-limit] 6
+    text = "\n".join(sents) + "\n"
+    inp = write(tmp_path / "in", text)
+
+    def spans(out: str) -> list[list[tuple[int, int]]]:
+        return [[(s.src_start, s.src_end) for s in parse_segmented(line)[1]] for line in out.splitlines()]
+
+    free = run(["decode", "-f", str(ini), "-input-file", str(inp), "-t"])
+    assert any(s != sorted(s) for s in spans(free.stdout))                 # the model reorders at limit 6
+    for args, stdin in ((["-input-file", str(inp), "-dl", "0"], ""), (["-distortion-limit", "0"], text),
+                        (["-input-file", str(inp), "-dl", "0", "-search-algorithm", "1"], "")):
+        r = run(["decode", "-f", str(ini), "-t", *args], stdin)
+        assert r.returncode == 0, r.stderr
+        assert all(s == sorted(s) for s in spans(r.stdout)) and len(r.stdout.splitlines()) == len(sents)

@@ -248,8 +248,9 @@ def decode_main(argv: list[str]) -> int:
         results = run_moses(binary, a.config, sentences, a.nbest_size, a.distinct, extra)
     else:
         t0 = time.time()
+        limit = settings.distortion_limit      # the load sets the moses.ini's; -dl is the command line's
         model = DecoderModel.load(a.config, a.weight_overwrite, input_sentences=sentences, settings=settings)
-        model.settings.distortion_limit = settings.distortion_limit
+        model.settings.distortion_limit = limit
         log.log(logging.INFO if a.verbose >= 1 else logging.DEBUG, "model loaded in %.2f s", time.time() - t0)
         _DECODER = Decoder(model, native=engine_is_native(a.engine))
         _NBEST = (a.nbest_size, a.distinct)
@@ -297,8 +298,9 @@ def _stream(a: DecodeArgs, settings: SearchSettings, raw: RawText | None = None)
     line, its n-best lines and its alignment line, flushing each, before reading the next. The
     n-best and alignment files grow as the translation goes, as Moses's do."""
     t0 = time.time()
+    limit = settings.distortion_limit          # the load sets the moses.ini's; -dl is the command line's
     model = DecoderModel.load(a.config, a.weight_overwrite, settings=settings)
-    model.settings.distortion_limit = settings.distortion_limit
+    model.settings.distortion_limit = limit
     log.log(logging.INFO if a.verbose >= 1 else logging.DEBUG, "model loaded in %.2f s", time.time() - t0)
     decoder = Decoder(model, native=engine_is_native(a.engine))
     nb = open(a.nbest_file, "w", encoding="utf-8") if a.nbest_file else None

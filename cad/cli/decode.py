@@ -4,7 +4,8 @@ Options keep Moses's spelling: -f, -input-file, -n-best-list FILE N [distinct],
 -alignment-output-file, -s/-stack, -b/-beam-threshold, -dl/-distortion-limit, -ttable-limit,
 -search-algorithm, -cube-pruning-pop-limit, -max-trans-opt-per-coverage, -translation-option-threshold
 (-tot), -weight-overwrite, -threads,
--include-alignment-in-n-best, -report-segmentation (-t), -print-alignment-info; cad's own: --decoder
+-print-alignment-info-in-n-best (or -include-alignment-in-n-best), -report-segmentation (-t),
+-print-alignment-info; cad's own: --decoder
 cad|moses, --moses-bin PATH, --engine native|python, --raw [--src L --tgt L].
 
 Read from standard input, sentences are translated as they arrive and each translation is written
@@ -39,11 +40,13 @@ USAGE = """usage: cad decode -f moses.ini [-input-file FILE] [-n-best-list FILE 
        [-alignment-output-file FILE] [-s N] [-b X] [-dl N] [-ttable-limit N] [-search-algorithm 0|1]
        [-cube-pruning-pop-limit N] [-max-trans-opt-per-coverage N] [-translation-option-threshold X]
        [-weight-overwrite 'Name= w ...'] [-threads N]
-       [-include-alignment-in-n-best] [-report-segmentation|-t] [-print-alignment-info]
+       [-print-alignment-info-in-n-best] [-report-segmentation|-t] [-print-alignment-info]
        [-v N] [--decoder cad|moses] [--moses-bin PATH] [--engine native|python] [--raw [--src L] [--tgt L]]
 Reads one tokenized sentence per line (stdin or -input-file), writes translations to stdout in order.
 From stdin with one thread, each translation is written and flushed as soon as its line is read.
--report-segmentation/-t: each phrase's words followed by |first-last| (source positions, Moses's format).
+-print-alignment-info-in-n-best (also spelt -include-alignment-in-n-best): each n-best entry's word alignment.
+-report-segmentation/-t: each phrase's words followed by |first-last| (source positions, Moses's format),
+in the 1-best and the n-best translations, as Moses writes them.
 -print-alignment-info: the word alignment after the translation, as "translation ||| 0-0 1-2 ...".
 --engine: cad's search, compiled (native, the default when built; the same output) or in Python.
 --raw: the input is raw text: tokenized, then truecased by the truecase-model.SRC beside the model's
@@ -56,11 +59,13 @@ ARITY = {"-f": 1, "-config": 1, "-input-file": 1, "-i": 1, "-alignment-output-fi
          "-b": 1, "-beam-threshold": 1, "-dl": 1, "-distortion-limit": 1, "-ttable-limit": 1,
          "-search-algorithm": 1, "-cube-pruning-pop-limit": 1, "-cbp": 1, "-weight-overwrite": 1,
          "-threads": 1, "-th": 1, "--raw": 0, "--src": 1, "--tgt": 1, "--decoder": 1, "--moses-bin": 1, "--engine": 1, "-v": 1, "-verbose": 1, "-include-alignment-in-n-best": 0,
+         "-print-alignment-info-in-n-best": 0,
          "-report-segmentation": 0, "-t": 0, "-print-alignment-info": 0,
          "-max-trans-opt-per-coverage": 1, "-translation-option-threshold": 1, "-tot": 1}
 CANONICAL = {"-verbose": "-v", "-config": "-f", "-i": "-input-file", "-stack": "-s", "-beam-threshold": "-b",
              "-distortion-limit": "-dl", "-cbp": "-cube-pruning-pop-limit", "-th": "-threads",
-             "-tot": "-translation-option-threshold", "-t": "-report-segmentation"}
+             "-tot": "-translation-option-threshold", "-t": "-report-segmentation",
+             "-print-alignment-info-in-n-best": "-include-alignment-in-n-best"}
 
 
 @dataclass
@@ -268,7 +273,7 @@ def decode_main(argv: list[str]) -> int:
     if a.nbest_file:
         with atomic_output(a.nbest_file) as fh:
             for k, tr in enumerate(results):
-                for line in nbest_lines(k, tr, a.include_alignment):
+                for line in nbest_lines(k, tr, a.include_alignment, a.report_segmentation):
                     fh.write(line + "\n")
     if a.alignment_file:
         with atomic_output(a.alignment_file) as fh:
@@ -317,7 +322,7 @@ def _stream(a: DecodeArgs, settings: SearchSettings, raw: RawText | None = None)
                               else best_line(tr, a.report_segmentation, a.print_alignment)) + "\n")
             sys.stdout.flush()
             if nb is not None:
-                nb.writelines(x + "\n" for x in nbest_lines(k, tr, a.include_alignment))
+                nb.writelines(x + "\n" for x in nbest_lines(k, tr, a.include_alignment, a.report_segmentation))
                 nb.flush()
             if al is not None:
                 al.write(format_alignment(tr.best) + "\n")

@@ -1,0 +1,177 @@
+"""cad's decoder against the real Moses (the shared build, ../shared/tools/moses, or $MOSES): Moses
+reads the tables and moses.ini cad writes, and under the same moses.ini both decoders give the same
+1-best, n-best lists, segmentations and word alignments, with model scores within 1e-4 of what
+Moses prints. Skipped where there is no Moses binary.
+
+Moses prints scores with C++'s default stream precision, six significant digits (-123.333), and has
+no switch for more; a score is compared to within 1e-4 plus half a unit of the last digit Moses
+printed. Two documented differences of layout are allowed, not more: Moses leaves the
+non-tuneable UnknownWordPenalty out of its n-best feature lists (cad prints it), and Moses ends the
+text and the alignment fields with a space."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from cad.decoder.moses_runner import find_moses, parse_features
+
+from conftest import NO_MOSES, REPO, write
+from decoder_fixtures import random_model
+
+MOSES = find_moses()
+pytestmark = pytest.mark.skipif(MOSES is None, reason=NO_MOSES)
+FLAGS = ["-report-segmentation", "-print-alignment-info-in-n-best"]
+
+
+@dataclass
+class Entry:
+    sent: int
+    text: str
+    features: dict[str, list[float]]
+    total: float
+    alignment: str
+
+
+def read_nbest(path: Path) -> list[Entry]:
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        f = line.split(" ||| ")
+        names, values = parse_features(f[2])
+        out.append(Entry(int(f[0]), f[1].strip(), {n: values[s:s + k] for n, s, k in names}, float(f[3]),
+                         f[4].strip() if len(f) > 4 else ""))
+    return out
+
+
+def printed(x: float) -> float:
+    """Half a unit of the last of the six significant digits Moses prints x with."""
+    return 0.5 * 10 ** (math.floor(math.log10(abs(x))) - 5) if x else 0.0
+
+
+def close(cad: float, moses: float) -> bool:
+    return abs(cad - moses) <= 1e-4 + printed(moses)
+
+
+def decode(tmp: Path, tag: str, ini: Path, inp: Path, nbest: int, extra: list[str], moses: bool) -> dict:
+    """One run of the real Moses or of `cad decode`, with the same command line."""
+    args = ["-f", str(ini), "-input-file", str(inp), *FLAGS, "-alignment-output-file", str(tmp / f"{tag}.al"),
+            "-n-best-list", str(tmp / f"{tag}.nb"), str(nbest), *extra]
+    cmd = [MOSES, *args] if moses else [sys.executable, "-m", "cad", "decode", *args]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return {"out": r.stdout.splitlines(), "al": [l.rstrip() for l in (tmp / f"{tag}.al").read_text().splitlines()],
+            "nb": read_nbest(tmp / f"{tag}.nb")}
+
+
+@dataclass
+class Agreement:
+    sentences: int = 0
+    same_best: int = 0
+    moses_search_errors: int = 0     # Moses's 1-best scores below cad's
+    cad_search_errors: int = 0       # cad's 1-best scores below Moses's
+    ties: int = 0                    # different 1-best, the same model score
+
+
+def compare(cad: dict, moses: dict) -> Agreement:
+    """Where the 1-best agree, the segmentation, the alignment and the whole n-best list must agree
+    (texts, alignments, every feature Moses prints, totals); where they differ, the better model
+    score says which decoder made a search error."""
+    a = Agreement(sentences=len(moses["out"]))
+    assert len(cad["out"]) == a.sentences
+    best = {e.sent: e for e in reversed(moses["nb"])}, {e.sent: e for e in reversed(cad["nb"])}
+    by_sent_m, by_sent_c = {}, {}
+    for e in moses["nb"]:
+        by_sent_m.setdefault(e.sent, []).append(e)
+    for e in cad["nb"]:
+        by_sent_c.setdefault(e.sent, []).append(e)
+    for k in range(a.sentences):
+        m, c = best[0][k], best[1][k]
+        if cad["out"][k] != moses["out"][k]:
+            if close(c.total, m.total):
+                a.ties += 1
+            elif c.total > m.total:
+                a.moses_search_errors += 1
+            else:
+                a.cad_search_errors += 1
+            continue
+        a.same_best += 1
+        assert cad["al"][k] == moses["al"][k], k
+        assert len(by_sent_c[k]) == len(by_sent_m[k]), k
+        for ec, em in zip(by_sent_c[k], by_sent_m[k]):
+            assert (ec.text, ec.alignment) == (em.text, em.alignment), (k, ec.text, em.text)
+            assert close(ec.total, em.total), (k, ec.total, em.total)
+            assert set(ec.features) - set(em.features) == {"UnknownWordPenalty0"}
+            for name, values in em.features.items():
+                assert len(values) == len(ec.features[name])
+                assert all(close(x, y) for x, y in zip(ec.features[name], values)), (k, name)
+    return a
+
+
+@pytest.mark.parametrize("seed,extra", [(41, []), (42, ["-search-algorithm", "1"]),
+                                        (43, ["-search-algorithm", "1", "-cube-pruning-pop-limit", "50"]),
+                                        (44, ["-dl", "2"])])
+def test_moses_reads_cads_tables_and_decodes_as_cad(tmp_path, seed, extra):
+    """A random model written by cad (plain phrase and reordering tables, cad's ARPA, cad's moses.ini):
+    the real Moses loads it and both decoders write the same 1-best (byte for byte, with Moses's
+    segmentation layout), word alignments and 20-best lists, with either search algorithm."""
+    ini, sents = random_model(tmp_path, seed)
+    inp = write(tmp_path / "in", "".join(s + "\n" for s in sents))
+    cad = decode(tmp_path, "cad", ini, inp, 20, extra, moses=False)
+    moses = decode(tmp_path, "moses", ini, inp, 20, extra, moses=True)
+    assert cad["out"] == moses["out"]
+    a = compare(cad, moses)
+    assert a.same_best == a.sentences == len(sents)
+
+
+@pytest.fixture(scope="module")
+def dev_slice(tmp_path_factory, request):
+    """The trained baseline (make train; models/baseline) filtered to the first 12 dev sentences,
+    truecased as cad translate would."""
+    from conftest import SHARED
+
+    ini = REPO / "models" / "baseline" / "moses.ini"
+    if not ini.exists():
+        pytest.skip(f"no trained model at {ini} (make train, or a link to one)")
+    if not (SHARED / "en-fr" / "dev.en").exists():
+        pytest.skip(f"no dev talks at {SHARED / 'en-fr'} (set CAD_SHARED_DATA)")
+    from cad.corpus.truecase import ModelCase
+    from cad.moses.filter import filter_model
+
+    tmp = tmp_path_factory.mktemp("dev")
+    case = ModelCase.of(ini, "en", "fr")
+    with open(SHARED / "en-fr" / "dev.en", encoding="utf-8") as fh:
+        sents = [case.source_line(next(fh)) for _ in range(12)]
+    inp = write(tmp / "in", "".join(s + "\n" for s in sents))
+    return Path(filter_model(ini, inp, tmp / "model").source), inp, sents
+
+
+def test_moses_route_on_dev_sentences_equals_cad_decode(dev_slice, tmp_path):
+    """The dev model, cube pruning with pop limit 1000 (the bench's settings): Moses and cad give the
+    same 1-best, alignments and 10-best lists with scores within 1e-4 (no search error on these
+    sentences); `cad decode --decoder moses` reads Moses's output back into the same lines."""
+    ini, inp, sents = dev_slice
+    extra = ["-search-algorithm", "1", "-cube-pruning-pop-limit", "1000"]
+    cad = decode(tmp_path, "cad", ini, inp, 10, extra, moses=False)
+    moses = decode(tmp_path, "moses", ini, inp, 10, extra, moses=True)
+    a = compare(cad, moses)
+    assert a == Agreement(sentences=12, same_best=12), a
+    assert cad["out"] == moses["out"]
+    # the route through cad: the same lines, the same alignments; its n-best list carries Moses's scores
+    r = subprocess.run([sys.executable, "-m", "cad", "decode", "--decoder", "moses", "-f", str(ini),
+                        "-input-file", str(inp), "-alignment-output-file", str(tmp_path / "route.al"),
+                        "-n-best-list", str(tmp_path / "route.nb"), "10", "-print-alignment-info-in-n-best",
+                        *extra], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-3000:]
+    plain = subprocess.run([sys.executable, "-m", "cad", "decode", "-f", str(ini), "-input-file", str(inp), *extra],
+                           capture_output=True, text=True)
+    assert r.stdout == plain.stdout and len(r.stdout.splitlines()) == 12
+    assert (tmp_path / "route.al").read_text().splitlines() == cad["al"]
+    route = read_nbest(tmp_path / "route.nb")
+    assert [(e.sent, e.text, e.alignment) for e in route] == \
+           [(e.sent, " ".join(w for w in e.text.split() if not w.startswith("|")), e.alignment) for e in moses["nb"]]
+    assert all(e.total == m.total for e, m in zip(route, moses["nb"]))

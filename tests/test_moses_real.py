@@ -175,3 +175,39 @@ def test_moses_route_on_dev_sentences_equals_cad_decode(dev_slice, tmp_path):
     assert [(e.sent, e.text, e.alignment) for e in route] == \
            [(e.sent, " ".join(w for w in e.text.split() if not w.startswith("|")), e.alignment) for e in moses["nb"]]
     assert all(e.total == m.total for e, m in zip(route, moses["nb"]))
+
+
+def arpa_entries(path: Path) -> dict[tuple[int, str], tuple[float, float]]:
+    """{(order, n-gram): (log10 probability, log10 back-off, 0 where none is written)}."""
+    out, n = {}, 0
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("\\") and line.endswith("-grams:"):
+            n = int(line[1:line.index("-")])
+        elif n and line and not line.startswith("\\"):
+            f = line.split("\t")
+            out[(n, f[1])] = (float(f[0]), float(f[2]) if len(f) > 2 else 0.0)
+    return out
+
+
+def test_cad_lm_equals_lmplz_on_a_slice_of_the_corpus(shared_data, tmp_path):
+    """cad lm --order 5 and KenLM's lmplz -o 5 (beside the Moses binary) on the first 3,000 French
+    lines of the shared corpus: the same n-grams, <s> and <unk> included, every log10 probability and
+    back-off equal to the precision lmplz prints (8 significant digits; cad prints 9)."""
+    from cad.cli import main
+
+    lmplz = Path(MOSES).with_name("lmplz")
+    if not lmplz.exists():
+        pytest.skip(f"no lmplz beside {MOSES}")
+    with open(shared_data / "en-fr" / "train.fr", encoding="utf-8") as fh:
+        text = write(tmp_path / "text", "".join(next(fh) for _ in range(3000)))
+    assert main(["-q", "lm", "--text", str(text), "--order", "5", "--out", str(tmp_path / "cad.arpa")]) == 0
+    with open(text, encoding="utf-8") as fh, open(tmp_path / "lmplz.arpa", "w", encoding="utf-8") as out:
+        r = subprocess.run([str(lmplz), "-o", "5", "-S", "200M", "-T", str(tmp_path)], stdin=fh, stdout=out,
+                           stderr=subprocess.PIPE, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    ours, theirs = arpa_entries(tmp_path / "cad.arpa"), arpa_entries(tmp_path / "lmplz.arpa")
+    assert ours.keys() == theirs.keys() and (1, "<s>") in ours and (1, "<unk>") in ours
+    assert len(ours) > 50_000
+    for key, (p, b) in theirs.items():
+        q, c = ours[key]
+        assert abs(p - q) <= 1e-6 + 1e-7 * abs(p) and abs(b - c) <= 1e-6 + 1e-7 * abs(b), (key, ours[key], theirs[key])

@@ -279,3 +279,30 @@ def test_phrase_and_reordering_tables_equal_moses_training_on_a_slice(tmp_path):
     assert ours.keys() == theirs.keys()
     worst = max(abs(float(x) - float(y)) for k, v in theirs.items() for x, y in zip(ours[k][0].split(), v[0].split()))
     assert worst <= 1e-6, worst
+
+
+@pytest.mark.slow
+def test_translate_through_the_real_moses_on_two_dev_talks_equals_cads_decoder(shared_data, tmp_path):
+    """cad translate on the first 60 dev sentences cut into two documents, with the trained model:
+    --system baseline and --system cm --cm-mode rerank (the class CM of make cm, coreference by the
+    sieve), through the real Moses (one persistent process, n-best lists for the reranking) and
+    through cad's decoder: the same translations and word alignments."""
+    from cad.cli import main
+
+    ini, classes = REPO / "models" / "baseline" / "moses.ini", REPO / "tables" / "baseline" / "classes.gz"
+    if not ini.exists() or not classes.exists():
+        pytest.skip(f"needs the trained model {ini} and the class CM {classes} (make train cm, or links)")
+    with open(shared_data / "en-fr" / "dev.en", encoding="utf-8") as fh:
+        inp = write(tmp_path / "in", "".join(next(fh) for _ in range(60)))
+    docs = write(tmp_path / "docs", "0\ta\n30\tb\n")
+    got = {}
+    for system, extra in (("baseline", []), ("cm", ["--cm-mode", "rerank", "--classes", str(classes)])):
+        for decoder in ("cad", "moses"):
+            out, al = tmp_path / f"{system}.{decoder}", tmp_path / f"{system}.{decoder}.al"
+            assert main(["-q", "translate", "--config", str(ini), "--input", str(inp), "--docs", str(docs),
+                         "--system", system, "--backend", "sieve", "--decoder", decoder, "--out", str(out),
+                         "--alignment-out", str(al), *extra]) == 0
+            got[system, decoder] = (out.read_text(encoding="utf-8"), al.read_text(encoding="utf-8"))
+        assert got[system, "moses"] == got[system, "cad"], system
+    assert len(got["cm", "cad"][0].splitlines()) == 60
+    assert got["cm", "cad"][0] != got["baseline", "cad"][0]          # the CM changed some pronoun

@@ -20,6 +20,11 @@ the better model score (the other made a search error).
 LM: `cad lm --order 5` against `lmplz -o 5` on the French side of the model's corpus (corpus.fr
 beside the moses.ini, as make train estimates it): wall time, peak RSS and the ARPA files compared
 entry by entry (the same n-grams, the largest difference of a log10 probability or back-off).
+
+Extraction: `cad lex` + `cad extract` (its default workers) against train-model.perl's steps 5-7 run
+with Moses's programs (extract, LC_ALL=C sort, score both ways, consolidate, lexical-reordering-score:
+the sum of their wall times, the largest peak RSS) on the model's corpus with cad's alignment and
+lexical tables; both tables compared entry by entry.
 """
 
 from __future__ import annotations
@@ -171,6 +176,59 @@ def language_model(a, lmplz: str, work: Path) -> None:
           f"largest difference: log10 probability {worst_p:.2g}, back-off {worst_b:.2g}")
 
 
+def extraction(a, moses: str, work: Path) -> None:
+    """cad lex + cad extract against train-model.perl's steps 5-7 with Moses's programs, on the model's
+    corpus and cad's alignment and lexical tables; the tables compared entry by entry."""
+    model = Path(a.model).parent
+    src, tgt, align = model / "corpus.en", model / "corpus.fr", model / "aligned.grow-diag-final-and"
+    if not align.exists():
+        print(f"extraction: skipped, no {align}")
+        return
+    d = work / "extract"
+    d.mkdir(exist_ok=True)
+    secs_lex, _, _ = timed(cad("-q", "lex", "--src", str(src), "--tgt", str(tgt), "--align", str(align), "--out",
+                               str(d / "lex")))
+    secs_cad, rss_cad, _ = timed(cad("-q", "extract", "--src", str(src), "--tgt", str(tgt), "--align", str(align),
+                                     "--lex", str(d / "lex"), "--phrase-table", str(d / "cad.pt.gz"),
+                                     "--reordering-table", str(d / "cad.ro.gz")))
+    b = Path(moses).parent
+    steps = [[str(b / "extract"), str(tgt), str(src), str(align), "extract", "7", "orientation", "--model", "wbe-msd"],
+             ["sort", "-o", "extract.sorted", "extract"], ["sort", "-o", "extract.inv.sorted", "extract.inv"],
+             ["sort", "-o", "extract.o.sorted", "extract.o"],
+             [str(b / "score"), "extract.sorted", str(d / "lex.f2e"), "half.f2e"],
+             [str(b / "score"), "extract.inv.sorted", str(d / "lex.e2f"), "half.e2f", "--Inverse"],
+             ["sort", "-o", "half.e2f.sorted", "half.e2f"],
+             [str(b / "consolidate"), "half.f2e", "half.e2f.sorted", "phrase-table"],
+             [str(b / "lexical-reordering-score"), "extract.o.sorted", "0.5", "reordering-table.", "--model",
+              "wbe msd wbe-msd-bidirectional-fe"]]
+    secs_m, rss_m = 0.0, 0.0
+    for cmd in steps:
+        t, r, _ = timed(["env", "--chdir", str(d), "LC_ALL=C", *cmd])
+        secs_m, rss_m = secs_m + t, max(rss_m, r)
+    print(f"extraction on {sum(1 for _ in open(src, encoding='utf-8'))} pairs (lexical tables {secs_lex:.1f} s, "
+          f"shared): cad extract {secs_cad:.1f} s, peak RSS {rss_cad:.0f} MiB; Moses extract, sort, score both "
+          f"ways, consolidate, lexical-reordering-score {secs_m:.1f} s, largest peak RSS {rss_m:.0f} MiB; "
+          f"cad / Moses time {secs_cad / secs_m:.2f}x")
+    import gzip
+
+    def rows(path: Path) -> dict:
+        with (gzip.open if path.suffix == ".gz" else open)(path, "rt", encoding="utf-8") as fh:
+            return {tuple(f[:2]): f[2:] for f in (line.rstrip("\n").split(" ||| ") for line in fh)}
+
+    ours, theirs = rows(d / "cad.pt.gz"), rows(d / "phrase-table")
+    common = ours.keys() & theirs.keys()
+    off = sum(1 for k in common if ours[k][1].strip() != theirs[k][1].strip() or ours[k][2].split() != theirs[k][2].split()
+              or any(abs(float(x) - float(y)) > printed(float(x)) + printed(float(y)) + 2e-7 * abs(float(y))
+                     for x, y in zip(ours[k][0].split(), theirs[k][0].split())))
+    print(f"  phrase table: {len(ours)} pairs against {len(theirs)}, {len(common)} in both; {off} differ in an "
+          f"alignment, a count or a score beyond Moses's printed precision")
+    ours, theirs = rows(d / "cad.ro.gz"), rows(d / "reordering-table.wbe-msd-bidirectional-fe.gz")
+    common = ours.keys() & theirs.keys()
+    diffs = [max(abs(float(x) - float(y)) for x, y in zip(ours[k][0].split(), theirs[k][0].split())) for k in common]
+    print(f"  reordering table: {len(ours)} entries against {len(theirs)}, {len(common)} in both; "
+          f"{sum(x > 1e-4 for x in diffs)} differ by more than 1e-4 (largest {max(diffs, default=0):.3g})")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", default=str(REPO / "models" / "baseline" / "moses.ini"))
@@ -183,6 +241,7 @@ def main() -> None:
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--pop-limit", type=int, default=1000)
     ap.add_argument("--no-lm", action="store_true", help="skip cad lm against lmplz")
+    ap.add_argument("--no-extraction", action="store_true", help="skip cad extract against Moses's training steps")
     ap.add_argument("--work", help="keep the filtered model, outputs and ARPA files in this folder")
     a = ap.parse_args()
     if not a.moses or not os.access(a.moses, os.X_OK):
@@ -205,6 +264,8 @@ def main() -> None:
                 language_model(a, lmplz, work)
             else:
                 print("lm: skipped, no lmplz beside moses or on PATH")
+        if not a.no_extraction:
+            extraction(a, a.moses, work)
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
 
 

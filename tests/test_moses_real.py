@@ -306,3 +306,25 @@ def test_translate_through_the_real_moses_on_two_dev_talks_equals_cads_decoder(s
         assert got[system, "moses"] == got[system, "cad"], system
     assert len(got["cm", "cad"][0].splitlines()) == 60
     assert got["cm", "cad"][0] != got["baseline", "cad"][0]          # the CM changed some pronoun
+
+
+def test_a_kenlm_binary_from_build_binary_decodes_as_its_arpa(tmp_path):
+    """KenLM's build_binary (beside the Moses binary) turns cad's ARPA file into KenLM's binary
+    format: cad decode and Moses read it and translate as with the ARPA file."""
+    build_binary = Path(MOSES).with_name("build_binary")
+    if not build_binary.exists():
+        pytest.skip(f"no build_binary beside {MOSES}")
+    ini, sents = random_model(tmp_path, 46)
+    r = subprocess.run([str(build_binary), str(tmp_path / "lm.arpa"), str(tmp_path / "lm.bin")], capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stderr
+    binary_ini = write(tmp_path / "bin.ini", ini.read_text().replace(str(tmp_path / "lm.arpa"), str(tmp_path / "lm.bin")))
+    assert "lm.bin" in binary_ini.read_text()
+    inp = write(tmp_path / "in", "".join(s + "\n" for s in sents))
+    runs = {(name, moses): decode(tmp_path, f"{name}.{moses}", path, inp, 5, [], moses)
+            for name, path in (("arpa", ini), ("bin", binary_ini)) for moses in (False, True)}
+    for moses in (False, True):
+        assert runs["bin", moses]["out"] == runs["arpa", moses]["out"]
+        assert [e.total for e in runs["bin", moses]["nb"]] == pytest.approx([e.total for e in runs["arpa", moses]["nb"]],
+                                                                           abs=1e-4)
+    assert compare(runs["bin", False], runs["bin", True]).same_best == len(sents)

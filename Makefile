@@ -29,14 +29,14 @@ PARALLEL_ARGS = $(if $(WORKERS),--workers $(WORKERS)) $(if $(SCHEDULER),--schedu
 TRAIN_ARGS = --corpus $(CORPUS) --src $(SRC) --tgt $(TGT) --out $(OUT) $(if $(filter 1,$(TOKENIZED)),--tokenized) \
 	$(if $(filter 1,$(LOWERCASE)),--lowercase) $(PARALLEL_ARGS)
 
-.PHONY: rank-eval es-en es-en-eval all install resources browser coref-model coref-ranker coref-eval cm plm demo pronoun-eval train prepare align lex phrases lm moses-ini check test test-all bench bench-shards clean decode
+.PHONY: contrastive-suite contrastive-eval rank-eval es-en es-en-eval all install resources browser coref-model coref-ranker coref-eval cm plm demo pronoun-eval train prepare align lex phrases lm moses-ini check test test-all bench bench-shards clean decode binarize
 
 COREF_BACKEND ?= ranker
 CM_NAME ?= $(NAME)
 
-all: install train cm plm demo
+all: install train binarize cm plm demo
 	@echo "== built"
-	@echo "baseline model:      $(OUT)/moses.ini (tables, LM and alignment in $(OUT)/)"
+	@echo "baseline model:      $(OUT)/moses.ini (tables, LM and alignment in $(OUT)/; binary tables and LM beside them)"
 	@echo "Coreference Model:   tables/$(CM_NAME)/cm.gz (back-off), classes.gz (class CM), classifier.json (classifier CM)"
 	@echo "CM configurations:   moses_configs/$(CM_NAME).ini (back-off), .feature.ini (feature), .classifier.ini (feature, classifier CM)"
 	@echo "coreference:         $(OUT)/corpus.coref.jsonl (training corpus); ranker model coref/data/ranker-en.json.gz"
@@ -86,7 +86,8 @@ $(VENV)/.installed: setup.cfg pyproject.toml
 coref-model: install
 	$(BIN)/python -m coref.english.train_coreferee --shared $(SHARED) --keep models/coreferee-en
 
-# Retrain the ranker backend's model shipped in coref/data from ../shared/data/coref (about 2 min)
+# Retrain the ranker backend's model shipped in coref/data from ../shared/data/coref: GUM, LitBank, ParCorFull
+# news and TED (about 6 min on a shared 2-core machine)
 coref-ranker: install
 	$(CAD) coref-train --data $(SHARED)/coref --out coref/data/ranker-en.json.gz
 
@@ -109,6 +110,14 @@ train: $(OUT)/moses.ini
 $(OUT)/moses.ini: install
 	$(CAD) train $(TRAIN_ARGS)
 	$(CAD) moses-ini check $(OUT)/moses.ini
+
+# The phrase table, reordering table and LM in binary form beside the text ones (phrase-table.cadphr,
+# reordering-table.*.cadlexr, lm.binlm), memory-mapped and read on demand by cad decode and cad translate
+# with any moses.ini naming the text tables: a piped sentence is answered without loading or filtering them
+binarize: $(OUT)/phrase-table.cadphr
+
+$(OUT)/phrase-table.cadphr: $(OUT)/moses.ini
+	$(CAD) binarize -f $(OUT)/moses.ini
 
 # The Coreference Model from the training corpus: coreference, triples, tables/<name>/cm.gz,
 # and a moses.ini with the CM as back-off table in moses_configs/<name>.ini
@@ -172,6 +181,27 @@ pronoun-eval: cm $(OUT)/dev.coref-cv.jsonl
 		--system CM-feature=$(OUT)/pronoun-eval.work/cm-feature.out:$(OUT)/pronoun-eval.work/cm-feature.align \
 		--title "pronoun-eval: the dev talks, BL and CM-feature" --out $(OUT)/pronoun-eval.view.html
 
+# The contrastive anaphora suites of the dev talks (cad contrastive make, ParCorFull's gold chains):
+# cad/data/contrastive-dev-en-fr.jsonl (antecedent 1-5 sentences back, 5 balanced pairs per pronoun)
+# and cad/data/contrastive-dev-intra-en-fr.jsonl (antecedent in the pronoun's sentence, 2 pairs)
+CONTRASTIVE_MAKE = $(CAD) -q contrastive make --corpus $(SHARED)/en-fr/dev --gold $(SHARED)/coref/parcorfull/corpus/TED/EN
+contrastive-suite: install
+	$(CONTRASTIVE_MAKE) --max-distance 5 --pairs 5 --out cad/data/contrastive-dev-en-fr.jsonl
+	$(CONTRASTIVE_MAKE) --max-distance 0 --same-sentence --pairs 2 --out cad/data/contrastive-dev-intra-en-fr.jsonl
+
+# cad score on the hand-written suite and the dev suites: the feature and classifier CMs and the
+# context-blind control (CM weight 0); reports in $(OUT)/contrastive/
+contrastive-eval: cm
+	mkdir -p $(OUT)/contrastive
+	for suite in contrastive-en-fr contrastive-dev-en-fr contrastive-dev-intra-en-fr; do \
+		for cfg in feature classifier; do \
+			$(CAD) -q score --config moses_configs/$(CM_NAME).$$cfg.ini --suite cad/data/$$suite.jsonl \
+				--out $(OUT)/contrastive/$$suite.$$cfg.tsv --report $(OUT)/contrastive/$$suite.$$cfg.json || exit 1; \
+		done; \
+		$(CAD) -q score --config moses_configs/$(CM_NAME).feature.ini --cm-weight 0 --suite cad/data/$$suite.jsonl \
+			--out $(OUT)/contrastive/$$suite.blind.tsv --report $(OUT)/contrastive/$$suite.blind.json || exit 1; \
+	done
+
 # The embedded demo: seed 004's cat-and-mouse text, translated with the CM as decoder feature and
 # as seed 004's back-off table, with each one's pronoun trace, and both in one page ($(OUT)/demo.view.html)
 demo: cm
@@ -203,6 +233,7 @@ test-all: install
 	CAD_FUZZ_EXAMPLES=400 $(BIN)/pytest -q -m "slow or not slow"
 
 bench: install
+	$(BIN)/python bench/startup.py --model $(OUT)/moses.ini
 	$(BIN)/python bench/train_bench.py
 	$(BIN)/python bench/decode.py --model $(OUT)/moses.ini --normal-threads 2 \
 		$(if $(wildcard moses_configs/$(CM_NAME).feature.ini),--cm-config moses_configs/$(CM_NAME).feature.ini)

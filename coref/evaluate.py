@@ -20,6 +20,8 @@ from cad.core.textio import is_uint, read_lines
 from coref.gold.mmax import list_mmax, read_mmax
 from coref.gold.model import GoldDocument, token_map
 from coref.records import PronounResolution
+from coref.calibration import Calibration
+from coref.referent import TypeScores, coarse, gold_referent, predicted_label
 
 
 @dataclass
@@ -30,6 +32,8 @@ class GoldPronoun:
     token: str
     referential: bool
     chain_tokens: set[tuple[int, int]] = field(default_factory=set)   # (sentence, index) of chain mentions
+    referent: str = "pleonastic"    # coref.referent's label (GUM's clause antecedents need a parse: see there)
+    gold_token: int | None = None   # the gold document's token for the pronoun
 
 
 @dataclass
@@ -78,9 +82,11 @@ def gold_pronouns(gold: GoldDocument, sentences: list[list[str]], doc_id: str,
     for i, tok in enumerate(ours):
         if tok.lower() not in pronouns:
             continue
-        gp = GoldPronoun(doc_id, *where[i], tok, False)
-        cover = [m for m in gold.mentions if any(g in m.tokens for g in o2g.get(i, []))]
+        gp = GoldPronoun(doc_id, *where[i], tok, False, gold_token=(o2g.get(i) or [None])[0])
+        cover = [m for m in gold.mentions if any(g in m.tokens for g in o2g.get(i, []))
+                 and _is_own_mention(m, gold.tokens)]
         cover.sort(key=lambda m: len(m.tokens))
+        gp.referent = gold_referent(gold, cover[0] if cover else None)
         if cover and cover[0].chain is not None and cover[0].attrs.get("type") != "pleonastic":
             gp.referential = True
             for m in chains[cover[0].chain]:
@@ -90,6 +96,23 @@ def gold_pronouns(gold: GoldDocument, sentences: list[list[str]], doc_id: str,
                     gp.chain_tokens.update(where[o] for o in g2o[g])
         out.append(gp)
     return out
+
+
+# words that may share a pronoun's mention (*it all*, *all of it*, *they both*, *it self*)
+_WITH_PRONOUN = {"all", "both", "each", "of", "self", "alone", "themselves", "itself"}
+
+
+def own_mention(gold: GoldDocument, token: int):
+    """The gold mention that is the pronoun at `token` (see _is_own_mention), or None."""
+    cover = [m for m in gold.mentions if token in m.tokens and _is_own_mention(m, gold.tokens)]
+    return min(cover, key=lambda m: len(m.tokens)) if cover else None
+
+
+def _is_own_mention(m, tokens: list[str]) -> bool:
+    """A mention that is the pronoun's own: the pronoun alone or with a quantifier. A pronoun
+    inside a longer mention and without one of its own (GUM's weather *it* in its event *[it
+    rained]*) is not referential."""
+    return len(m.tokens) == 1 or sum(tokens[t].lower() not in _WITH_PRONOUN for t in m.tokens) == 1
 
 
 def score(pred: list[PronounResolution], gold: list[GoldPronoun]) -> CorefScores:
@@ -144,10 +167,26 @@ class Evaluation:
     documents: int
     sentences: int
     seconds: float
+    types: TypeScores = field(default_factory=TypeScores)
+    calibration: Calibration = field(default_factory=Calibration)    # every kept candidate
 
     def sorted_records(self) -> list[PronounResolution]:
         """The records in document, sentence and token order (documents by number where numbered)."""
         return sorted(self.records, key=lambda r: (int(r.doc) if is_uint(r.doc) else r.doc, r.sentence, r.index))
+
+    def add_details(self, recs: list[PronounResolution], gold: list[GoldPronoun]) -> None:
+        """Referent types against the gold labels, and the candidates' probabilities against the chains."""
+        by_pos = {(r.doc, r.sentence, r.index): r for r in recs}
+        for g in gold:
+            r = by_pos.get((g.doc, g.sentence, g.index))
+            if r is None:
+                continue
+            label = predicted_label(r)
+            if label is not None:
+                self.types.add(g.referent, label)
+            if g.referential and r.referential:
+                for c in r.candidates:
+                    self.calibration.add(c.probability, (c.sentence, c.head) in g.chain_tokens)
 
     def report(self, backend: str) -> str:
         """The figures, one `name<TAB>value` line each, without a final newline."""
@@ -159,7 +198,12 @@ class Evaluation:
                  f"antecedent accuracy\t{total.accuracy:.3f} ({total.correct}/{total.total})"]
         lines += [f"accuracy {p}\t{ok / n:.3f} ({ok}/{n})" for p, (ok, n) in sorted(total.per_pronoun.items())]
         lines.append(f"seconds per 1,000 sentences\t{1000 * self.seconds / max(self.sentences, 1):.1f}")
+        if self.types.pairs:
+            lines.append(self.types.merged(coarse).report("referent"))
         return "\n".join(lines)
+
+    def calibration_report(self) -> str:
+        return self.calibration.report("calibration")
 
 
 def evaluate_documents(pairs, resolvers: dict, pronouns: tuple[str, ...] = ("it", "they"),
@@ -167,13 +211,13 @@ def evaluate_documents(pairs, resolvers: dict, pronouns: tuple[str, ...] = ("it"
     """Resolve every document of `pairs` (pair_documents) with `resolvers[name]` (one resolver for
     each gold document's name) and score it against the gold chains; `lowercase`: resolve the
     lowercased text (the gold pronouns are found in the text as written)."""
-    total = CorefScores()
-    records = []
-    secs = 0.0
+    ev = Evaluation(CorefScores(), [], len(pairs), sum(len(sents) for _, _, _, sents in pairs), 0.0)
     for name, gdoc, k, sents in pairs:
         t = time.time()
         recs = resolvers[name].resolve(str(k), [[w.lower() for w in s] for s in sents] if lowercase else sents)
-        secs += time.time() - t
-        records.extend(recs)
-        total.add(score(recs, gold_pronouns(gdoc, sents, str(k), pronouns)))
-    return Evaluation(total, records, len(pairs), sum(len(sents) for _, _, _, sents in pairs), secs)
+        ev.seconds += time.time() - t
+        ev.records.extend(recs)
+        gold = gold_pronouns(gdoc, sents, str(k), pronouns)
+        ev.scores.add(score(recs, gold))
+        ev.add_details(recs, gold)
+    return ev

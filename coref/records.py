@@ -5,6 +5,12 @@ One JSON object per pronoun:
  "candidates": [{"sentence": 2, "start": 0, "end": 2, "head": 1, "text": "the mouse",
                  "probability": 0.8, "number": "sing", "human": false, "kind": "np"}, ...]}
 Sentences and token indices are 0-based; `end` is exclusive.
+
+Optional fields, written only where a backend sets them (a record without them reads as before):
+the pronoun's `referent` (`np`, `event`: a clause, or `pleonastic`), `referent_type` (for `np`, the
+entity type: person, animal, plant, object, substance, place, organization, time, event, abstract,
+quantity), `referent_probs` (every label, `pleonastic`, `event` and `np:<type>`, with its
+probability; coref.referent), and a candidate's `entity_type`.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ class Candidate:
     human: bool | None = None
     gender: str | None = None       # "masc" | "fem" | None: the source head's, where the source has gender
     kind: str = "np"                # "np" | "event": a clause the pronoun refers to (-> ce/cela/ça)
+    entity_type: str | None = None  # optional: the entity type of what a noun phrase names
 
 
 @dataclass
@@ -41,6 +48,9 @@ class PronounResolution:
     referential: bool = True
     candidates: list[Candidate] = field(default_factory=list)
     anaphoricity: float | None = None   # P(referential), where the backend estimates it
+    referent: str | None = None         # optional: np | event | pleonastic
+    referent_type: str | None = None    # optional: the entity type of an np referent
+    referent_probs: dict[str, float] | None = None  # optional: every referent label's probability
 
     @property
     def best(self) -> Candidate | None:
@@ -66,9 +76,23 @@ def keep_likely(scored: list[tuple[Candidate, float]], ratio: float = 0.01, mini
     return out
 
 
+OPTIONAL_RECORD_FIELDS = ("referent", "referent_type", "referent_probs")
+OPTIONAL_CANDIDATE_FIELDS = ("entity_type",)
+REFERENTS = ("np", "event", "pleonastic")
+
+
 def record_line(r: PronounResolution) -> str:
-    """One record as write_jsonl writes it, newline included."""
-    return json.dumps(asdict(r), ensure_ascii=False, sort_keys=True) + "\n"
+    """One record as write_jsonl writes it, newline included; optional fields that are not set
+    are left out, so that the records of backends that set none are as they were."""
+    d = asdict(r)
+    for k in OPTIONAL_RECORD_FIELDS:
+        if d[k] is None:
+            del d[k]
+    for c in d["candidates"]:
+        for k in OPTIONAL_CANDIDATE_FIELDS:
+            if c[k] is None:
+                del c[k]
+    return json.dumps(d, ensure_ascii=False, sort_keys=True) + "\n"
 
 
 def write_jsonl(records: Iterable[PronounResolution], path: str | os.PathLike) -> None:
@@ -122,3 +146,9 @@ def _check_types(rec: PronounResolution, path: str, lineno: int) -> None:
         need(c.number in (None, "sing", "plur") and c.human in (None, True, False),
              "a candidate's number is sing|plur|null, human true|false|null")
         need(c.gender in (None, "masc", "fem"), "a candidate's gender is masc|fem|null")
+        need(c.entity_type is None or isinstance(c.entity_type, str), "a candidate's entity_type is a string")
+    need(rec.referent in (None,) + REFERENTS, "referent must be np, event or pleonastic")
+    need(rec.referent_type is None or isinstance(rec.referent_type, str), "referent_type must be a string")
+    need(rec.referent_probs is None or (isinstance(rec.referent_probs, dict)
+                                        and all(isinstance(k, str) and is_prob(v) for k, v in rec.referent_probs.items())),
+         "referent_probs must map labels to probabilities")

@@ -1,4 +1,4 @@
-"""The README's screenshot of `cad view`: the demo's page in headless Chromium (Debian's package,
+"""The screenshot of `cad view` in docs/usage.md: the demo's page in headless Chromium (Debian's package,
 driven by Playwright from the test extras), both systems side by side, the last *it* pinned.
 
     python docs/view_screenshot.py models/baseline/demo.view.html docs/view-demo.png

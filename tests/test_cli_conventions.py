@@ -134,7 +134,7 @@ def test_eval_bleu_candidate_and_reference_from_stdin(tmp_path, monkeypatch, cap
     h, r = write(tmp_path / "h", HYP), write(tmp_path / "r", REF)
     assert main(["eval", "bleu", "--candidate", str(h), "--reference", str(r)]) == 0
     from_files = capsys.readouterr().out
-    assert from_files.startswith("BLEU = ")
+    assert from_files.startswith("BLEU|nrefs:1|case:mixed|") and " (BP = " in from_files
     _stdin(monkeypatch, HYP)
     assert main(["eval", "bleu", "--candidate", "-", "--reference", str(r)]) == 0
     assert capsys.readouterr().out == from_files

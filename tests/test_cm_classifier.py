@@ -199,9 +199,9 @@ def test_cli_config_and_translate_with_the_classifier(tmp_path, capsys):
     assert not (tmp_path / "x.ini").exists()
 
 
-def test_contrastive_fallback_reads_the_classifier(tmp_path):
-    """An unreachable candidate sends the item to the documented fallback, whose CM term now comes
-    from whichever pronoun model the feature reads."""
+def test_contrastive_scoring_reads_the_classifier_through_penalized_options(tmp_path):
+    """Candidates the table cannot produce ("bien" is in no phrase) are reached by penalized options,
+    not the fallback, and the classifier CM reads their pronoun: both items right."""
     pytest.importorskip("spacy")
     import json as _json
 
@@ -222,4 +222,5 @@ def test_contrastive_fallback_reads_the_classifier(tmp_path):
     (tmp_path / "suite.jsonl").write_text("\n".join(lines) + "\n")
     results, summary = score_suite(ContextScorer(Decoder(DecoderModel.load(tmp_path / "clf.ini")),
                                                  get_backend("ranker")), read_suite(tmp_path / "suite.jsonl"))
-    assert summary["fallback"] == 2 and summary["accuracy"] == 1.0
+    assert (summary["forced"], summary["fallback"], summary["penalized"]) == (2, 0, 2)
+    assert summary["accuracy"] == 1.0

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from cad.cm.class_model import ClassTable, antecedent_distribution, coarser, pronoun_mixture
+from cad.cm.class_model import ClassTable, antecedent_distribution, coarser, pronoun_mixture, score_class
 from cad.cm.classes import CLASSES, NONE, OTHER, pronoun_class
 from cad.cm.config import FEATURE_NAME, feature_config
 from cad.cm.feature import CoreferenceModelFeature, option_class
@@ -193,6 +193,26 @@ def test_feature_mode_document_reads_the_antecedent_from_the_previous_translatio
         assert [(t.pass_, t.antecedent_translation, t.gender_source) for t in traces] == [("inter", word, source)] * 2
 
 
+def test_a_pronoun_chain_inside_one_sentence_follows_the_noun_not_the_first_pass(tmp_path):
+    """*the mouse runs it sleeps it sleeps*: both *it* in the noun's sentence. The first pass
+    translates the first *it* before its antecedent is read (*il*, the table's favourite); the
+    second *it*, whose antecedent is the first, must take the chain's gender (*souris*), not that
+    uninformed *il* (seed 004's *it was not dead but it was wounded*)."""
+    from cad.translate.passes import translate_document_feature
+
+    pytest.importorskip("spacy")
+    dec = Decoder(tiny_model(tmp_path, 2.0))
+    for antecedent, expected in (("mouse", "elle"), ("cat", "il")):
+        sents = [["the", antecedent, "runs", "it", "sleeps", "it", "sleeps"]]
+        recs = [PronounResolution("d", 0, 3, "it", True, [Candidate(0, 0, 2, 1, f"the {antecedent}", 1.0)], 1.0),
+                PronounResolution("d", 0, 5, "it", True, [Candidate(0, 3, 4, 3, "it", 1.0)], 1.0)]
+        trs, traces = translate_document_feature(dec, "d", sents, recs, roles={(0, 3): "subj", (0, 5): "subj"})
+        words = trs[0].text.split()
+        assert (words[3], words[5]) == (expected, expected)
+        assert traces[1].features == traces[0].features
+        assert [t.pass_ for t in traces] == ["intra", "intra"]
+
+
 def test_forced_decoding_reaches_given_targets_and_scores_them(tmp_path):
     model = tiny_model(tmp_path, 2.0)
     dec = Decoder(model)
@@ -207,6 +227,41 @@ def test_forced_decoding_reaches_given_targets_and_scores_them(tmp_path):
     assert dec.force("it sleeps", "elle dort dort") is None
     # the decoder is left as it was
     assert dec.translate("it sleeps").text == "il dort" and model.settings.search_algorithm == 0
+
+
+def test_forced_decoding_reaches_any_target_with_penalized_options(tmp_path):
+    """reach=True: a target word the phrase table never produces (court) comes from a penalized
+    one-word option, scored as an unknown word (-100 times UnknownWordPenalty's weight) and by
+    every other feature; a target the real options reach keeps its derivation and score."""
+    model = tiny_model(tmp_path, 2.0)
+    dec = Decoder(model)
+    fem = {"pronouns": {0: {"it-subj-fem-sing": 1.0}}}
+    for target in ("elle dort", "il dort"):
+        plain = dec.force("it sleeps", target, context=fem)
+        again = dec.force("it sleeps", target, context=fem, reach=True)
+        assert again.best.total == plain.best.total and again.best.features == plain.best.features
+    tr = dec.force("it sleeps", "elle court", context=fem, reach=True)
+    assert tr.text == "elle court"
+    assert [(s.src_start, s.words, s.table) for s in tr.best.steps] == [(0, ("elle",), 0), (1, ("court",), -1)]
+    f = tr.feature_dict()
+    lm = model.lm.score_words(model.lm.begin(), ("elle", "court", "</s>"))[0]
+    assert f["UnknownWordPenalty0"] == [-100.0] and f["WordPenalty0"] == [-2.0] and f["PhrasePenalty0"] == [2.0]
+    assert f["TranslationModel0"] == pytest.approx([math.log(0.3)] * 4)          # elle's entry only
+    assert f["LM0"] == pytest.approx([lm]) and f[FEATURE_NAME] == pytest.approx([math.log(0.9)])
+    assert tr.best.total == pytest.approx(sum(w * v for w, v in zip(model.weights(), tr.best.features)))
+    # the pronoun itself from a penalized option: the CM reads the class of its words (ça)
+    ca = dec.force("it sleeps", "ça dort", context=fem, reach=True)
+    cm = next(f for f in model.stateless if isinstance(f, CoreferenceModelFeature))
+    dist = cm.table.class_distribution({"it-subj-fem-sing": 1.0}, ["it", "sleeps"], 0)
+    assert ca.feature_dict()[FEATURE_NAME] == pytest.approx([score_class(dist, "ça", cm.objective)])
+    assert score_class(dist, "ça", cm.objective) < score_class(dist, "elle", cm.objective)
+    # a word left by nothing, a word made twice: one penalty each
+    assert dec.force("it sleeps", "elle", context=fem, reach=True).feature_dict()["UnknownWordPenalty0"] == [-100.0]
+    two = dec.force("it sleeps", "elle dort dort", reach=True)
+    assert two.text == "elle dort dort" and two.feature_dict()["UnknownWordPenalty0"] == [-100.0]
+    assert dec.translate("it sleeps").text == "il dort" and dec._constraint is None
+    # the penalized search's own pruning (no threshold, a smaller stack) is the model's again after
+    assert (model.settings.stack, model.settings.beam_threshold) == (200, 0.00001)
 
 
 def suite_file(tmp_path):

@@ -280,3 +280,41 @@ def test_training_on_gold_news(shared_data, nlp, tmp_path):
     b = RankerResolver(RankerModel.load(tmp_path / "m.json.gz"), nlp=nlp).resolve("d", text)
     assert [(r.referential, [(c.text, round(c.probability, 4)) for c in r.candidates]) for r in a] == \
            [(r.referential, [(c.text, round(c.probability, 4)) for c in r.candidates]) for r in b]
+
+
+# -- referent types --------------------------------------------------------------------------------
+
+def test_seed004_mouse_is_an_animal_and_the_its_refer_to_it(ranker):
+    recs = ranker.resolve("d", toks(SEED004))
+    for r in recs:
+        assert r.referent == "np" and r.referent_type == "animal"
+        assert abs(sum(r.referent_probs.values()) - 1) < 0.01
+    mouse = [c for r in recs for c in r.candidates if c.text == "a mouse"]
+    assert mouse and all(c.entity_type == "animal" for c in mouse)
+
+
+def test_pleonastic_and_event_it_typed_right(ranker):
+    recs = ranker.resolve("d", toks("It is raining .\nThe soldiers burned the village .\nIt took place in 1944 ."))
+    by = {(r.sentence, r.index): r for r in recs}
+    assert by[(0, 0)].referent == "pleonastic" and by[(0, 0)].referent_type is None
+    assert by[(2, 0)].referent == "event" and by[(2, 0)].referent_type is None
+    recs = ranker.resolve("d", toks("She told me that the bank had closed .\nIt was true ."))
+    assert recs[0].referent == "event"
+    recs = ranker.resolve("d", toks("It seems that the train is late ."))
+    assert recs[0].referent == "pleonastic"
+
+
+def test_referent_fields_are_written_only_when_set(tmp_path):
+    from coref.records import Candidate, PronounResolution, read_jsonl, record_line, write_jsonl
+
+    plain = PronounResolution("d", 0, 1, "it", candidates=[Candidate(0, 0, 1, 0, "x")])
+    line = record_line(plain)
+    assert '"referent"' not in line and '"referent_' not in line and '"entity_type"' not in line
+    typed = PronounResolution("d", 0, 1, "it", candidates=[Candidate(0, 0, 1, 0, "x", entity_type="animal")],
+                              referent="np", referent_type="animal", referent_probs={"np:animal": 0.9, "event": 0.1})
+    write_jsonl([plain, typed], tmp_path / "r.jsonl")
+    a, b = read_jsonl(tmp_path / "r.jsonl")
+    assert a == plain and b == typed
+    write(tmp_path / "bad.jsonl", record_line(typed).replace('"np"', '"thing"'))
+    with pytest.raises(CadError):
+        list(read_jsonl(tmp_path / "bad.jsonl"))

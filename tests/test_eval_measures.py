@@ -121,6 +121,28 @@ def test_bleu_matches_sacrebleu_and_checks_lengths(tmp_path):
         bleu_chrf(tmp_path / "h2", r)
 
 
+def test_bleu_with_several_references_prints_sacrebleus_line(tmp_path, capsys):
+    import sacrebleu
+
+    from cad.cli import main
+
+    hyp = ["le chat est noir .", "il dort ."]
+    refs = [["le chat est noir .", "elle dort bien ."], ["un chat noir .", "il dort ."]]
+    h = write(tmp_path / "h", "\n".join(hyp) + "\n")
+    r = [write(tmp_path / f"r{k}", "\n".join(x) + "\n") for k, x in enumerate(refs)]
+    res = bleu_chrf(h, r)
+    expected = sacrebleu.corpus_bleu(hyp, refs)
+    assert res["bleu"] == pytest.approx(expected.score) and res["bleu"] > bleu_chrf(h, r[0])["bleu"]
+    assert res["bleu_precisions"] == pytest.approx(expected.precisions) and res["bleu_bp"] == expected.bp
+    assert res["chrf"] == pytest.approx(sacrebleu.corpus_chrf(hyp, refs).score)
+    assert main(["eval", "bleu", "--candidate", str(h), "--reference", str(r[0]), "--reference", str(r[1])]) == 0
+    bleu_line, chrf_line = capsys.readouterr().out.splitlines()
+    assert bleu_line == f"BLEU|nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:{sacrebleu.__version__} = " \
+        f"{expected.score:.2f} " + "/".join(f"{p:.1f}" for p in expected.precisions) + \
+        f" (BP = {expected.bp:.3f} ratio = {expected.ratio:.3f} hyp_len = {expected.sys_len} ref_len = {expected.ref_len})"
+    assert chrf_line.startswith("chrF2|nrefs:2|")
+
+
 def test_report_on_dev_talks_reference_vs_swapped(shared_data, tmp_path, capsys):
     d = shared_data / "en-fr"
     swap = {"il": "elle", "elle": "il", "ils": "elles", "elles": "ils"}

@@ -282,6 +282,22 @@ def test_classifier_trains_on_an_aligned_corpus_and_round_trips(tmp_path):
     assert "pronoun_classifier.json" in [p.name for p in (tmp_path / "m").iterdir()]
 
 
+def test_classifier_halves_in_two_processes_give_the_same_model(tmp_path):
+    """--workers 2 computes the halves' features side by side: the instances, and so the saved
+    model, are those of one process, byte for byte."""
+    pytest.importorskip("spacy")
+    from cad.plm.pronoun_classifier import train, training_instances
+
+    gender_corpus(tmp_path, with_coref=True)
+    args = (tmp_path / "c.en", tmp_path / "c.fr", tmp_path / "c.al", tmp_path / "c.docs")
+    one = training_instances(*args, order=3, coref=tmp_path / "c.coref.jsonl", workers=1)
+    two = training_instances(*args, order=3, coref=tmp_path / "c.coref.jsonl", workers=2)
+    assert one == two and len(one[1][0]) == len(one[1][1]) == 20
+    for w in (1, 2):
+        train(*args, tmp_path / f"m{w}", order=3, grid=(1.0,), coref=tmp_path / "c.coref.jsonl", workers=w)
+    assert (tmp_path / "m1" / "pronoun_classifier.json").read_bytes() == (tmp_path / "m2" / "pronoun_classifier.json").read_bytes()
+
+
 def test_classifier_antecedent_features_decide_what_the_lm_cannot(tmp_path):
     """*it sleeps* is elle after *the mouse*, il after *the cat*; the LM sees only *REPLACE dort*
     (the antecedent's article is a sentence away), the antecedent features see the gender."""

@@ -127,6 +127,18 @@ def _cmd_filter(a: argparse.Namespace) -> None:
     filter_model(a.config, a.input, a.out_dir, a.max_phrase_length)
 
 
+def _cmd_binarize(a: argparse.Namespace) -> None:
+    from cad.moses.binarize import binarize_model
+
+    done = binarize_model(a.config, a.out_dir, force=a.force)
+    for name, path in done.written:
+        log.info("%s: %s", name, path)
+    for name, path in done.current:
+        log.info("%s: %s is up to date", name, path)
+    if done.config is not None:
+        print(done.config.source)
+
+
 def _cmd_train(a: argparse.Namespace) -> None:
     from cad.train.pipeline import TrainConfig, train
 
@@ -290,6 +302,14 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("decode", help="translate with a moses.ini (Moses's options; see 'cad decode -h')",
                    add_help=False)
 
+    s = sub.add_parser("binarize", help="write a model's tables and LM in binary form, memory-mapped and read on "
+                                        "demand by cad decode and cad translate")
+    s.add_argument("-f", "--config", required=True, help="moses.ini of the model")
+    s.add_argument("--out-dir", help="write the binary files and a moses.ini naming them here (default: beside "
+                                     "the text tables, where every moses.ini naming those is decoded from them)")
+    s.add_argument("--force", action="store_true", help="write them again even when they are up to date")
+    s.set_defaults(func=_cmd_binarize)
+
     s = sub.add_parser("train", help="the whole baseline pipeline: prepare, align, lex, phrases, lm, moses.ini")
     s.add_argument("--corpus", required=True, help="corpus prefix: PREFIX.<src>, PREFIX.<tgt> (or PREFIX.<lang>.gz), PREFIX.docs")
     s.add_argument("--src", default="en", help="source language, the corpus suffix (default: %(default)s)")
@@ -338,32 +358,37 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+QUIET = ("-q", "--quiet")
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    # `cad decode` takes Moses's single-dash options, which argparse cannot express
-    quiet = bool(argv) and argv[0] in ("-q", "--quiet")
-    rest = argv[1:] if quiet else argv
-    if rest and rest[0] == "decode":
-        logging.basicConfig(level=logging.WARNING if quiet else logging.INFO,
-                            format="%(asctime)s %(name)s: %(message)s", datefmt="%H:%M:%S")
-        from cad.cli.decode import decode_main
-
-        try:
-            return decode_main(rest[1:])
-        except CadError as exc:
-            print(f"cad: error: {exc}", file=sys.stderr)
-            return 2 if "unknown option" in str(exc) else 1
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO,
+    # -q anywhere on the line (before a '--'), before or after the command
+    end = argv.index("--") if "--" in argv else len(argv)
+    quiet = any(x in QUIET for x in argv[:end])
+    argv = [x for x in argv[:end] if x not in QUIET] + argv[end:]
+    logging.basicConfig(level=logging.WARNING if quiet else logging.INFO,
                         format="%(asctime)s %(name)s: %(message)s", datefmt="%H:%M:%S")
     try:
+        # `cad decode` takes Moses's single-dash options, which argparse cannot express
+        if argv and argv[0] == "decode":
+            from cad.cli.decode import decode_main
+
+            try:
+                return decode_main(argv[1:])
+            except CadError as exc:
+                print(f"cad: error: {exc}", file=sys.stderr)
+                return 2 if "unknown option" in str(exc) else 1
+        args = build_parser().parse_args(argv)
+        args.quiet = quiet
         check_stdio(args)
         args.func(args)
     except CadError as exc:
         print(f"cad: error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
+        # what was finished is written (the streaming commands flush each sentence or document)
+        print("cad: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         # the reader of standard output went away (`cad ... | head`): stop quietly, as Unix tools do

@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from cad.cli.experiments import add_experiment_parsers, add_score_parser
+from cad.cli.contrastive import add_contrastive_parsers, add_score_parser
+from cad.cli.experiments import add_experiment_parsers
 from cad.cli.lexicons import add_spanish_lexicons, gender_lexicon, human_lexicon
 from cad.cli.translate import SOURCE_FEATURE_LANGUAGES, add_postedit_parser, add_rerank_parser, add_translate_parser
 from cad.cm.class_classifier import CM_MODELS
@@ -164,4 +165,5 @@ def add_cm_parsers(sub) -> None:
     add_rerank_parser(cs)
     add_experiment_parsers(cs)
     add_score_parser(sub)
+    add_contrastive_parsers(sub)
     add_translate_parser(sub)

@@ -62,8 +62,8 @@ def _bleu(a: argparse.Namespace) -> None:
     from cad.eval.bleu import bleu_chrf
 
     r = bleu_chrf(a.candidate, a.reference, tokenize=a.tokenize, lowercase=a.lowercase)
-    print(f"BLEU = {r['bleu']:.2f}  {r['bleu_signature']}")
-    print(f"chrF = {r['chrf']:.2f}  {r['chrf_signature']}")
+    print(r["bleu_line"])
+    print(r["chrf_line"])
 
 
 def _read_detail_cases(path: str) -> list[tuple[str, int]]:
@@ -158,9 +158,11 @@ def add_eval_parser(sub) -> None:
     s.add_argument("--per-document", action="store_true", help="print the recall per document and pronoun first")
     s.set_defaults(func=_pronouns)
 
-    s = es.add_parser("bleu", help="BLEU and chrF (sacrebleu)")
+    s = es.add_parser("bleu", help="BLEU and chrF (sacrebleu): its line with the signature, the n-gram precisions "
+                                   "and the brevity penalty")
     add_in(s, "--candidate", required=True, help="the candidate translation (hypothesis), one sentence per line")
-    add_in(s, "--reference", required=True, help="the reference translation, line-parallel to --candidate")
+    add_in(s, "--reference", required=True, action="append",
+           help="a reference translation, line-parallel to --candidate; repeat it for several references")
     s.add_argument("--tokenize", default="13a",
                    help="sacrebleu's BLEU tokenizer: 13a, none, intl, char, ... (default: %(default)s)")
     s.add_argument("--lowercase", action="store_true", help="case-insensitive BLEU and chrF")

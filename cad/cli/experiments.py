@@ -1,5 +1,5 @@
-"""`cad cm experiment` (make pronoun-eval), `cad cm experiment-source` (make es-en-eval) and `cad
-score` (contrastive suites)."""
+"""`cad cm experiment` (make pronoun-eval) and `cad cm experiment-source` (make es-en-eval); `cad
+score` lives with `cad contrastive` in cad/cli/contrastive.py."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ import sys
 
 from cad.cli.lexicons import add_spanish_lexicons, gender_lexicon, human_lexicon
 from cad.cm.class_model import OBJECTIVES
-from cad.core.cliargs import add_input_argument as add_in, add_output_argument as add_out
-from coref.backends import BACKENDS, DEFAULT_BACKEND
+from cad.core.cliargs import add_input_argument as add_in
 
 # Each command imports its implementation when it runs: `cad` then starts without loading
 # spaCy, scikit-learn or a model it will not use.
@@ -69,27 +68,6 @@ def _experiment(a: argparse.Namespace) -> None:
                             coref_records=a.coref, mert_iterations=a.mert_iterations, mert_nbest=a.mert_nbest,
                             mert_cm_weight=a.mert_cm_weight, classifier=a.classifier)
     sys.stdout.write(to_markdown(report))
-
-
-def _score(a: argparse.Namespace) -> None:
-    from cad.experiments.contrastive import ContextScorer, read_suite, score_suite
-    from cad.decoder import Decoder, DecoderModel, SearchSettings
-    from cad.core.textio import atomic_output
-    from coref.backends import get_backend
-
-    items = read_suite(a.suite)
-    sentences = [" ".join(x.lower().split()) for it in items for x in [s for s, _ in it.context] + [it.source]]
-    model = DecoderModel.load(a.config, input_sentences=sentences, settings=SearchSettings(search_algorithm=0))
-    scorer = ContextScorer(Decoder(model), get_backend(a.backend, gold=a.gold), a.humanness)
-    results, summary = score_suite(scorer, items)
-    with atomic_output(a.out) as fh:
-        fh.write("id\tmethod\tbest\tcorrect\tright\tscores\tclasses\n")
-        for r in results:
-            fh.write(f"{r.id}\t{r.method}\t{r.best}\t{'' if r.correct is None else r.correct}\t"
-                     f"{'' if r.right is None else int(r.right)}\t{','.join(f'{x:.4f}' for x in r.scores)}\t"
-                     f"{'|'.join(r.classes)}\n")
-    print(f"{summary['judged']} judged items: accuracy {summary['accuracy']:.3f} "
-          f"({summary['forced']} forced, {summary['fallback']} by the fallback)", file=sys.stderr)
 
 
 def add_experiment_parsers(cs) -> None:
@@ -159,17 +137,3 @@ def add_experiment_parsers(cs) -> None:
                         "as cad cm build); the pronouns scored are CorZu's either way (default: %(default)s)")
     s.add_argument("--out", required=True, help="report prefix: OUT.json, OUT.md, OUT.<system>.txt, OUT.work/")
     s.set_defaults(func=_experiment_source)
-
-
-def add_score_parser(sub) -> None:
-    s = sub.add_parser("score", help="score given translations in context (contrastive suites) under the model")
-    s.add_argument("--config", required=True, help="moses.ini with a CoreferenceModel feature (cad cm config --mode feature)")
-    add_in(s, "--suite", required=True,
-                   help="JSON lines: {\"context\": [{\"source\", \"target\"}], \"source\", \"targets\", \"correct\"} "
-                        "(tokenized; e.g. cad/data/contrastive-en-fr.jsonl)")
-    s.add_argument("--backend", default=DEFAULT_BACKEND, choices=BACKENDS,
-                   help=f"coreference backend (default: {DEFAULT_BACKEND})")
-    s.add_argument("--gold", help="gold annotation for --backend gold")
-    s.add_argument("--humanness", action="store_true", help="the class CM's bundles carry humanness")
-    add_out(s, "--out", default="-", help="one TSV line per item")
-    s.set_defaults(func=_score)

@@ -163,7 +163,7 @@ def _train_classifier(a: argparse.Namespace) -> None:
 
     docs = a.docs or f"{a.corpus}.docs"
     info = train(f"{a.corpus}.{a.src}", f"{a.corpus}.{a.tgt}", a.align, docs, a.out, without=_groups(a.without),
-                 coref=a.coref, select_groups=a.select_groups, plm=not a.no_plm)
+                 coref=a.coref, select_groups=a.select_groups, plm=not a.no_plm, workers=a.workers)
     print(json.dumps(info), file=sys.stderr)
 
 
@@ -282,6 +282,9 @@ def add_plm_parsers(sub) -> None:
     add_in(s, "--coref", help="coreference records of the corpus (cad coref, documents by index): adds the antecedent "
                               "features (role, every candidate's projected gender and number by its probability)")
     s.add_argument("--out", required=True, help="output directory (pronoun_classifier.json, weights as data)")
+    s.add_argument("--workers", type=int, default=2,
+                   help="processes for the features: 2 computes the corpus's two halves side by side, 1 one after "
+                        "the other (the same model either way; default: %(default)s)")
     s.set_defaults(func=_train_classifier)
     s = ps.add_parser("ablation", help="the pronoun classifier with the feature groups chosen on the training halves "
                                        "and without each group, scored on a test TSV (features computed once)")

@@ -14,6 +14,7 @@ from cad.cli.lexicons import add_spanish_lexicons
 from cad.cm.class_classifier import CM_MODELS
 from cad.cm.class_model import OBJECTIVES
 from cad.core.cliargs import add_input_argument as add_in, add_output_argument as add_out
+from cad.core.segments import LONG_LINES
 from coref.backends import BACKENDS, DEFAULT_BACKEND
 
 # source languages whose pronouns' antecedents state gender and number on the source side
@@ -36,11 +37,12 @@ def _translate(a: argparse.Namespace) -> None:
     source_features = a.src in SOURCE_FEATURE_LANGUAGES
     mode = _cm_mode(a, any(f.type == "CoreferenceModel" for f in cfg.features),
                     any(f.name == CM_NAME for f in cfg.features), source_features)
-    cased_docs, docs, truecase_model = _read_documents(a, cfg)
+    inputs, docs, truecase_model = _read_documents(a, cfg)
     t = time.time()
-    outputs, alignments, traces = _translate_documents(a, mode, source_features, cased_docs, docs)
-    _write_translation(a, outputs, alignments, traces, truecase_model)
-    print(f"translated {sum(len(s) for _, s in docs)} sentences in {time.time() - t:.1f} s", file=sys.stderr)
+    with _writer(a, truecase_model) as writer:
+        _translate_documents(a, mode, source_features, inputs, docs, writer)
+    n = writer.sentences
+    print(f"translated {n} sentence{'' if n == 1 else 's'} in {time.time() - t:.1f} s", file=sys.stderr)
 
 
 def _cm_mode(a: argparse.Namespace, has_feature: bool, has_backoff: bool, source_features: bool) -> str:
@@ -68,31 +70,58 @@ def _cm_mode(a: argparse.Namespace, has_feature: bool, has_backoff: bool, source
 
 
 def _read_documents(a: argparse.Namespace, cfg):
-    """(documents as written, for coreference; documents as the decoder reads them, in its model's
-    case; the truecasing model used, or None)."""
+    """(the input documents with their lines and segments; each document's segments as the decoder
+    reads them, in its model's case; the truecasing model used, or None). Coreference reads the
+    segments as written."""
+    from cad.core.errors import CadError
     from cad.corpus.prepare import Tokenizer, clean_tokens
     from cad.corpus.truecase import Truecaser
     from cad.translate.decoders import model_truecaser
-    from coref.backends import documents
+    from cad.translate.stream import read_input
 
-    docs = documents(a.input, a.docs)
+    tokenize = None
     if a.raw:
         tok = Tokenizer(a.src)
-        docs = [(d, [clean_tokens(tok(" ".join(s))) for s in sents]) for d, sents in docs]
-    # coreference reads the text as written; the decoder reads it as its model was trained
-    cased_docs = docs
+        tokenize = lambda line: clean_tokens(tok(line))        # noqa: E731
+    inputs = read_input(a.input, a.docs, tokenize, a.max_sentence_length, a.long_sentences)
+    if a.backend == "corzu" and any(len(d.segments) != len(d.lines) for d in inputs):
+        raise CadError("--backend corzu reads CorZu's records by line: give an input without blank lines or lines "
+                       "over --max-sentence-length")
     truecase_model = None if a.no_lowercase else model_truecaser(a.truecase_model, cfg, a.src)
-    if truecase_model is not None:
-        truecaser = Truecaser(truecase_model)
-        docs = [(d, [truecaser.truecase(s) for s in sents]) for d, sents in docs]
-    elif not a.no_lowercase:
-        docs = [(d, [[t.lower() for t in s] for s in sents]) for d, sents in docs]
-    return cased_docs, docs, truecase_model
+    truecase = Truecaser(truecase_model).truecase if truecase_model is not None else \
+        None if a.no_lowercase else (lambda s: [t.lower() for t in s])
+    docs = [(d.key, [truecase(s) for s in d.segments] if truecase else d.segments) for d in inputs]
+    return inputs, docs, truecase_model
 
 
-def _translate_documents(a: argparse.Namespace, mode: str, source_features: bool, cased_docs, docs):
-    """(output lines, alignment lines, trace records) of every document, with spaCy's work in
-    worker processes forked before the decoder's model is loaded (see cad/translate/analysis.py):
+def _writer(a: argparse.Namespace, truecase_model: str | None):
+    from cad.corpus.truecase import detruecase
+    from cad.translate.stream import TranslationWriter
+
+    finish = None
+    if a.raw or a.detokenize:
+        from sacremoses import MosesDetokenizer
+
+        md = MosesDetokenizer(lang=a.tgt)
+        finish = (lambda w: md.detokenize(detruecase(w))) if truecase_model is not None else md.detokenize
+    return TranslationWriter(a.out, a.alignment_out, a.trace, finish, tokens_out=a.tokens_out)
+
+
+def _stop(pool):
+    """A worker pool's exit: on Ctrl-C its processes are stopped at once (they ignore the signal
+    themselves and would finish their document first), otherwise it is shut down."""
+    def exit_(exc_type, exc, tb) -> None:
+        if exc_type is KeyboardInterrupt:
+            for proc in list(getattr(pool, "_processes", {}).values()):
+                proc.terminate()
+        pool.shutdown(wait=exc_type is None, cancel_futures=True)
+
+    return exit_
+
+
+def _translate_documents(a: argparse.Namespace, mode: str, source_features: bool, inputs, docs, writer) -> None:
+    """Translate every document and write each as soon as it is done, with spaCy's work in worker
+    processes forked before the decoder's model is loaded (see cad/translate/analysis.py):
     coreference and roles run ahead, the translations are tagged there."""
     from cad.translate.analysis import analyse_with, onto_tokens, read_ahead, resolver_of, worker_pool
     from cad.translate.decoders import load_decoder
@@ -101,24 +130,26 @@ def _translate_documents(a: argparse.Namespace, mode: str, source_features: bool
     from coref.backends import get_backend
 
     sentences = [" ".join(s) for _, sents in docs for s in sents]
-    make_resolver = functools.partial(get_backend, a.backend, corzu=a.corzu, docs=a.docs, n_lines=len(sentences),
-                                      human_lexicon=a.human_lexicon, gender_lexicon=a.gender_lexicon) \
+    make_resolver = functools.partial(get_backend, a.backend, corzu=a.corzu, docs=a.docs,
+                                      n_lines=sum(len(d.lines) for d in inputs), human_lexicon=a.human_lexicon,
+                                      gender_lexicon=a.gender_lexicon) \
         if a.system != "baseline" or a.trace else None      # the baseline's trace reads coreference too
     feature_mode = a.system == "cm" and mode == "feature" and not source_features
+    cased = [(d.key, d.segments) for d in inputs if d.segments]
     with contextlib.ExitStack() as workers:
         analysis_pool = tag_pool = None
         if make_resolver is not None and a.read_ahead > 0:
             analysis_pool = worker_pool()
-            workers.callback(analysis_pool.shutdown, cancel_futures=True)
+            workers.push(_stop(analysis_pool))
             if feature_mode:
                 from cad.lang.fr_morph import load_tagger
 
                 tag_pool = worker_pool()
-                workers.callback(tag_pool.shutdown, cancel_futures=True)
+                workers.push(_stop(tag_pool))
                 tag_pool.submit(load_tagger)        # loaded while the decoder's model loads
         elif make_resolver is not None:
             resolver_of(make_resolver)      # its errors (a missing file) before the model's long load
-        analysed = read_ahead(cased_docs, functools.partial(analyse_with, make_resolver, with_roles=feature_mode),
+        analysed = read_ahead(cased, functools.partial(analyse_with, make_resolver, with_roles=feature_mode),
                               a.read_ahead, analysis_pool)
         decoder = load_decoder(a.config, sentences, a.decoder, a.moses_bin, a.search_algorithm, a.engine)
         if hasattr(decoder, "close"):
@@ -127,14 +158,14 @@ def _translate_documents(a: argparse.Namespace, mode: str, source_features: bool
                                         with_human=a.humanness, reranker=_reranker(a, mode, source_features),
                                         nbest=a.nbest, trace=bool(a.trace),
                                         morphology=TranslationMorphology(tag_pool))
+        non_empty = [(key, sents) for key, sents in docs if sents]
         analyses = ((onto_tokens(an.records, sents, doc_id), an.roles)
-                    for (doc_id, _, an), (_, sents) in zip(analysed, docs))
-        outputs, alignments, traces = [], [], []
-        for result in translator.translate_corpus(docs, analyses):
-            outputs.extend(result.outputs)
-            alignments.extend(result.alignments)
-            traces.extend(result.traces)
-    return outputs, alignments, traces
+                    for (doc_id, _, an), (_, sents) in zip(analysed, non_empty))
+        results = translator.translate_corpus(non_empty, analyses)
+        for doc in inputs:
+            result = next(results) if doc.segments else None
+            writer.write(doc, result.outputs if result else [], result.alignments if result else [],
+                         result.traces if result else [])
 
 
 def _reranker(a: argparse.Namespace, mode: str, source_features: bool):
@@ -150,33 +181,6 @@ def _reranker(a: argparse.Namespace, mode: str, source_features: bool):
 
     return ClassReranker(load_pronoun_model(a.classes, a.cm_model), a.cm_weight, a.humanness, objective=a.objective)
 
-
-def _write_translation(a: argparse.Namespace, outputs: list[str], alignments: list[str], traces: list,
-                       truecase_model: str | None) -> None:
-    from cad.core.textio import atomic_output
-    from cad.corpus.truecase import detruecase
-    from cad.translate.trace import trace_json
-
-    if a.tokens_out:
-        # the decoder's tokens, in its model's case: what --alignment-out and --trace index (cad view reads them)
-        with atomic_output(a.tokens_out) as fh:
-            fh.writelines(o + "\n" for o in outputs)
-    if truecase_model is not None and (a.raw or a.detokenize):
-        outputs = [" ".join(detruecase(o.split())) for o in outputs]
-    if a.detokenize or a.raw:
-        from sacremoses import MosesDetokenizer
-
-        md = MosesDetokenizer(lang=a.tgt)
-        outputs = [md.detokenize(o.split()) for o in outputs]
-    with atomic_output(a.out) as fh:
-        fh.writelines(o + "\n" for o in outputs)
-    if a.alignment_out:
-        # source-to-translation word alignment (token positions of the input, before detokenizing)
-        with atomic_output(a.alignment_out) as fh:
-            fh.writelines(x + "\n" for x in alignments)
-    if a.trace:
-        with atomic_output(a.trace) as fh:
-            fh.writelines(trace_json(tr) + "\n" for tr in traces)
 
 def _postedit(a: argparse.Namespace) -> None:
     from cad.core.alignment import parse_alignment
@@ -346,6 +350,12 @@ def add_translate_parser(sub) -> None:
                         "Python reference (the same output, several times slower)")
     s.add_argument("--search-algorithm", type=int, choices=[0, 1], default=1,
                    help="0 normal stack search, 1 cube pruning (default: 1, as documents are long)")
+    s.add_argument("--max-sentence-length", type=int, default=0, metavar="N",
+                   help="a line of more than N words is cut into pieces of at most N (after punctuation where one is "
+                        "near), each translated as a sentence and the translations joined on the line, or passed "
+                        "through (--long-sentences pass); a warning names the line (default 0: no limit)")
+    s.add_argument("--long-sentences", choices=LONG_LINES, default="split",
+                   help="what --max-sentence-length does to a longer line (default: %(default)s)")
     s.add_argument("--read-ahead", type=int, default=2, metavar="N",
                    help="resolve coreference in a background thread up to N documents ahead of the decoder "
                         "(the same output; 0: each document when it is reached) (default: %(default)s)")

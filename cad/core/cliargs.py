@@ -3,12 +3,13 @@ that every such option says so in its help and no two of one command take the sa
 
 from __future__ import annotations
 
+import argparse
 import logging
 import os
 import sys
 
 from cad.core.errors import CadError
-from cad.core.textio import STDIO, is_stdio
+from cad.core.textio import STDIO, check_output_path, is_stdio
 
 
 def _register_stdio(parser, key: str, action) -> None:
@@ -23,8 +24,19 @@ def add_input_argument(parser, *flags: str, help: str, **kw):
     return action
 
 
+def output_path(text: str) -> str:
+    """argparse type of an output: a directory or an unwritable place is refused at once, before
+    the command works for nothing."""
+    try:
+        check_output_path(text)
+    except CadError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
 def add_output_argument(parser, *flags: str, help: str, **kw):
     """An argument naming a text file to write, where '-' means standard output."""
+    kw.setdefault("type", output_path)
     suffix = "(default '-': stdout)" if kw.get("default") == STDIO else "('-' = stdout)"
     action = parser.add_argument(*flags, help=f"{help} {suffix}", **kw)
     _register_stdio(parser, "_stdout_options", action)
@@ -34,7 +46,10 @@ def add_output_argument(parser, *flags: str, help: str, **kw):
 def check_stdio(args) -> None:
     """Refuse two inputs (or two outputs) of one command that are both '-'."""
     for key, stream in (("_stdin_options", "standard input"), ("_stdout_options", "standard output")):
-        named = [name for dest, name in getattr(args, key, ()) if is_stdio(getattr(args, dest, None))]
+        named = []
+        for dest, name in getattr(args, key, ()):
+            value = getattr(args, dest, None)
+            named += [name] * sum(1 for v in (value if isinstance(value, list) else [value]) if is_stdio(v))
         if len(named) > 1:
             raise CadError(f"{' and '.join(named)} are {'both' if len(named) == 2 else 'all'} '-': "
                            f"only one of them can be {stream}")

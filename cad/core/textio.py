@@ -117,6 +117,23 @@ def read_parallel(paths: Sequence[str | os.PathLike]) -> Iterator[tuple[int, lis
         yield lineno, row
 
 
+def check_output_path(path: str | os.PathLike | None) -> None:
+    """Refuse, before any work, an output that cannot be written: a directory, or a name under
+    something that is not a directory. Missing directories are fine (they are created)."""
+    if path is None or is_stdio(path):
+        return
+    p = Path(path)
+    if p.is_dir():
+        raise CadError("is a directory: give a file name", str(p))
+    parent = p.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise CadError(f"{parent} is not a directory", str(p))
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise CadError(f"cannot write in {parent}", str(p))
+
+
 def _write_in_place(target: Path, binary: bool, compress: bool):
     with open(target, "wb") as raw:
         if compress:
@@ -178,3 +195,44 @@ def atomic_output(path: str | os.PathLike, binary: bool = False, compress: bool 
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+@contextlib.contextmanager
+def streamed_output(path: str | os.PathLike):
+    """A text output written as the work goes, for the commands that write each sentence or
+    document when it is done: '-' is standard output itself (the caller flushes it); a file is
+    written beside its target and renamed into place when the command ends, successfully or
+    stopped by Ctrl-C (what was finished is kept), and removed on an error."""
+    if is_stdio(path):
+        yield sys.stdout
+        sys.stdout.flush()
+        return
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if target.exists() and not target.is_file():
+        with open(target, "w", encoding="utf-8", newline="\n") as fh:
+            yield fh
+        return
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.close(fd)
+    fh = open(tmp, "w", encoding="utf-8", newline="\n")
+    try:
+        yield fh
+    except KeyboardInterrupt:
+        _into_place(fh, tmp, target)
+        raise
+    except BaseException:
+        fh.close()
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    _into_place(fh, tmp, target)
+
+
+def _into_place(fh, tmp: str, target: Path) -> None:
+    fh.close()
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)
+    os.replace(tmp, target)
+

@@ -3,8 +3,9 @@
 tables: the phrase, reordering and language model tables; registry: the features by moses.ini
 type, which build themselves from their lines; features and stateful: the built-in stateless and
 stateful features; model: a moses.ini loaded into features, weights and tables; options: the
-translation options of a sentence and its future costs; search: stack search and cube pruning,
-with native, the compiled core behind it; nbest, serialize: its output; moses_runner: a real
+translation options of a sentence and its future costs; forced: the options of constrained
+decoding, with the penalized ones that reach any target; search: stack search and cube pruning,
+with native, the compiled core behind it; derivation, nbest, serialize: its output; moses_runner: a real
 Moses binary behind the same objects.
 """
 

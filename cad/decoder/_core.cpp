@@ -23,6 +23,7 @@
 #include <limits>
 #include <queue>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -61,21 +62,74 @@ class Model {
 namespace {
 
 constexpr double NEG_INF = -std::numeric_limits<double>::infinity();
-constexpr int MAX_WORDS = 256;
-typedef std::array<uint64_t, MAX_WORDS / 64> Coverage;
+// The coverage is a window of WINDOW source positions from the first uncovered one (`base`):
+// every position before `base` is covered. Under a distortion limit no phrase ends more than
+// max(limit, longest phrase) words beyond the first gap, so a window of this size holds any
+// coverage of a sentence of any length (a sentence of at most WINDOW words fits whatever the limit).
+constexpr int WINDOW = 256;
+// Sentences up to this length get the whole future-cost table by Moses's cubic recursion, as the
+// Python search computes it; longer ones the band of short spans and the suffixes (linear).
+constexpr int EXACT_WORDS = 256;
+
+struct Coverage {
+  int base = 0;
+  std::array<uint64_t, WINDOW / 64> bits{};
+  bool operator==(const Coverage &o) const { return base == o.base && bits == o.bits; }
+  bool operator!=(const Coverage &o) const { return !(*this == o); }
+};
 
 enum Kind { DISTORTION = 0, REORDERING = 1, LANGUAGE_MODEL = 2 };
 enum Orientation { MONO = 0, SWAP = 1, OTHER = 2 };
 
-inline bool covered(const Coverage &c, int i) { return (c[i >> 6] >> (i & 63)) & 1; }
+inline bool covered(const Coverage &c, int i) {
+  if (i < c.base) return true;
+  int k = i - c.base;
+  if (k >= WINDOW) return false;
+  return (c.bits[k >> 6] >> (k & 63)) & 1;
+}
 
+// the window shifted right by `k` bits (0 < k <= WINDOW)
+inline void shift_window(Coverage &c, int k) {
+  constexpr int WORDS = WINDOW / 64;
+  int words = k >> 6, bits = k & 63;
+  for (int w = 0; w < WORDS; ++w) {
+    int from = w + words;
+    uint64_t lo = from < WORDS ? c.bits[from] : 0;
+    uint64_t hi = from + 1 < WORDS ? c.bits[from + 1] : 0;
+    c.bits[w] = bits ? (lo >> bits) | (hi << (64 - bits)) : lo;
+  }
+  c.base += k;
+}
+
+// cover [s, e) (within the window), then move the window to the first gap
 inline void cover(Coverage &c, int s, int e) {
-  for (int i = s; i < e; ++i) c[i >> 6] |= uint64_t(1) << (i & 63);
+  for (int i = s; i < e; ++i) {
+    int k = i - c.base;
+    c.bits[k >> 6] |= uint64_t(1) << (k & 63);
+  }
+  int ones = 0;
+  for (int w = 0; w < WINDOW / 64; ++w) {
+    if (c.bits[w] == ~uint64_t(0)) {
+      ones += 64;
+      continue;
+    }
+    ones += __builtin_ctzll(~c.bits[w]);
+    break;
+  }
+  if (ones > 0) shift_window(c, ones);
+}
+
+// the last covered position of the window plus one (base when nothing in it is covered)
+inline int covered_end(const Coverage &c) {
+  for (int w = WINDOW / 64 - 1; w >= 0; --w)
+    if (c.bits[w]) return c.base + w * 64 + 64 - __builtin_clzll(c.bits[w]);
+  return c.base;
 }
 
 struct Option {
   int start, end;
   double stateless;
+  double future;  // stateless + the stateful features' estimate: the future-cost table's input
   std::vector<lm::WordIndex> lm_words;
   bool has_ro = false;
   double ro[6] = {0, 0, 0, 0, 0, 0};
@@ -127,6 +181,10 @@ class Core {
 
   bool has_lm() const { return model_ != nullptr; }
 
+  // tests: collect unreachable hypotheses from `n` hypotheses on, and count the collections
+  void set_collect_at(size_t n) { collect_at_ = n; }
+  size_t collections() const { return collections_; }
+
   // log10 probability of `word` after the begin-of-sentence state, read natively, so that
   // Python can check this core against the kenlm module before trusting it
   double probe(const std::string &word) const {
@@ -135,10 +193,15 @@ class Core {
                              out.data());
   }
 
-  py::tuple search(int n, py::list options, py::list spans, std::vector<double> fc, py::list features,
-                   int algorithm, int stack_size, double log_beam, int limit, int pop_limit, int nbest,
-                   bool distinct) {
-    if (n <= 0 || n > MAX_WORDS) throw std::runtime_error("sentence length outside the core's range");
+  // Whether the core can search a sentence of `n` words whose longest option spans `max_len`
+  // words under distortion limit `limit` (-1: none): the coverage window must hold every coverage.
+  static bool fits(int n, int limit, int max_len) {
+    return n <= WINDOW || (limit >= 0 && limit < WINDOW && max_len < WINDOW);
+  }
+
+  py::tuple search(int n, py::list options, py::list spans, py::list features, int algorithm, int stack_size,
+                   double log_beam, int limit, int pop_limit, int nbest, bool distinct) {
+    if (n <= 0) throw std::runtime_error("sentence length outside the core's range");
     // the search state lives in the core and the GIL is released during the search: one
     // search at a time per core
     if (busy_.exchange(true)) throw std::runtime_error("a search core serves one search at a time");
@@ -147,12 +210,11 @@ class Core {
       ~Free() { flag = false; }
     } free_on_exit{busy_};
     n_ = n;
-    full_ = Coverage{};
-    cover(full_, 0, n);
-    fc_ = std::move(fc);
+    keep_arcs_ = nbest > 0;     // the recombination arcs serve only the n-best lists
     read_features(features);
     read_options(options);
     read_spans(spans);
+    if (!fits(n, limit, max_len_)) throw std::runtime_error("sentence outside the core's coverage window");
     std::vector<int> finals;
     {
       // the search itself touches no Python object: other threads (the source analysis of
@@ -162,6 +224,8 @@ class Core {
       pool_.clear();
       fc_cache_.clear();
       spans_cache_.clear();
+      future_costs(limit);
+      next_collect_ = collect_at_;
 
       Hyp root;
       root.prev = -1;
@@ -227,12 +291,14 @@ class Core {
       Hyp &ho = core->hyps_[old];
       Hyp &hn = core->hyps_[h];
       if (hn.score > ho.score) {
-        std::vector<int> arcs = std::move(ho.arcs);
-        ho.arcs.clear();
-        arcs.push_back(old);
-        core->hyps_[h].arcs = std::move(arcs);
+        if (core->keep_arcs_) {
+          std::vector<int> arcs = std::move(ho.arcs);
+          ho.arcs.clear();
+          arcs.push_back(old);
+          core->hyps_[h].arcs = std::move(arcs);
+        }
         order[it->second] = h;
-      } else {
+      } else if (core->keep_arcs_) {
         ho.arcs.push_back(h);
       }
     }
@@ -242,7 +308,8 @@ class Core {
     const Hyp &x = hyps_[h];
     size_t v = 1469598103934665603ULL;
     auto mix = [&v](uint64_t y) { v = (v ^ y) * 1099511628211ULL; };
-    for (uint64_t w : x.cov) mix(w);
+    mix(static_cast<uint64_t>(x.cov.base));
+    for (uint64_t w : x.cov.bits) mix(w);
     mix(static_cast<uint64_t>(x.last_end));
     for (const Feature &f : features_) {
       if (f.kind == DISTORTION) {
@@ -324,12 +391,14 @@ class Core {
   void read_options(py::list options) {
     opts_.clear();
     opts_.reserve(py::len(options));
-    py::str START("start"), END("end"), STATELESS("stateless"), WORDS("words"), REORDERING_("reordering");
+    py::str START("start"), END("end"), STATELESS("stateless"), WORDS("words"), REORDERING_("reordering"),
+        FUTURE("future");
     for (py::handle o : options) {
       Option x;
       x.start = py::cast<int>(o.attr(START));
       x.end = py::cast<int>(o.attr(END));
       x.stateless = py::cast<double>(o.attr(STATELESS));
+      x.future = py::cast<double>(o.attr(FUTURE));
       if (model_ != nullptr) {
         py::tuple words = o.attr(WORDS);
         x.lm_words.reserve(words.size());
@@ -346,18 +415,81 @@ class Core {
     }
   }
 
+  // the options of each span, by start and length (a band: linear in the sentence's length)
   void read_spans(py::list spans) {
-    span_opts_.assign((n_ + 1) * (n_ + 1), {});
+    std::vector<std::tuple<int, int, std::vector<int>>> got;
+    got.reserve(py::len(spans));
     max_len_ = 1;
     bool any = false;
     for (py::handle item : spans) {
       py::tuple t = py::reinterpret_borrow<py::tuple>(item);
       int s = py::cast<int>(t[0]), e = py::cast<int>(t[1]);
       if (s < 0 || e > n_ || s >= e) throw std::runtime_error("option span outside the sentence");
-      span_opts_[s * (n_ + 1) + e] = py::cast<std::vector<int>>(t[2]);
       if (!any || e - s > max_len_) max_len_ = e - s;
       any = true;
+      got.emplace_back(s, e, py::cast<std::vector<int>>(t[2]));
     }
+    span_opts_.assign(static_cast<size_t>(n_) * (max_len_ + 1), {});
+    for (auto &[s, e, idx] : got) {
+      if (idx.empty()) throw std::runtime_error("a span without options");
+      span_opts_[span_at(s, e)] = std::move(idx);
+    }
+  }
+
+  size_t span_at(int s, int e) const { return static_cast<size_t>(s) * (max_len_ + 1) + (e - s); }
+
+  const std::vector<int> &options_of(int s, int e) const {
+    static const std::vector<int> none;
+    if (e - s > max_len_) return none;
+    return span_opts_[span_at(s, e)];
+  }
+
+  // ------------------------------------------------------------------ future costs
+  // future_costs in cad/decoder/options.py, operation for operation: fc(s, e) is the best
+  // estimated score of translating [s, e). Up to EXACT_WORDS words the whole table by Moses's
+  // recursion over split points; beyond, the spans of at most `band_` words by the same recursion
+  // (the same values) and each suffix [s, n) by its best first span (linear).
+  void future_costs(int limit) {
+    int n = n_;
+    exact_ = n <= EXACT_WORDS || limit < 0;
+    band_ = exact_ ? n : std::min(n, std::max(limit, max_len_));
+    size_t width = static_cast<size_t>(band_) + 1;
+    fc_.assign(static_cast<size_t>(n + 1) * width, NEG_INF);
+    auto at = [&](int s, int e) -> double & { return fc_[static_cast<size_t>(s) * width + (e - s)]; };
+    for (int s = 0; s < n; ++s)
+      for (int e = s + 1; e <= std::min(n, s + max_len_); ++e) {
+        const std::vector<int> &o = options_of(s, e);
+        if (!o.empty() && e - s <= band_) at(s, e) = std::max(at(s, e), opts_[o[0]].future);
+      }
+    for (int length = 2; length <= band_; ++length)
+      for (int s = 0; s + length <= n; ++s) {
+        int e = s + length;
+        double best = at(s, e);
+        for (int k = s + 1; k < e; ++k) {
+          double v = at(s, k) + at(k, e);
+          if (v > best) best = v;
+        }
+        at(s, e) = best;
+      }
+    suffix_.assign(n + 1, 0.0);
+    if (exact_) {
+      for (int s = 0; s < n; ++s) suffix_[s] = at(s, n);
+      return;
+    }
+    for (int s = n - 1; s >= 0; --s) {
+      double best = NEG_INF;
+      for (int e = s + 1; e <= std::min(n, s + band_); ++e) {
+        double v = at(s, e) + suffix_[e];
+        if (v > best) best = v;
+      }
+      suffix_[s] = best;
+    }
+  }
+
+  double fc(int s, int e) const {
+    if (e == n_) return suffix_[s];
+    if (e - s > band_) throw std::logic_error("future cost of a gap wider than the band");
+    return fc_[static_cast<size_t>(s) * (band_ + 1) + (e - s)];
   }
 
   // ------------------------------------------------------------------ search pieces
@@ -367,19 +499,25 @@ class Core {
     return static_cast<int>(at);
   }
 
+  // the sum of fc over the gaps, left to right (everything before the window is covered)
   double fc_of(const Coverage &cov) {
     auto it = fc_cache_.find(cov);
     if (it != fc_cache_.end()) return it->second;
     double v = 0.0;
-    int i = 0;
+    int i = cov.base;
+    int last = covered_end(cov);
     while (i < n_) {
       if (covered(cov, i)) {
         ++i;
         continue;
       }
       int j = i;
-      while (j < n_ && !covered(cov, j)) ++j;
-      v += fc_[i * (n_ + 1) + j];
+      if (i >= last) {
+        j = n_;
+      } else {
+        while (j < n_ && !covered(cov, j)) ++j;
+      }
+      v += fc(i, j);
       i = j;
     }
     fc_cache_.emplace(cov, v);
@@ -390,13 +528,14 @@ class Core {
     auto it = spans_cache_.find(cov);
     if (it != spans_cache_.end()) return it->second;
     std::vector<std::pair<int, int>> out;
-    int gap = 0;
-    while (gap < n_ && covered(cov, gap)) ++gap;
-    for (int s = gap; s < n_; ++s) {
+    int gap = cov.base;
+    // under a limit, a phrase away from the gap must end within it: none starts at gap + limit
+    int stop = limit >= 0 ? std::min(n_, std::max(gap + 1, gap + limit)) : n_;
+    for (int s = gap; s < stop; ++s) {
       if (covered(cov, s)) continue;
       for (int e = s + 1; e <= std::min(n_, s + max_len_); ++e) {
         if (covered(cov, e - 1)) break;
-        if (span_opts_[s * (n_ + 1) + e].empty()) continue;
+        if (options_of(s, e).empty()) continue;
         if (s != gap && limit >= 0 && e - gap > limit) continue;
         out.emplace_back(s, e);
       }
@@ -414,7 +553,7 @@ class Core {
     nh.cov = h.cov;
     cover(nh.cov, o.start, o.end);
     double future = fc_of(nh.cov);
-    bool complete = nh.cov == full_;
+    bool complete = nh.cov.base == n_;
     double score = h.score + o.stateless;
     nh.distortion_state = h.distortion_state;
     nh.ro_start = h.ro_start;
@@ -497,6 +636,7 @@ class Core {
   void normal(std::vector<Stack> &stacks, int limit, int size, double log_beam) {
     std::vector<double> best(n_ + 1, NEG_INF), floor(n_ + 1, NEG_INF);
     for (int k = 0; k < n_; ++k) {
+      collect(stacks, k, nullptr);
       std::vector<int> hyps = prune(stacks[k], size, log_beam);
       stacks[k].clear();
       for (int hi : hyps) {
@@ -505,7 +645,7 @@ class Core {
         for (auto [s, e] : spans) {
           if (limit >= 0 && std::abs(hyps_[hi].last_end - s) > limit) continue;
           int k2 = k + e - s;
-          const std::vector<int> &opts = span_opts_[s * (n_ + 1) + e];
+          const std::vector<int> &opts = options_of(s, e);
           for (int oi : opts) {
             int nh = expand(hi, oi, std::max(best[k2] + log_beam, floor[k2]));
             if (nh < 0) continue;
@@ -550,6 +690,7 @@ class Core {
     std::vector<std::vector<Edge>> edges(n_ + 1);
     uint64_t counter = 0;
     for (int k = 0; k <= n_; ++k) {
+      collect(stacks, k, &edges);
       if (k > 0) {
         std::vector<Cand> heap;
         std::unordered_set<uint64_t> seen;
@@ -600,7 +741,7 @@ class Core {
         std::vector<std::pair<int, int>> spans = spans_of(cov, limit);
         for (auto [s, e] : spans) {
           Edge edge;
-          edge.opts = &span_opts_[s * (n_ + 1) + e];
+          edge.opts = &options_of(s, e);
           if (limit < 0) {
             edge.hyps = hyps;
           } else {
@@ -631,6 +772,81 @@ class Core {
     }
   }
 
+  // ------------------------------------------------------------------ memory
+  size_t collect_at_ = size_t(1) << 20;   // hypotheses made before the first collection
+  size_t collections_ = 0;
+
+  // Drop the hypotheses nothing refers to any more (pruned away, and no stack from `from` on, no
+  // pending edge, ancestor chain or recombination arc reaches them) and renumber the others in
+  // their order, with their LM states: a long sentence's search holds a few stacks' worth of
+  // hypotheses instead of every one it made. Only indices change, so the search is the same.
+  void collect(std::vector<Stack> &stacks, int from, std::vector<std::vector<Edge>> *edges) {
+    if (hyps_.size() < next_collect_) return;
+    std::vector<char> live(hyps_.size(), 0);
+    std::vector<int> todo;
+    auto mark = [&](int root) {
+      todo.push_back(root);
+      while (!todo.empty()) {
+        int x = todo.back();
+        todo.pop_back();
+        for (; x >= 0 && !live[x]; x = hyps_[x].prev) {
+          live[x] = 1;
+          for (int a : hyps_[x].arcs) todo.push_back(a);
+        }
+      }
+    };
+    for (int k = from; k <= n_; ++k)
+      for (int h : stacks[k].order) mark(h);
+    if (edges != nullptr)
+      for (int k = from; k <= n_; ++k)
+        for (const Edge &e : (*edges)[k])
+          for (int h : e.hyps) mark(h);
+    std::vector<int> remap(hyps_.size(), -1);
+    std::vector<char> pool;
+    std::unordered_map<int, int> states;
+    int m = 0;
+    for (size_t i = 0; i < hyps_.size(); ++i) {
+      if (!live[i]) continue;
+      remap[i] = m;
+      Hyp &h = hyps_[i];
+      if (h.lm_state >= 0) {
+        auto it = states.find(h.lm_state);
+        if (it == states.end()) {
+          int at = static_cast<int>(pool.size());
+          pool.insert(pool.end(), pool_.begin() + h.lm_state, pool_.begin() + h.lm_state + state_size_);
+          it = states.emplace(h.lm_state, at).first;
+        }
+        h.lm_state = it->second;
+      }
+      if (static_cast<size_t>(m) != i) hyps_[m] = std::move(h);
+      ++m;
+    }
+    hyps_.resize(m);
+    hyps_.shrink_to_fit();
+    for (Hyp &h : hyps_) {
+      if (h.prev >= 0) h.prev = remap[h.prev];
+      for (int &a : h.arcs) a = remap[a];
+    }
+    pool_.swap(pool);
+    for (int k = from; k <= n_; ++k) {
+      Stack &st = stacks[k];
+      st.where.clear();
+      for (size_t i = 0; i < st.order.size(); ++i) {
+        st.order[i] = remap[st.order[i]];
+        st.where.emplace(st.order[i], i);
+      }
+    }
+    if (edges != nullptr)
+      for (int k = from; k <= n_; ++k)
+        for (Edge &e : (*edges)[k])
+          for (int &h : e.hyps) h = remap[h];
+    // caches by coverage: recomputed as needed, with the same values
+    fc_cache_.clear();
+    spans_cache_.clear();
+    ++collections_;
+    next_collect_ = std::max(collect_at_, 2 * hyps_.size());
+  }
+
   // Python: jump(x.last_end, s) - x.score with one jump feature; sum(...) - score with several
   // (sum starts from the integer 0, which adds nothing to a float)
   static double jump_key(double jump, double score) { return jump - score; }
@@ -638,7 +854,8 @@ class Core {
   struct CovHash {
     size_t operator()(const Coverage &c) const {
       size_t v = 1469598103934665603ULL;
-      for (uint64_t w : c) v = (v ^ w) * 1099511628211ULL;
+      v = (v ^ static_cast<uint64_t>(c.base)) * 1099511628211ULL;
+      for (uint64_t w : c.bits) v = (v ^ w) * 1099511628211ULL;
       return v;
     }
   };
@@ -717,8 +934,12 @@ class Core {
 
   int n_ = 0;
   int max_len_ = 1;
-  Coverage full_{};
-  std::vector<double> fc_;
+  bool keep_arcs_ = true;
+  bool exact_ = true;
+  int band_ = 0;
+  std::vector<double> fc_;      // fc(s, e) for spans of at most band_ words, by start and length
+  std::vector<double> suffix_;  // fc(s, n)
+  size_t next_collect_ = 0;
   std::vector<Feature> features_;
   std::vector<Option> opts_;
   std::vector<std::vector<int>> span_opts_;
@@ -733,12 +954,15 @@ class Core {
 PYBIND11_MODULE(_core, m) {
   m.doc() = "cad's compiled search core (cube pruning and normal stack search with native LM, distortion "
             "and lexicalized reordering)";
-  m.attr("MAX_WORDS") = MAX_WORDS;
+  m.attr("WINDOW") = WINDOW;
+  m.attr("EXACT_WORDS") = EXACT_WORDS;
   py::class_<Core>(m, "Core")
       .def(py::init<py::object, double>(), py::arg("kenlm_model"), py::arg("ln10"))
       .def_property_readonly("has_lm", &Core::has_lm)
+      .def("set_collect_at", &Core::set_collect_at, py::arg("n"))
+      .def_property_readonly("collections", &Core::collections)
       .def("probe", &Core::probe, py::arg("word"))
-      .def("search", &Core::search, py::arg("n"), py::arg("options"), py::arg("spans"), py::arg("fc"),
-           py::arg("features"), py::arg("algorithm"), py::arg("stack"), py::arg("log_beam"), py::arg("limit"),
+      .def_static("fits", &Core::fits, py::arg("n"), py::arg("limit"), py::arg("max_len"))
+      .def("search", &Core::search, py::arg("n"), py::arg("options"), py::arg("spans"), py::arg("features"), py::arg("algorithm"), py::arg("stack"), py::arg("log_beam"), py::arg("limit"),
            py::arg("pop_limit"), py::arg("nbest"), py::arg("distinct"));
 }

@@ -63,6 +63,7 @@ class StatelessFeature:
         return True
 
 
+@register("PhraseDictionaryCadBinary")
 @register("PhraseDictionaryMemory")
 class PhraseScores(StatelessFeature):
     """The scores of one phrase table, for the options it produced."""

@@ -8,10 +8,12 @@ the n-best paths; Python replays those few sequences through the features for th
 The core follows the Python search operation for operation, so the output is the same.
 
 The core is used when it can be: every stateful feature is one of those three classes (the
-registry gives the core's kind of each, cad/decoder/registry.py), the sentence has at most
-`MAX_WORDS` words, no forced decoding, and the core reads the LM exactly as the kenlm module does
-(checked once per model). Otherwise, or with CAD_NATIVE=0 in the environment, the Python search
-runs."""
+registry gives the core's kind of each, cad/decoder/registry.py), the sentence's coverages fit the
+core's window (`fits`: any sentence of at most 256 words, and under a distortion limit below 256
+a sentence of any length), no forced decoding, and the core reads the LM exactly as the kenlm
+module does (checked once per model). Otherwise, or with CAD_NATIVE=0 in the environment, the
+Python search runs. The core builds the future-cost table itself from the options' estimates
+(the same values as cad/decoder/options.py's `future_costs`)."""
 
 from __future__ import annotations
 
@@ -35,7 +37,6 @@ except ImportError:         # a checkout without the built extension: the Python
 
 log = logging.getLogger(__name__)
 _PROBE = ("the", "de", ",", "</s>", "a-word-no-model-has", "il", "elle")
-MAX_WORDS = 256         # the core's coverage bit set; a longer sentence is searched in Python
 
 
 def available() -> bool:
@@ -76,7 +77,12 @@ def core_for(stateful: list) -> object | None:
     return core
 
 
-def search(decoder, core, tokens: list[str], options: dict, fc: list[list[float]], nbest: int,
+def fits(n: int, options: dict, limit: int) -> bool:
+    """Whether the core's coverage window holds every coverage of this sentence's search."""
+    return _core is not None and _core.Core.fits(n, limit, max((e - s for s, e in options), default=1))
+
+
+def search(decoder, core, tokens: list[str], options: dict, nbest: int,
            distinct: bool) -> tuple[list, list[list]]:
     """(the best derivation's options, the n-best paths' options in Python's pop order)."""
     n = len(tokens)
@@ -88,8 +94,8 @@ def search(decoder, core, tokens: list[str], options: dict, fc: list[list[float]
     feats = [(native_kind(f), list(f.weights), bool(f.expensive), bound)
              for f, bound in zip(decoder.stateful, decoder._bounds)]
     st = decoder.model.settings
-    best, paths = core.search(n, flat, spans, [v for row in fc for v in row], feats, st.search_algorithm, st.stack,
-                              st.log_beam, st.distortion_limit, st.pop_limit, nbest, distinct)
+    best, paths = core.search(n, flat, spans, feats, st.search_algorithm, st.stack, st.log_beam, st.distortion_limit,
+                              st.pop_limit, nbest, distinct)
     return [flat[i] for i in best], [[flat[i] for i in p] for p in paths]
 
 

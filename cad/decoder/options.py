@@ -159,14 +159,14 @@ def _path_options(model: DecoderModel, limited: dict, table_ids: list[int], toke
     scoring = [f for f in in_context if f.reads_span(start, end)] if in_context else in_context
     opts = []
     for t in table_ids:
-        table = model.tables[t]
-        entries = table.entries.get(src)
-        if not entries:
-            continue
         # Moses applies the table limit inside the phrase table, before the features that read
         # the sentence's context (EvaluateWithSourceContext) have scored
         kept = limited.get((t, src))
         if kept is None:
+            table = model.tables[t]
+            entries = table.entries.get(src)        # a binary table reads them here, once
+            if not entries:
+                continue
             kept = limited[(t, src)] = _limit_entries(model, t, src, entries, table.table_limit)
         for template in kept:
             opt = _place(template, start, end)
@@ -270,40 +270,87 @@ def _collect_again(model: DecoderModel, tokens: list[str], in_context: list,
     return SentenceOptions(previous.tokens, previous.key, options, read)
 
 
-def future_costs(n: int, options: dict[tuple[int, int], list[TranslationOption]]) -> list[list[float]]:
-    """fc[i][j]: best estimated score of translating source words [i, j)."""
-    fc = [[NEG_INF] * (n + 1) for _ in range(n + 1)]
+EXACT_WORDS = 256       # as the compiled core's (cad/decoder/_core.cpp)
+
+
+class FutureCosts:
+    """fc(s, e): the best estimated score of translating source words [s, e) (Moses's future
+    cost), for the spans a search can leave open: every span of at most `band` words, and every
+    suffix [s, n)."""
+
+    def __init__(self, n: int, band: int, rows: list[list[float]], suffix: list[float]):
+        self.n, self.band, self.rows, self.suffix = n, band, rows, suffix
+
+    def __call__(self, s: int, e: int) -> float:
+        if e == self.n:
+            return self.suffix[s]
+        if e - s > self.band:
+            raise ValueError(f"future cost of [{s}, {e}), wider than the band of {self.band} words")
+        return self.rows[s][e - s]
+
+
+def future_costs(n: int, options: dict[tuple[int, int], list[TranslationOption]], limit: int = -1) -> FutureCosts:
+    """The future costs of a sentence of `n` words whose search has distortion limit `limit`
+    (-1: none). Up to EXACT_WORDS words, or without a limit, the whole table by Moses's recursion
+    over split points (cubic). Longer sentences get the spans of at most max(limit, longest phrase)
+    words by the same recursion (the same values: a search under the limit leaves no wider gap
+    before its last covered word), and each suffix [s, n) as the best first span plus the best of
+    the rest (the same maximum, in time linear in the length). The compiled core computes the
+    same values in the same order."""
+    max_len = max((e - s for s, e in options), default=1)
+    exact = n <= EXACT_WORDS or limit < 0
+    band = n if exact else min(n, max(limit, max_len))
+    rows = [[NEG_INF] * (band + 1) for _ in range(n + 1)]
     for (s, e), opts in options.items():
-        fc[s][e] = max(fc[s][e], opts[0].future)
-    for length in range(2, n + 1):
+        if e - s <= band:
+            rows[s][e - s] = max(rows[s][e - s], opts[0].future)
+    for length in range(2, band + 1):
         for s in range(0, n - length + 1):
-            e = s + length
-            best = fc[s][e]
-            for k in range(s + 1, e):
-                v = fc[s][k] + fc[k][e]
+            row = rows[s]
+            best = row[length]
+            for k in range(1, length):
+                v = row[k] + rows[s + k][length - k]
                 if v > best:
                     best = v
-            fc[s][e] = best
-    return fc
+            row[length] = best
+    suffix = [0.0] * (n + 1)
+    if exact:
+        for s in range(n):
+            suffix[s] = rows[s][n - s]
+    else:
+        for s in range(n - 1, -1, -1):
+            best = NEG_INF
+            row = rows[s]
+            for e in range(s + 1, min(n, s + band) + 1):
+                v = row[e - s] + suffix[e]
+                if v > best:
+                    best = v
+            suffix[s] = best
+    return FutureCosts(n, band, rows, suffix)
 
 
-def future_cost_of(n: int, fc: list[list[float]]) -> Callable[[int], float]:
-    """The future cost of a coverage: the sum of fc over its gaps (memoized per sentence)."""
+def future_cost_of(n: int, fc: FutureCosts) -> Callable[[int], float]:
+    """The future cost of a coverage: the sum of fc over its gaps, left to right (memoized per
+    sentence)."""
     fc_cache: dict[int, float] = {}
 
     def fc_of(cov: int) -> float:
         v = fc_cache.get(cov)
         if v is None:
             v = 0.0
-            i = 0
+            i = (~cov & (cov + 1)).bit_length() - 1     # the first gap
+            last = cov.bit_length()                      # past the last covered word
             while i < n:
                 if cov >> i & 1:
                     i += 1
                     continue
-                j = i
-                while j < n and not cov >> j & 1:
-                    j += 1
-                v += fc[i][j]
+                if i >= last:
+                    j = n
+                else:
+                    j = i
+                    while j < n and not cov >> j & 1:
+                        j += 1
+                v += fc(i, j)
                 i = j
             fc_cache[cov] = v
         return v

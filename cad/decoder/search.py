@@ -12,12 +12,13 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from cad.decoder import native
+from cad.decoder.derivation import Derivation, Step, Translation
+from cad.decoder.forced import ForcedOptions
 from cad.decoder.model import DecoderModel
-from cad.decoder.options import (NEG_INF, SentenceOptions, TranslationOption, future_cost_of, future_costs,
-                                 sentence_options)
+from cad.decoder.options import (NEG_INF, FutureCosts, SentenceOptions, TranslationOption, future_cost_of,
+                                 future_costs, sentence_options)
 from cad.decoder.stateful import StatefulFeature
 
 
@@ -39,70 +40,6 @@ class Hypothesis:
         self.tlen = tlen            # target words so far
 
 
-@dataclass
-class Step:
-    """One phrase of a translation, in target order."""
-
-    src_start: int
-    src_end: int
-    tgt_start: int
-    tgt_end: int
-    words: tuple[str, ...]
-    table: int
-    alignment: tuple[tuple[int, int], ...]
-
-
-@dataclass
-class Derivation:
-    words: list[str]
-    total: float
-    features: list[float]
-    steps: list[Step]
-    # a word alignment given whole (a real Moses's -alignment-output-file) instead of per phrase
-    given_alignment: list[tuple[int, int]] | None = None
-
-    @property
-    def text(self) -> str:
-        return " ".join(self.words)
-
-    @property
-    def word_alignment(self) -> list[tuple[int, int]]:
-        """Source-target word alignment from the phrase-internal alignments, in target order (by
-        target, then source position: the phrases follow each other on the target side). One
-        given whole (by a real Moses, which prints each phrase's points by source position) is
-        put in the same order, so that either decoder's alignment reads the same."""
-        if self.given_alignment is not None:
-            return sorted(self.given_alignment, key=lambda p: (p[1], p[0]))
-        out = []
-        for st in self.steps:
-            for s, t in sorted(st.alignment, key=lambda p: (p[1], p[0])):
-                out.append((st.src_start + s, st.tgt_start + t))
-        return out
-
-
-@dataclass
-class Translation:
-    source: list[str]
-    best: Derivation
-    nbest: list[Derivation] = field(default_factory=list)
-    feature_names: list[tuple[str, int, int]] = field(default_factory=list)   # (name, offset, size)
-
-    @property
-    def text(self) -> str:
-        return self.best.text
-
-    def feature_dict(self, d: Derivation | None = None) -> dict[str, list[float]]:
-        d = d or self.best
-        return {name: d.features[o:o + n] for name, o, n in self.feature_names}
-
-
-def _within(options: dict, target: tuple[str, ...]) -> dict:
-    """The options whose words occur somewhere in `target` (others can never be used)."""
-    n = len(target)
-    pieces = {target[i:j] for i in range(n) for j in range(i + 1, n + 1)}
-    return {span: kept for span, opts in options.items() if (kept := [o for o in opts if o.words in pieces])}
-
-
 def _spans_of(n: int, options: dict, limit: int) -> Callable[[int], list[tuple[int, int]]]:
     """The spans with options that a hypothesis of a coverage may translate next under Moses's
     distortion-limit rule (memoized per sentence)."""
@@ -114,10 +51,10 @@ def _spans_of(n: int, options: dict, limit: int) -> Callable[[int], list[tuple[i
         if out is not None:
             return out
         out = []
-        gap = 0
-        while cov >> gap & 1:
-            gap += 1
-        for s in range(gap, n):
+        gap = (~cov & (cov + 1)).bit_length() - 1       # the first uncovered position
+        # under a limit, a phrase away from the gap must end within it: none starts at gap + limit
+        stop = min(n, max(gap + 1, gap + limit)) if limit >= 0 else n
+        for s in range(gap, stop):
             if cov >> s & 1:
                 continue
             for e in range(s + 1, min(n, s + max_len) + 1):
@@ -136,6 +73,7 @@ def _spans_of(n: int, options: dict, limit: int) -> Callable[[int], list[tuple[i
 
 
 RECENT = 8      # sentences whose options a decoder keeps
+FORCED_STACK = 50   # the stack of forced decoding with penalized options (no threshold pruning)
 
 
 class Decoder:
@@ -149,6 +87,8 @@ class Decoder:
         self.weights = model.weights()
         self.stateful = model.stateful
         self._constraint: tuple[str, ...] | None = None
+        self._penalized = False
+        self._bound: Callable[[int, int], float] | None = None
         self._bounds: list[float] = []
         self._evaluate = [f.evaluate for f in self.stateful]
         self._check = [f.expensive for f in self.stateful]
@@ -179,9 +119,14 @@ class Decoder:
         cov = h.cov | (((1 << (e - s)) - 1) << s)
         tlen = h.tlen + len(opt.words)
         c = self._constraint
-        if c is not None and (c[h.tlen:tlen] != opt.words or (cov == full) != (tlen == len(c))):
-            return None         # forced decoding: the output must stay a prefix of the given target
+        if c is not None and (c[h.tlen:tlen] != opt.words or (
+                tlen < len(c) if cov == full else tlen == len(c) and not self._penalized)):
+            # forced decoding: the output must stay a prefix of the given target, and be it once
+            # the source is covered (penalized options may translate words left by nothing)
+            return None
         future = fc_of(cov)
+        if self._bound is not None:
+            future += self._bound(cov, tlen)     # forced decoding: the penalties still needed
         complete = cov == full
         score = h.score + opt.stateless
         states = []
@@ -234,23 +179,39 @@ class Decoder:
         return stacks[k]
 
     # ---------------------------------------------------------------- search
-    def force(self, sentence: str, target: str, context=None) -> Translation | None:
+    def force(self, sentence: str, target: str, context=None, reach: bool = False) -> Translation | None:
         """Constrained decoding (Moses's -constraint): the best derivation whose output is exactly
         `target`, by normal stack search over the options whose words occur in the target; None
-        when the search finds none (the target is unreachable under the table and the limits)."""
+        when the search finds none (the target is unreachable under the table and the limits).
+        `reach`: an unreachable target is searched again with penalized options added
+        (cad/decoder/forced.py: each source word to a part of the target or to nothing, at an
+        unknown word's cost), so that every non-empty target of a non-empty source is reached; a
+        target the real options reach keeps the derivation and score they give. The search with penalized options prunes
+        by histogram alone (FORCED_STACK hypotheses a stack), its future costs counting the
+        penalties a hypothesis cannot avoid (ForcedOptions.penalty_bound): hypotheses hundreds
+        apart in score may end equal, so a threshold would prune the ones that paid early."""
         words = tuple(target.split())
         if not words:
             return None
-        algorithm = self.model.settings.search_algorithm
+        settings = self.model.settings
+        kept = (settings.search_algorithm, settings.beam_threshold, settings.stack)
         self._constraint = words
-        self.model.settings.search_algorithm = 0     # cube pruning assumes every expansion exists
+        settings.search_algorithm = 0     # cube pruning assumes every expansion exists
         try:
-            return self.translate(sentence, context=context)
-        except RuntimeError:
+            for penalized in (False, True) if reach else (False,):
+                if penalized:
+                    # hypotheses a few penalties apart may end equal: no threshold, a smaller stack
+                    settings.beam_threshold, settings.stack = 0.0, min(kept[2], FORCED_STACK) or FORCED_STACK
+                self._penalized = penalized
+                try:
+                    return self.translate(sentence, context=context)
+                except RuntimeError:
+                    pass
             return None
         finally:
             self._constraint = None
-            self.model.settings.search_algorithm = algorithm
+            self._penalized, self._bound = False, None
+            settings.search_algorithm, settings.beam_threshold, settings.stack = kept
 
     def translate(self, sentence: str, nbest: int = 0, distinct: bool = False, context=None) -> Translation:
         """`context`: per-sentence input for stateless features that read more than the words
@@ -262,16 +223,16 @@ class Decoder:
             empty = Derivation([], 0.0, [0.0] * self.model.size, [])
             return Translation(tokens, empty, [empty] if nbest else [], names)
         options = self._options(tokens, context)
-        fc = future_costs(n, options)
+        self._bound = options.penalty_bound if self._constraint is not None and self._penalized else None
         self._begin(tokens)
         core = self._core() if self._constraint is None else None
-        if core is not None and n <= native.MAX_WORDS:
-            best_opts, paths = native.search(self, core, tokens, options, fc, nbest, distinct)
+        if core is not None and native.fits(n, options, self.model.settings.distortion_limit):
+            best_opts, paths = native.search(self, core, tokens, options, nbest, distinct)
             out = Translation(tokens, self._replay(best_opts), [], names)
             if nbest:
                 out.nbest = self._nbest_of(paths, nbest, distinct)
             return out
-        finals = self._search(n, options, fc)
+        finals = self._search(n, options, future_costs(n, options, self.model.settings.distortion_limit))
         if not finals:
             raise RuntimeError("no complete translation survived the search")
         best = self._derivation(self._chain(finals[0]), names)
@@ -286,14 +247,14 @@ class Decoder:
         collected = sentence_options(self.model, tokens, context, self._recent.get(words))
         options = collected.options
         if self._constraint is not None:
-            return _within(options, self._constraint)
+            return ForcedOptions(self.model, tokens, options, self._constraint, self._penalized)
         self._recent.pop(words, None)
         self._recent[words] = collected
         if len(self._recent) > RECENT:
             del self._recent[next(iter(self._recent))]
         return options
 
-    def _search(self, n: int, options: dict, fc: list[list[float]]) -> list[Hypothesis]:
+    def _search(self, n: int, options: dict, fc: FutureCosts) -> list[Hypothesis]:
         """The Python search: the hypotheses of the last stack that survive pruning, best first."""
         full = (1 << n) - 1
         fc_of = future_cost_of(n, fc)
@@ -315,6 +276,7 @@ class Decoder:
         size = self.model.settings.stack
         best = [NEG_INF] * (n + 1)
         floor = [NEG_INF] * (n + 1)    # worst score kept by the last lazy pruning of each stack
+        at = getattr(options, "at", None)      # forced decoding: the options that fit the target there
         for k in range(n):
             hyps = self._prune(stacks[k])
             stacks[k] = {}             # what pruning dropped can go now
@@ -325,7 +287,7 @@ class Decoder:
                         continue
                     k2 = k + e - s
                     target = stacks[k2]
-                    for opt in options[(s, e)]:
+                    for opt in options[(s, e)] if at is None else at(s, e, h.tlen):
                         nh = self._expand(h, opt, n, full, fc_of, max(best[k2] + log_beam, floor[k2]))
                         if nh is None:
                             continue

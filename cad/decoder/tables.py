@@ -4,11 +4,20 @@ language model, read on Moses's scale.
 Phrase and reordering table values enter as natural logs floored at -100 (Moses's LOWEST_SCORE);
 language model log10 probabilities are converted to natural logs. Features read these tables;
 the tables know no feature.
+
+Each table is read from its text file (restricted to the input's phrases when the input is known)
+or, where `cad binarize` wrote one, from its binary form (cad/moses/binarized.py; KenLM's binary
+format for the LM), memory-mapped and read one phrase at a time: a `PhraseDictionaryCadBinary`
+line or a LexicalReordering/KENLM path naming a binary file, or the binary twin beside a text
+table (`phrase-table.gz` → `phrase-table.cadphr`, `reordering-table.gz` → `reordering-table.cadlexr`,
+`lm.arpa` → `lm.binlm`, as Moses finds `.minphr` and `.minlexr` files) when it was made from the
+text file as it is now. Both give the same entries in the same order and the same floats.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import math
 import os
 from collections.abc import Iterator
@@ -18,7 +27,12 @@ import kenlm
 
 from cad.core.errors import CadError
 from cad.core.textio import is_uint, read_lines
+from cad.moses.binarized import (BINARY_PHRASE_TABLE, KENLM_MAGIC, PHRASE_MAGIC, PHRASE_SUFFIX, REORDERING_MAGIC,
+                                 REORDERING_SUFFIX, BinaryPhraseTable, BinaryReorderingTable, lm_twin, magic_of,
+                                 source_stamp, twin_path)
 from cad.moses.ini import Feature
+
+log = logging.getLogger(__name__)
 
 LOWEST_SCORE = -100.0
 LN10 = math.log(10.0)
@@ -55,8 +69,72 @@ class TargetEntry:
     alignment: tuple[tuple[int, int], ...]
 
 
+def binary_of(path: str, magic: bytes, suffix: str, feature: Feature, config_path: str | None) -> str | None:
+    """The binary form to read for the table at `path`: the file itself when it is binary, else its
+    twin when it was made from the text file as it is now (a stale one is reported and left)."""
+    if magic_of(path) == magic:
+        return path
+    twin = twin_path(path, suffix)
+    if magic_of(twin) != magic:
+        return None
+    table = BinaryPhraseTable(twin) if magic == PHRASE_MAGIC else BinaryReorderingTable(twin)
+    if table.stamp != source_stamp(path):
+        log.warning("%s: %s was made from another %s (run cad binarize again): reading the text table",
+                    feature.name, twin, path)
+        return None
+    return str(twin)
+
+
+class _BinaryEntries:
+    """A binary phrase table behind the text loader's dict interface: the entries of a source
+    phrase (of the wanted ones, when the input is known, as the text loader keeps them)."""
+
+    def __init__(self, table: BinaryPhraseTable, wanted: set[str] | None = None):
+        self.table, self.wanted = table, wanted
+
+    def get(self, src: str, default=None):
+        if self.wanted is not None and src not in self.wanted:
+            return default
+        found = self.table.lookup(src)
+        if not found:
+            return default
+        return [TargetEntry(words, tuple(floor_log(x) for x in scores), align) for words, scores, align in found]
+
+    def __contains__(self, src: str) -> bool:
+        return self.get(src) is not None
+
+    def items(self) -> Iterator[tuple[str, list[TargetEntry]]]:
+        keys = sorted(self.wanted) if self.wanted is not None else \
+            dict.fromkeys(k.decode("utf-8") for k, _ in self.table.keys())
+        for src in keys:
+            entries = self.get(src)
+            if entries:
+                yield src, entries
+
+
+class _BinaryScores:
+    """A binary reordering table behind the text loader's dict interface. The decoder asks for the
+    pairs of one source phrase together (every entry of the phrase table's phrase, as they are
+    made into options), so the last source phrase's scores are kept."""
+
+    def __init__(self, table: BinaryReorderingTable, wanted: set[str] | None = None):
+        self.table, self.wanted = table, wanted
+        self._source: str | None = None
+        self._scores: dict[str, tuple[float, ...]] = {}
+
+    def get(self, key: tuple[str, str], default=None):
+        src, tgt = key
+        if self.wanted is not None and src not in self.wanted:
+            return default
+        if src != self._source:
+            self._source, self._scores = src, self.table.lookup(src)
+        found = self._scores.get(tgt)
+        return default if found is None else tuple(floor_log(x) for x in found)
+
+
 class PhraseTable:
-    """PhraseDictionaryMemory: `src ||| tgt ||| scores [||| alignment [||| counts ...]]`."""
+    """PhraseDictionaryMemory: `src ||| tgt ||| scores [||| alignment [||| counts ...]]`, or its
+    binary form (PhraseDictionaryCadBinary, or the twin of the text file)."""
 
     def __init__(self, feature: Feature, config_path: str | None):
         self.feature = feature
@@ -68,10 +146,24 @@ class PhraseTable:
             raise CadError(f"{feature.name} has no path=", config_path, feature.line)
         if not os.path.exists(self.path):
             raise CadError(f"{feature.name}: phrase table {self.path} not found", config_path, feature.line)
-        self.entries: dict[str, list[TargetEntry]] = {}
+        self.entries: dict[str, list[TargetEntry]] | _BinaryEntries = {}
         self.max_source_length = 0
+        self.binary = binary_of(self.path, PHRASE_MAGIC, PHRASE_SUFFIX, feature, config_path)
+        if feature.type == BINARY_PHRASE_TABLE and self.binary != self.path:
+            raise CadError(f"{feature.name}: {self.path} is not a binary phrase table (cad binarize)",
+                           config_path, feature.line)
+        if self.binary is not None:
+            table = BinaryPhraseTable(self.binary)
+            if table.num_scores != self.num_scores:
+                raise CadError(f"{feature.name} declares num-features={self.num_scores}, but {self.binary} has "
+                               f"{table.num_scores} scores", config_path, feature.line)
+            self.entries = _BinaryEntries(table)
+            self.max_source_length = table.longest
 
     def load(self, wanted: set[str] | None) -> None:
+        if isinstance(self.entries, _BinaryEntries):
+            self.entries.wanted = wanted           # read on demand
+            return
         what = f"{self.name} declares num-features={self.num_scores}"
         for lineno, src, fields, scores in scored_lines(self.path, wanted, self.num_scores, what):
             tgt = tuple(fields[1].split())
@@ -103,11 +195,23 @@ class ReorderingTable:
             raise CadError(f"{feature.name}: msd-bidirectional needs 6 scores", config_path, feature.line)
         self.feature = feature
         self.path = feature.path
+        if self.path and not os.path.exists(self.path) and os.path.exists(self.path + REORDERING_SUFFIX):
+            self.path += REORDERING_SUFFIX          # Moses's convention: the path without the binary suffix
         if not self.path or not os.path.exists(self.path):
             raise CadError(f"{feature.name}: reordering table {self.path} not found", config_path, feature.line)
-        self.scores: dict[tuple[str, str], tuple[float, ...]] = {}
+        self.scores: dict[tuple[str, str], tuple[float, ...]] | _BinaryScores = {}
+        self.binary = binary_of(self.path, REORDERING_MAGIC, REORDERING_SUFFIX, feature, config_path)
+        if self.binary is not None:
+            table = BinaryReorderingTable(self.binary)
+            if table.num_scores != 6:
+                raise CadError(f"{feature.name}: {self.binary} has {table.num_scores} scores, msd-bidirectional "
+                               "needs 6", config_path, feature.line)
+            self.scores = _BinaryScores(table)
 
     def load(self, wanted: set[str] | None) -> None:
+        if isinstance(self.scores, _BinaryScores):
+            self.scores.wanted = wanted
+            return
         for _, src, fields, scores in scored_lines(self.path, wanted, 6, "the reordering model needs 6"):
             self.scores[(src, fields[1].strip())] = scores
 
@@ -129,15 +233,35 @@ def quiet_stderr() -> Iterator[None]:
         os.close(fd)
 
 
+def lm_binary_of(path: str) -> str | None:
+    """The KenLM binary to load for the LM at `path`: itself when binary, else its twin when it is
+    newer than the ARPA file."""
+    if magic_of(path) == KENLM_MAGIC:
+        return path
+    twin = lm_twin(path)
+    if magic_of(twin) != KENLM_MAGIC:
+        return None
+    if twin.stat().st_mtime_ns < os.stat(path).st_mtime_ns:
+        log.warning("%s is older than %s (run cad binarize again): reading the ARPA file", twin, path)
+        return None
+    return str(twin)
+
+
 class LanguageModel:
     def __init__(self, feature: Feature, config_path: str | None):
         self.feature = feature
         path = feature.path
         if not path or not os.path.exists(path):
             raise CadError(f"{feature.name}: language model {path} not found", config_path, feature.line)
+        binary = lm_binary_of(path)
+        config = kenlm.Config()
+        if binary is not None:
+            path = binary
+            config.load_method = kenlm.LoadMethod.LAZY      # memory-mapped, pages read as queried
+        self.path = path
         try:
             with quiet_stderr():
-                self.model = kenlm.Model(path)
+                self.model = kenlm.Model(path, config)
         except Exception as exc:
             raise CadError(f"{feature.name}: kenlm cannot load {path}: {exc}", config_path, feature.line) from None
         self.order = self.model.order

@@ -7,18 +7,29 @@ source sentence and several candidate translations of it:
 Text is tokenized as the model's training data; it is put here in the model's case (truecased by the
 truecase-model.en/.fr beside its phrase table, or lowercased: cad.corpus.truecase.ModelCase).
 
+Other fields of an item are kept as its metadata (`cad contrastive make` writes pronoun, gender,
+number, distance, variant, pair); the report gives the accuracy by each of them.
+
 Each context pair is force-decoded (Moses's -constraint) to get its word alignment; the source's
 it/they get their CM mixture from the coreference of the whole item, the antecedents' gender and
 number read from the given context translations; each candidate is then force-decoded under the
 full model, the CoreferenceModel feature included, and its model score compared.
 
-Fallback, where forced decoding cannot reach a given translation (a word the phrase table never
-pairs with the source, or a reordering beyond the limits): alignments come from the phrase
-table's one-word entries (each source word to the target word of highest direct probability
-φ(e|f)), and a candidate scores
+Forced decoding always reaches a non-empty target (`Decoder.force(reach=True)`): where the
+phrase table cannot produce it, penalized options (each source word to a part of the target, or to
+nothing) fill in at an unknown word's cost, scored by every other feature as any option; the
+report counts the items that needed them.
+
+Fallback, only where forced decoding still finds nothing (a search that pruned every
+hypothesis): alignments come from the phrase table's one-word entries (each source word to the
+target word of highest direct probability φ(e|f)), and a candidate scores
     w_LM · LM(target) + w_CM · CM(pronoun classes under that alignment) + w_φ · Σ ln φ(e|f) of its links.
 When any candidate of an item is unreachable, all its candidates are scored by the fallback, so
 that the scores of one item are always comparable.
+
+An item is right when its correct candidate scores strictly above every other: a tie is wrong, so
+a context-blind system (the CM's weight 0) scores exactly half of the balanced pairs when no pair
+ties, and less when some do (the summary counts ties).
 """
 
 from __future__ import annotations
@@ -39,8 +50,12 @@ from cad.core.progress import progress
 from cad.core.textio import read_lines
 from cad.corpus.truecase import ModelCase
 from cad.decoder.search import Derivation, Translation
+from cad.lang.fr_morph import PRONOUN_MORPH
 from cad.translate.morphology import TranslationMorphology, projection
 from coref.english.roles import pronoun_roles
+
+
+_PRONOUN_GENDER = {w: PRONOUN_MORPH[w] for w in ("il", "elle", "ils", "elles")}
 
 
 @dataclass
@@ -50,6 +65,7 @@ class SuiteItem:
     source: str
     targets: list[str]
     correct: int | None = None
+    meta: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -60,6 +76,7 @@ class ItemScore:
     best: int
     correct: int | None = None
     classes: list[str] = field(default_factory=list)
+    penalized: list[int] = field(default_factory=list)     # penalized (and unknown-word) options per candidate
 
     @property
     def right(self) -> bool | None:
@@ -80,7 +97,9 @@ def read_suite(path: str | os.PathLike) -> list[SuiteItem]:
             if not isinstance(obj, dict) or not isinstance(obj.get("targets"), list):
                 raise TypeError("not an object with a list of targets")
             ctx = [(c["source"], c["target"]) for c in obj.get("context", [])]
-            item = SuiteItem(str(obj.get("id", lineno)), ctx, obj["source"], list(obj["targets"]), obj.get("correct"))
+            meta = {k: v for k, v in obj.items() if k not in ("id", "context", "source", "targets", "correct")}
+            item = SuiteItem(str(obj.get("id", lineno)), ctx, obj["source"], list(obj["targets"]), obj.get("correct"),
+                             meta)
         except (json.JSONDecodeError, KeyError, TypeError) as exc:
             raise CadError(f"not a suite item ({exc.__class__.__name__}: {exc}); expected "
                            "{\"context\": [{\"source\", \"target\"}], \"source\", \"targets\": [...], \"correct\"}",
@@ -114,7 +133,7 @@ class ContextScorer:
 
     # -------------------------------------------------------------- alignment of given text
     def _aligned(self, source: str, target: str):
-        tr = self.decoder.force(source, target)
+        tr = self.decoder.force(source, target, reach=True)
         if tr is not None:
             return tr, True
         src, tgt = source.split(), target.split()
@@ -154,25 +173,26 @@ class ContextScorer:
         first = mixtures(None)
         forced = []
         for t in targets:
-            tr = self.decoder.force(source, t, context={"pronouns": first})
+            tr = self.decoder.force(source, t, context={"pronouns": first}, reach=True)
             if tr is not None and any(c.sentence == k and c.kind == "np" for r in records for c in r.candidates):
                 # an antecedent in the sentence itself: read it from this candidate, score again
-                tr = self.decoder.force(source, t, context={"pronouns": mixtures(tr)}) or tr
+                tr = self.decoder.force(source, t, context={"pronouns": mixtures(tr)}, reach=True) or tr
             forced.append(tr)
         if all(tr is not None for tr in forced):
             scores = [tr.best.total for tr in forced]
             classes = [",".join(pronoun_class(aligned_words(tr.source, tr.best.words, tr.best.word_alignment, i))
                                 for i in sorted(first)) for tr in forced]
+            penalized = [sum(st.table < 0 for st in tr.best.steps) for tr in forced]
             method = "forced"
         else:
-            scores, classes = [], []
+            scores, classes, penalized = [], [], []
             for t in targets:
                 s, c = self._fallback(source, t, mixtures)
                 scores.append(s)
                 classes.append(c)
             method = "fallback"
         best = max(range(len(scores)), key=lambda i: (scores[i], -i))
-        return ItemScore(item.id, scores, method, best, item.correct, classes)
+        return ItemScore(item.id, scores, method, best, item.correct, classes, penalized)
 
     def _fallback(self, source: str, target: str, mixtures) -> tuple[float, str]:
         src, tgt = source.split(), target.split()
@@ -227,8 +247,60 @@ class _Lexicon:
 
 def score_suite(scorer: ContextScorer, items: list[SuiteItem]) -> tuple[list[ItemScore], dict]:
     out = [scorer.score(it) for it in progress(items, desc="score", unit="item")]
-    judged = [s for s in out if s.right is not None]
-    summary = {"items": len(out), "judged": len(judged),
-               "accuracy": sum(s.right for s in judged) / len(judged) if judged else math.nan,
-               "forced": sum(s.method == "forced" for s in out), "fallback": sum(s.method == "fallback" for s in out)}
-    return out, summary
+    return out, summarize(items, out)
+
+
+def _groups(item: SuiteItem) -> dict[str, str]:
+    """What the report groups an item by: its metadata where `cad contrastive make` wrote it, else
+    what its candidates show (the correct candidate's pronoun where the two differ in one word)."""
+    meta = item.meta
+    pronoun = meta.get("pronoun")
+    if pronoun is None and item.correct is not None and len(item.targets) == 2:
+        a, b = (t.lower().split() for t in item.targets)
+        diff = [x if item.correct == 0 else y for x, y in zip(a, b) if x != y]
+        pronoun = next((w for w in diff if w in _PRONOUN_GENDER), None)
+    dist = meta.get("distance")
+    groups = {"pronoun": pronoun or "?",
+              "gender": meta.get("gender") or (_PRONOUN_GENDER[pronoun][0] if pronoun in _PRONOUN_GENDER else "?"),
+              "distance": "?" if not isinstance(dist, int) else "same sentence" if dist == 0
+              else "previous" if dist == 1 else "further",
+              "variant": str(meta.get("variant", "?"))}
+    return groups
+
+
+def summarize(items: list[SuiteItem], scores: list[ItemScore]) -> dict:
+    """Accuracy overall and by pronoun, gender, antecedent distance and variant; forced and
+    fallback counts; items whose candidates needed penalized options; ties; balanced pairs with
+    both items right."""
+    judged = [(it, s) for it, s in zip(items, scores) if s.right is not None]
+    by: dict[str, dict[str, list[int]]] = {}
+    for it, s in judged:
+        for name, value in _groups(it).items():
+            cell = by.setdefault(name, {}).setdefault(value, [0, 0])
+            cell[0] += s.right
+            cell[1] += 1
+    pairs: dict[str, list[bool]] = {}
+    for it, s in judged:
+        if "pair" in it.meta:
+            pairs.setdefault(str(it.meta["pair"]), []).append(bool(s.right))
+    return {"items": len(scores), "judged": len(judged),
+            "accuracy": sum(s.right for _, s in judged) / len(judged) if judged else math.nan,
+            "forced": sum(s.method == "forced" for s in scores), "fallback": sum(s.method == "fallback" for s in scores),
+            "penalized": sum(any(s.penalized) for s in scores),
+            "ties": sum(1 for _, s in judged if s.scores.count(s.scores[s.correct]) > 1),
+            "pairs": len(pairs), "pairs_both_right": sum(all(v) for v in pairs.values()),
+            "by": {name: {v: {"right": r, "items": n, "accuracy": r / n} for v, (r, n) in sorted(cells.items())}
+                   for name, cells in by.items()}}
+
+
+def format_summary(summary: dict) -> str:
+    """The summary as Markdown tables."""
+    lines = [f"{summary['judged']} judged items: accuracy {summary['accuracy']:.3f}; "
+             f"{summary['forced']} forced, {summary['fallback']} by the fallback; {summary['penalized']} "
+             f"with penalized options; {summary['ties']} ties"]
+    if summary["pairs"]:
+        lines.append(f"{summary['pairs']} pairs, {summary['pairs_both_right']} with both items right")
+    for name, cells in summary["by"].items():
+        lines += ["", f"| {name} | items | right | accuracy |", "| --- | ---: | ---: | ---: |"]
+        lines += [f"| {v} | {c['items']} | {c['right']} | {c['accuracy']:.3f} |" for v, c in cells.items()]
+    return "\n".join(lines) + "\n"

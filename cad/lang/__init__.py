@@ -2,7 +2,8 @@
 and morphology reader (`fr`, `en`, `es`, `fr_morph`); the lexicons learned for a source language
 from a parallel corpus (`humanness`, `name_gender`, their files `lexicon_io`); the installing and
 loading of spaCy pipelines (`models`); the lexical resources of Debian's registry, found or
-installed by `resources`: French nouns' gender and number (`hunspell_fr`, hunspell-fr-comprehensive),
+installed by `resources`: French nouns' gender and number (`hunspell_fr`, hunspell-fr-comprehensive)
+and the inflection paradigms of its dictionary (`fr_inflection`),
 an English-French dictionary (`freedict`, dict-freedict-eng-fra) and WordNet's noun classes and
 animacy (`wordnet`, wordnet-base). Stages read a language's facts from its module here
 instead of spelling them out, so adding a language pair is adding a module. Facts only: this

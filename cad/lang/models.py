@@ -67,15 +67,16 @@ def prepare_english_model() -> Path:
     return alias_pkg
 
 
-def load_spacy(name: str = ENGLISH):
+def load_spacy(name: str = ENGLISH, exclude: tuple[str, ...] = ()):
+    """spaCy's pipeline `name`, without the components in `exclude`."""
     import spacy    # with the pipeline, not the module: spaCy takes most of a second to load
 
     try:
-        return spacy.load(name)
+        return spacy.load(name, exclude=list(exclude))
     except OSError:
         if name == ENGLISH:
             prepare_english_model()
-            return spacy.load(name)
+            return spacy.load(name, exclude=list(exclude))
         raise CadError(f"spaCy model {name} is not installed (make install)") from None
 
 

@@ -8,10 +8,19 @@ import kenlm
 
 from cad.core.errors import CadError
 from cad.lm.arpa import read_arpa
+from cad.moses.binarized import (BINARY_PHRASE_TABLE, PHRASE_MAGIC, REORDERING_MAGIC, BinaryPhraseTable,
+                                 BinaryReorderingTable, magic_of)
 from cad.moses.ini import Feature, MosesConfig, parse_config
 from cad.core.textio import read_lines
 
 KENLM_BINARY_MAGIC = b"mmap lm "
+
+
+def check_binary_table(path: str, magic: bytes, num_scores: int) -> int:
+    table = BinaryPhraseTable(path) if magic == PHRASE_MAGIC else BinaryReorderingTable(path)
+    if table.num_scores != num_scores:
+        raise CadError(f"{table.num_scores} scores where the moses.ini declares {num_scores}", path)
+    return table.records
 
 
 def check_phrase_table(path: str, num_scores: int) -> int:
@@ -53,6 +62,10 @@ def check_feature(f: Feature, cfg: MosesConfig) -> str:
         return f"{f.name}: no file"
     if not os.path.exists(path):
         raise CadError(f"{f.name} refers to a missing file {path}", cfg.source, f.line)
+    if f.type == BINARY_PHRASE_TABLE or (f.type == "LexicalReordering" and magic_of(path) == REORDERING_MAGIC):
+        n = check_binary_table(path, PHRASE_MAGIC if f.type == BINARY_PHRASE_TABLE else REORDERING_MAGIC,
+                               f.num_features)
+        return f"{f.name}: {path}: binary table, {n} records"
     if f.type.startswith("PhraseDictionary"):
         if f.type != "PhraseDictionaryMemory":
             return f"{f.name}: {path} (format {f.type} not checked)"

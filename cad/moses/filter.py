@@ -8,6 +8,7 @@ import logging
 import os
 from pathlib import Path
 
+from cad.moses.binarized import PHRASE_MAGIC, REORDERING_MAGIC, magic_of
 from cad.moses.ini import MosesConfig, parse_config, write_config
 from cad.core.textio import atomic_output, read_lines
 
@@ -49,7 +50,7 @@ def filter_model(config: str | os.PathLike, input_text: str | os.PathLike, out_d
         path = f.path
         if path is None:
             continue
-        if f.type in FILTERED_TYPES:
+        if f.type in FILTERED_TYPES and magic_of(path) not in (PHRASE_MAGIC, REORDERING_MAGIC):
             name = Path(path).name
             if not name.endswith(".gz"):
                 name += ".gz"

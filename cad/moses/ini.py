@@ -26,8 +26,8 @@ DEFAULT_NUM_FEATURES = {
     "IRSTLM": 1,
 }
 # features that need a num-features= or can derive it from their type
-NEEDS_NUM_FEATURES = {"PhraseDictionaryMemory", "PhraseDictionaryBinary", "PhraseDictionaryOnDisk",
-                      "PhraseDictionaryCompact", "LexicalReordering"}
+NEEDS_NUM_FEATURES = {"PhraseDictionaryMemory", "PhraseDictionaryCadBinary", "PhraseDictionaryBinary",
+                      "PhraseDictionaryOnDisk", "PhraseDictionaryCompact", "LexicalReordering"}
 # old-style sections that Moses converts itself; cad asks for a new-style file instead
 OLD_STYLE = {"ttable-file", "lmodel-file", "weight-t", "weight-l", "weight-d", "weight-w",
              "distortion-file", "weight-u"}

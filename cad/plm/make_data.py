@@ -3,7 +3,7 @@
 (target words as `lemma|POS`, ça merged into cela).
 
 The organisers' extraction script is not public; these rules were read off the shared dev file
-and regenerate all 747 of its instances with their classes and words (see the README):
+and regenerate all 747 of its instances with their classes and words (see docs/usage.md, `cad plm make-data`):
 - every source token it/they, whatever its case, is an instance;
 - of the target words aligned to it, one is replaced by REPLACE_n (n: the source index): the
   leftmost that is a class form (c'/ce, ça/ca, cela, il, ils, elle, elles, on; for *they*

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from cad.cm.class_classifier import antecedent_features
@@ -254,13 +255,53 @@ def eliminate_groups(X: list[list[dict]], y: list[list[str]], dropped: tuple[str
     return dropped, path
 
 
+@dataclass
+class HalfJob:
+    """One half's instances to compute: its items in `tmp`/half{h}.tsv, scored by the other half's models."""
+    h: int
+    tmp: str
+    tgt: str                            # the corpus's target side, whose case the LMs read (lm_case)
+    doc_starts: list[int]               # the half's documents' first lines, within the half
+    records: list[list] | None          # the half's documents' coreference records
+    without: tuple[str, ...]
+    use_plm: bool
+
+
+def half_instances(job: HalfJob) -> tuple[list[dict], list[str]]:
+    """The features and classes of one half's instances."""
+    h, tmp, without = job.h, job.tmp, job.without
+    lm = LMBaseline(Path(tmp) / f"lm{1 - h}.arpa", case=lm_case(job.tgt))       # the other half's LM
+    items = read_tsv(Path(tmp) / f"half{h}.tsv", gold=True)
+    ants: list[dict] = [{} for _ in items]
+    if job.records is not None:
+        ants = document_antecedents(items, job.doc_starts, job.records)
+    syn = syntax_features_of(items) if "syntax" not in without else [{} for _ in items]
+    if job.use_plm:
+        pl = plm_features_of(PLM(Path(tmp) / f"plm{1 - h}"), items, job.doc_starts)   # the other half's PLM
+    else:
+        pl = [{} for _ in items]
+    X: list[dict] = []
+    y: list[str] = []
+    for it, ant, sy, pf in progress(zip(items, ants, syn, pl), total=len(items), desc=f"half {h + 1}",
+                                    unit="line"):
+        best = lm.fill(it)[0] if it.slots else ()
+        for (j, pos), cls in zip(it.slots, it.classes):
+            f = features(it, j, pos, _slot_scores(lm, it, j, best))
+            f.update(ant.get(pos, {}))
+            f.update(sy.get(pos, {}))
+            f.update(pf.get(pos, {}))
+            X.append(drop_groups(f, without))
+            y.append(cls)
+    return X, y
+
+
 def training_instances(src: str | os.PathLike, tgt: str | os.PathLike, align: str | os.PathLike,
                        docs: str | os.PathLike, order: int = 5, without: tuple[str, ...] = (),
                        coref: str | os.PathLike | None = None,
-                       plm: bool = True) -> tuple[list[list[dict]], list[list[str]], tuple[str, ...]]:
+                       plm: bool = True, workers: int = 2) -> tuple[list[list[dict]], list[list[str]], tuple[str, ...]]:
     """The features and classes of each half of the corpus (alternate documents), every
     model-based feature of a half from models of the other half; and the groups that cannot
-    be had (antecedent without `coref`, plm when off)."""
+    be had (antecedent without `coref`, plm when off). `workers` > 1: the halves in two processes."""
     import tempfile
 
     n = count_lines(src)
@@ -272,7 +313,6 @@ def training_instances(src: str | os.PathLike, tgt: str | os.PathLike, align: st
     if len(starts) < 3:
         raise CadError("the corpus needs at least two documents (the LM features are scored across halves)", docs)
     by_doc = _read_records(coref) if coref else None
-    case = lm_case(tgt)         # the halves' LMs read the corpus's case, as the whole corpus's LM will
     with tempfile.TemporaryDirectory(prefix="cad-pclf-") as tmp:
         halves = [[], []]
         sents: list[list[list[str]]] = [[], []]
@@ -293,29 +333,21 @@ def training_instances(src: str | os.PathLike, tgt: str | os.PathLike, align: st
                 train_plm([sents[h][a:a + n] for a, n in zip(local[h], lengths[h])], Path(tmp) / f"plm{h}")
             with atomic_output(Path(tmp) / f"half{h}.tsv") as fh:
                 fh.writelines(x + "\n" for x in halves[h])
-        X: list[list[dict]] = [[], []]
-        y: list[list[str]] = [[], []]
-        for h in (0, 1):
-            lm = LMBaseline(Path(tmp) / f"lm{1 - h}.arpa", case=case)       # the other half's LM
-            items = read_tsv(Path(tmp) / f"half{h}.tsv", gold=True)
-            ants: list[dict] = [{} for _ in items]
-            if by_doc is not None:
-                ants = document_antecedents(items, local[h], [by_doc.get(str(k), []) for k in half_docs[h]])
-            syn = syntax_features_of(items) if "syntax" not in without else [{} for _ in items]
-            if use_plm:
-                pl = plm_features_of(PLM(Path(tmp) / f"plm{1 - h}"), items, local[h])   # the other half's PLM
-            else:
-                pl = [{} for _ in items]
-            for it, ant, sy, pf in progress(zip(items, ants, syn, pl), total=len(items), desc=f"half {h + 1}",
-                                            unit="line"):
-                best = lm.fill(it)[0] if it.slots else ()
-                for (j, pos), cls in zip(it.slots, it.classes):
-                    f = features(it, j, pos, _slot_scores(lm, it, j, best))
-                    f.update(ant.get(pos, {}))
-                    f.update(sy.get(pos, {}))
-                    f.update(pf.get(pos, {}))
-                    X[h].append(drop_groups(f, without))
-                    y[h].append(cls)
+        jobs = [HalfJob(h, tmp, str(tgt), local[h],
+                        [by_doc.get(str(k), []) for k in half_docs[h]] if by_doc is not None else None,
+                        tuple(without), use_plm) for h in (0, 1)]
+        # the halves are independent (each reads the other's models): two processes give the same
+        # instances in the same order as one, in about half the time (spaCy's tagging is most of it)
+        if workers > 1:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork")) as ex:
+                done = list(ex.map(half_instances, jobs))
+        else:
+            done = [half_instances(j) for j in jobs]
+        X = [done[h][0] for h in (0, 1)]
+        y = [done[h][1] for h in (0, 1)]
     if any(len(set(y[h])) < 2 for h in (0, 1)):
         raise CadError("each half of the corpus (alternate documents) needs instances of two classes or more", src)
     missing = tuple(g for g, ok in (("antecedent", by_doc is not None), ("plm", use_plm)) if not ok)
@@ -325,14 +357,14 @@ def training_instances(src: str | os.PathLike, tgt: str | os.PathLike, align: st
 def train(src: str | os.PathLike, tgt: str | os.PathLike, align: str | os.PathLike, docs: str | os.PathLike,
           out: str | os.PathLike, order: int = 5, grid: tuple[float, ...] = (0.03, 0.1, 0.3, 1.0),
           without: tuple[str, ...] = (), coref: str | os.PathLike | None = None, select_groups: bool = False,
-          plm: bool = True) -> dict:
+          plm: bool = True, workers: int = 2) -> dict:
     """Train on an aligned corpus (`docs`: its document boundaries, for the halves); `without`:
     feature groups left out (the ablation); `coref`: the corpus's coreference records (cad coref,
     documents by index), which add the antecedent features; `select_groups`: backward elimination
     of feature groups on the same two halves that choose C (never on test data); `plm`: the PLM
     feature group, each half scored by a PLM trained on the other half (as the LM). Returns what
     was chosen and measured."""
-    X, y, missing = training_instances(src, tgt, align, docs, order, without, coref, plm)
+    X, y, missing = training_instances(src, tgt, align, docs, order, without, coref, plm, workers)
     dropped, path = tuple(without), None
     if select_groups:
         dropped, path = eliminate_groups(X, y, dropped, missing, grid)

@@ -10,6 +10,7 @@ when everything runs in one process, whatever the timing.
 from __future__ import annotations
 
 import multiprocessing
+import signal
 from collections import deque
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from dataclasses import dataclass, replace
@@ -79,10 +80,16 @@ def resolver_of(make_resolver: Callable[[], object]):
     return _RESOLVERS[key]
 
 
+def _quiet_worker() -> None:
+    """Ctrl-C is the main process's to handle (it stops the worker): no traceback from here."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def worker_pool() -> ProcessPoolExecutor:
     """One forked worker: forked while the caller is still small and single-threaded, so the fork
-    is cheap and safe."""
-    return ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
+    is cheap and safe. It ignores Ctrl-C, which the main process handles by stopping it."""
+    return ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"),
+                               initializer=_quiet_worker)
 
 
 def read_ahead(docs: Iterable[tuple[str, list[list[str]]]], work: Callable[[str, list[list[str]]], Analysis],

@@ -14,7 +14,7 @@ from cad.cm.bundles import Bundle, parse_token
 from cad.cm.projection import aligned_targets, project
 from cad.decoder.search import Decoder, Translation
 from cad.lang.fr_morph import tag
-from cad.translate.trace import TraceRecord, target_of
+from cad.translate.trace import TraceRecord, resolution_fields, target_of
 from coref.records import PronounResolution
 
 
@@ -50,7 +50,7 @@ def translate_document(decoder: Decoder, doc_id: str, sentences: list[list[str]]
         sent_traces = []
         for r in recs:
             tr = TraceRecord(doc_id, k, r.index, r.token,
-                             candidates=[(c.text, round(c.probability, 4)) for c in r.candidates])
+                             **resolution_fields(r))
             sent_traces.append(tr)
             if not r.referential or not r.candidates:
                 continue

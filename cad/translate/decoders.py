@@ -17,7 +17,9 @@ from cad.decoder.moses_runner import MosesProcess, find_moses, run_moses
 from cad.decoder.native import engine_is_native
 from cad.lang.en import CM_PRONOUNS
 from cad.lang.es import PRONOUNS as SPANISH_PRONOUNS
+from cad.moses.binarize import refuse_cad_binaries
 from cad.moses.filter import filter_model
+from cad.moses.ini import parse_config
 
 
 class MosesAdapter:
@@ -90,6 +92,7 @@ def load_decoder(config: str, sentences: list[str], decoder: str = "cad", moses_
                  search_algorithm: int = 1, engine: str = "native"):
     wanted = sentences + [" ".join(feature_token_phrases(sentences))]
     if decoder == "moses":
+        refuse_cad_binaries(parse_config(config))
         binary = find_moses(moses_bin)
         if binary is None:
             raise CadError("no Moses binary: give --moses-bin PATH, set $MOSES, or put moses on PATH")

@@ -13,7 +13,7 @@ from cad.cm.referent import animacy_of
 from cad.decoder.search import Translation
 from cad.cm.projection import Projected
 from cad.translate.morphology import TranslationMorphology, projection
-from cad.translate.trace import TraceRecord
+from cad.translate.trace import TraceRecord, resolution_fields
 from coref.english.roles import pronoun_roles
 from coref.records import PronounResolution
 
@@ -88,6 +88,11 @@ class FeaturePasses:
         return self.done, [tr for recs in self.traces for tr in recs]
 
     def project(self, k: int, first: Translation | None, c) -> dict:
+        chain = self.passed_on.get((c.sentence, c.head))
+        if chain is not None and c.sentence == k and self.projector is None:
+            # an earlier pronoun of this sentence: the first pass translated it before its own
+            # antecedent was read, so its words say less than its chain (*it was not dead but it …*)
+            return chain
         if self.projector is not None:
             gn = self.projector(c)
         else:
@@ -97,7 +102,7 @@ class FeaturePasses:
             if found is not None:
                 self.read_as[(c.sentence, c.head)] = found
         # *it* ... *it*: the chain's features
-        return through_chain(gn, self.passed_on.get((c.sentence, c.head)))
+        return through_chain(gn, chain)
 
     def context(self, k: int, first: Translation | None) -> dict:
         # in token order, so that a pronoun whose antecedent is an earlier pronoun of the same
@@ -124,7 +129,7 @@ class FeaturePasses:
             # the pass that read the best antecedent: the one before (intra) for an antecedent in
             # this sentence, the earlier sentence's translation (inter) for one before it
             tr = TraceRecord(self.doc_id, k, r.index, r.token,
-                             candidates=[(c.text, round(c.probability, 4)) for c in r.candidates],
+                             **resolution_fields(r),
                              pass_="none" if not r.candidates else "intra" if r.best.sentence == k else "inter")
             if r.candidates:
                 tr.antecedent, tr.antecedent_sentence = r.best.text, r.best.sentence

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from cad.cm.source_cm import bundle_of
-from cad.translate.trace import TraceRecord, target_of
+from cad.translate.trace import TraceRecord, resolution_fields, target_of
 from coref.records import PronounResolution
 
 
@@ -25,7 +25,7 @@ def translate_document_source(decoder, doc_id: str, sentences: list[list[str]],
         sent_traces = []
         for r in by_sentence.get(k, []):
             tr = TraceRecord(doc_id, k, r.index, r.token,
-                             candidates=[(c.text, round(c.probability, 4)) for c in r.candidates])
+                             **resolution_fields(r))
             if r.candidates:
                 c = r.best
                 tr.antecedent, tr.antecedent_sentence = c.text, c.sentence
@@ -60,7 +60,7 @@ def translate_document_source_feature(decoder, doc_id: str, sentences: list[list
         result = decoder.translate(" ".join(sent), context={"pronouns": mixes} if mixes else None)
         for r in recs:
             tr = TraceRecord(doc_id, k, r.index, r.token,
-                             candidates=[(c.text, round(c.probability, 4)) for c in r.candidates],
+                             **resolution_fields(r),
                              pass_="inter" if r.best.sentence < k else "intra")
             tr.antecedent, tr.antecedent_sentence = r.best.text, r.best.sentence
             tr.bundles = {b: round(w, 4) for b, w in sorted(mixes[r.index].items(), key=lambda x: -x[1])}

@@ -30,6 +30,15 @@ class TraceRecord:
     candidates: list = field(default_factory=list)
     bundles: dict = field(default_factory=dict)   # feature mode: the CM mixture {bundle: weight}
     target_class: str | None = None
+    doc_index: int | None = None          # the document's 0-based number (`doc`: its --docs id)
+    referent: str | None = None           # the resolver's referent type, where it gives one: np | event | pleonastic
+    referent_type: str | None = None      # for np: the entity type (person, animal, object, abstract, …)
+
+
+def resolution_fields(r: PronounResolution) -> dict:
+    """What a trace record takes from the pronoun's resolution: its candidates and referent type."""
+    return {"candidates": [(c.text, round(c.probability, 4)) for c in r.candidates],
+            "referent": r.referent, "referent_type": r.referent_type}
 
 
 def target_of(tr: Translation, index: int) -> str:
@@ -46,7 +55,7 @@ def plain_traces(doc_id: str, sentences: list[list[str]], translations: list[Tra
         if r.token.lower() not in CM_PRONOUNS:
             continue
         tr = TraceRecord(doc_id, r.sentence, r.index, r.token,
-                         candidates=[(c.text, round(c.probability, 4)) for c in r.candidates])
+                         **resolution_fields(r))
         if r.referential and r.candidates:
             tr.antecedent, tr.antecedent_sentence = r.best.text, r.best.sentence
         best = translations[r.sentence].best
@@ -60,4 +69,7 @@ def plain_traces(doc_id: str, sentences: list[list[str]], translations: list[Tra
 def trace_json(tr: TraceRecord) -> str:
     d = asdict(tr)
     d["pass"] = d.pop("pass_")
+    for k in ("referent", "referent_type"):       # written only where the resolver gives them
+        if d[k] is None:
+            del d[k]
     return json.dumps(d, ensure_ascii=False, sort_keys=True)

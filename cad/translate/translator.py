@@ -6,7 +6,8 @@ Systems: `baseline` (the decoder alone), `pe` (the baseline post-edited by seed 
 decoder feature, two passes), `rerank` (the class CM over the decoder's n-best lists); with
 `source_features` (Spanish→English, seed 003) the bundles come from the source side itself.
 The passes whose sentences do not wait for each other (the baseline, PE's input, reranking's
-n-best lists) go to the decoder whole, so that a real Moses runs each as one process.
+n-best lists) go to a real Moses whole, so that it runs each as one process; cad's decoder takes
+them document by document, so that each document is written as soon as it is done.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
+from cad.decoder.nbest import moses_alignment
 from cad.decoder.search import Translation
 from cad.translate.backoff import translate_document
 from cad.translate.decoders import translate_all
@@ -41,8 +43,10 @@ class DocumentTranslation:
     traces: list[TraceRecord] = field(default_factory=list)
 
 
-def alignment_line(pairs) -> str:
-    return " ".join(f"{i}-{j}" for i, j in pairs)
+def alignment_line(d) -> str:
+    """A derivation's word alignment in the order Moses and cad decode print it (-alignment-output-file),
+    whichever decoder made it."""
+    return " ".join(f"{i}-{j}" for i, j in moses_alignment(d))
 
 
 class DocumentTranslator:
@@ -86,10 +90,12 @@ class DocumentTranslator:
     def translate_corpus(self, docs: list[tuple[str, list[list[str]]]],
                          analyses: Iterable[tuple[list[PronounResolution], dict | None]]
                          ) -> Iterator[DocumentTranslation]:
-        """Each document of `docs` with its (records, roles) from `analyses`, in order; the one
-        pass, where the system has one, is decoded first over every sentence."""
+        """Each document of `docs` with its (records, roles) from `analyses`, in order, each as soon
+        as it is done. The one pass, where the system has one, goes to a decoder that translates
+        whole passes (a real Moses) over every sentence first, to cad's decoder document by
+        document (the same translations)."""
         given = None
-        if self.one_pass:
+        if self.one_pass and hasattr(self.decoder, "translate_all"):
             given = iter(self.decode_pass([" ".join(s) for _, sents in docs for s in sents]))
         for (doc_id, sents), (records, roles) in zip(docs, analyses):
             trs = [next(given) for _ in sents] if given is not None else None
@@ -105,7 +111,7 @@ class DocumentTranslator:
             return self._rerank(sentences, records, roles, given)
         if self.system == "cm":
             trs, traces = self._translate_cm(doc_id, sentences, records, roles)
-            return DocumentTranslation([tr.text for tr in trs], [alignment_line(tr.best.word_alignment) for tr in trs],
+            return DocumentTranslation([tr.text for tr in trs], [alignment_line(tr.best) for tr in trs],
                                        trs, traces)
         words = None
         if self.system == "pe":
@@ -115,7 +121,7 @@ class DocumentTranslator:
             outputs = [tr.text for tr in given]
         traces = plain_traces(doc_id, sentences, given, records, words) \
             if self.trace and not self.source_features else []
-        return DocumentTranslation(outputs, [alignment_line(tr.best.word_alignment) for tr in given], given, traces)
+        return DocumentTranslation(outputs, [alignment_line(tr.best) for tr in given], given, traces)
 
     def _translate_cm(self, doc_id: str, sentences: list[list[str]], records: list[PronounResolution],
                       roles: dict | None) -> tuple[list[Translation], list[TraceRecord]]:
@@ -131,10 +137,11 @@ class DocumentTranslator:
 
     def _rerank(self, sentences: list[list[str]], records: list[PronounResolution], roles: dict | None,
                 given: list[Translation]) -> DocumentTranslation:
-        hyps = [[Hypothesis(list(d.words), d.total, d.word_alignment) for d in (tr.nbest or [tr.best])]
-                for tr in given]
+        derivations = [tr.nbest or [tr.best] for tr in given]
+        hyps = [[Hypothesis(list(d.words), d.total, d.word_alignment) for d in ds] for ds in derivations]
+        of = {id(h): d for hs, ds in zip(hyps, derivations) for h, d in zip(hs, ds)}
         if self.source_features:
             chosen, _ = self.reranker.rerank_document(hyps, records)
         else:
             chosen, _ = self.reranker.rerank_document(hyps, records, sentences, roles=roles)
-        return DocumentTranslation([" ".join(h.words) for h in chosen], [alignment_line(h.alignment) for h in chosen])
+        return DocumentTranslation([" ".join(h.words) for h in chosen], [alignment_line(of[id(h)]) for h in chosen])

@@ -41,6 +41,12 @@ class Entity:
     numbers: set[str] = field(default_factory=set)
     human: bool | None = None
     last_sentence: int = 0
+    # the first nominal mention's WordNet class and animacy (coref.english.lexicon), which a
+    # pronoun that joins the chain takes as its own; `event`: the chain started at a clause
+    lexname: str | None = None
+    animate: bool | None = None
+    event: bool = False
+    nominal: Mention | None = None       # the chain's first noun phrase (its referent type's source)
 
     def excludes(self, pclass: str) -> bool:
         """Hard constraint: the chain already holds a pronoun that a `pclass` pronoun can never
@@ -71,10 +77,19 @@ class EntityTracker:
         self.of: dict[tuple[int, int], Entity] = {}
         self._names: dict[str, Entity] = {}
 
-    def add_mention(self, m: Mention, head_text: str, head_pos: str) -> Entity:
+    def add_mention(self, m: Mention, head_text: str, head_pos: str,
+                    noun_class: tuple[str | None, bool | None] = (None, None)) -> Entity:
         key = (m.sentence, m.head)
         if key in self.of:
             return self.of[key]
+        ent = self._entity_for(m, head_text, head_pos)
+        if not m.pronoun and ent.nominal is None:
+            ent.nominal = m
+            ent.lexname, ent.animate = noun_class
+        self._join(ent, key, m.number, m.human, pronoun_class(m.text) if m.pronoun else None, m.sentence)
+        return ent
+
+    def _entity_for(self, m: Mention, head_text: str, head_pos: str) -> Entity:
         name = name_key(m, head_text, head_pos)
         ent = self._names.get(name) if name else None
         if ent is None or (m.number and ent.numbers and m.number not in ent.numbers):
@@ -82,7 +97,16 @@ class EntityTracker:
             self.entities.append(ent)
             if name:
                 self._names[name] = ent
-        self._join(ent, key, m.number, m.human, pronoun_class(m.text) if m.pronoun else None, m.sentence)
+        return ent
+
+    def link_event(self, pronoun_key: tuple[int, int], pclass: str) -> Entity:
+        """A pronoun resolved to a clause starts (or is) an event chain, which later pronouns may join."""
+        ent = self.of.get(pronoun_key)
+        if ent is None:
+            ent = Entity(len(self.entities))
+            self.entities.append(ent)
+            self._join(ent, pronoun_key, "sing", False, pclass, pronoun_key[0])
+        ent.event = True
         return ent
 
     def link(self, pronoun_key: tuple[int, int], pclass: str, number: str | None, antecedent: Entity) -> None:

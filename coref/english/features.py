@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from coref.english.entities import Entity, pronoun_class
+from coref.english.lexicon import head_class, selection
 from coref.english.mentions import LIGHT_HEADS, NON_REFERENTIAL_ENTS, Mention, _role
 from coref.english.sieve import COMPLEMENTIZERS, INDEFINITE_PERSONS, RAISING, WEATHER, WEATHER_ADJ, _idiom, is_pleonastic
 from coref.features import bucket, dependency_path
@@ -30,6 +31,7 @@ class PronounSite:
     role: str           # subj | obj | pobj | other
     gov_lemma: str
     gov_pos: str
+    pred: str = ""      # the predicate of *be* that the pronoun is the subject of (*it was [dead]*)
 
 
 def role_of(tok) -> str:
@@ -42,8 +44,12 @@ def site_of(doc, sentence: int, i: int) -> PronounSite:
     gov = tok.head
     if tok.dep_ == "pobj" and gov.head is not gov:
         gov = gov.head          # "of it": the preposition's head says more than the preposition
+    pred = ""
+    if tok.head.lemma_ == "be":
+        attr = [c for c in tok.head.children if c.dep_ in ("attr", "acomp") and c.i > i]
+        pred = attr[0].lemma_.lower() if attr else ""
     return PronounSite(sentence, i, tok.lower_, pronoun_class(tok.lower_) or "other", tok.dep_, role_of(tok),
-                       gov.lemma_.lower(), gov.pos_)
+                       gov.lemma_.lower(), gov.pos_, pred)
 
 
 def event_candidates(doc, sentence: int, before: int | None = None) -> list[Mention]:
@@ -119,6 +125,8 @@ def pair_features(site: PronounSite, m: Mention, parsed, rank: int, entity: Enti
               f"ev_head={head.lemma_.lower()}", f"ev_rank={bucket(rank)}|sd={sd}"]
         if sd == 0:
             f.append("ev_same_sentence")
+        sel = selection(site.gov_lemma, site.role, site.pred)
+        f.append(f"ev_sel={sel}")
         return [x for base in f for x in (base, f"{base}|{pc}")]
     tdist = (sum(len(parsed[s]) for s in range(m.sentence, site.sentence)) + site.index - m.head)
     f += [f"td={bucket(tdist // 3)}", f"crole={m.role}", f"prole={site.role}", f"roles={m.role}>{site.role}",
@@ -139,6 +147,8 @@ def pair_features(site: PronounSite, m: Mention, parsed, rank: int, entity: Enti
             f.append("same_pronoun_class")
         if cpc and (entity is None or len(entity.members) == 1):
             f.append("pron_unlinked")       # a pleonastic or unresolved pronoun starts no chain
+        if cpc == "it" and is_pleonastic(cdoc, m.head):
+            f.append("cand_pleonastic")     # an earlier *it* that the sieve's rules call pleonastic
     else:
         f.append("nominal")
     if head.lower_ in LIGHT_HEADS or head.lemma_.lower() in LIGHT_HEADS:
@@ -169,6 +179,7 @@ def pair_features(site: PronounSite, m: Mention, parsed, rank: int, entity: Enti
             f.append(f"copula_{attr[0].pos_}")
             if attr[0].lemma_.lower() == head.lemma_.lower():
                 f.append("copula_same_head")
+    f += semantic_features(site, m, head, entity)
     if entity is not None:
         f.append(f"esize={bucket(len(entity.members))}")
         f.append("chain_ok" if entity.compatible(pc) else "chain_clash")
@@ -178,6 +189,27 @@ def pair_features(site: PronounSite, m: Mention, parsed, rank: int, entity: Enti
             f.append("chain_human")
         f.append(f"chain_last={min(site.sentence - entity.last_sentence, 4)}")
     return [x for base in f for x in (base, f"{base}|{pc}")]
+
+
+def semantic_features(site: PronounSite, m: Mention, head, entity: Entity | None) -> list[str]:
+    """WordNet's class and animacy of the candidate's head (a pronoun's: its chain's first noun),
+    and their fit with what the pronoun's governor wants (coref.english.lexicon.selection)."""
+    lex, anim = head_class(head)
+    if m.pronoun and entity is not None:
+        lex, anim = entity.lexname, entity.animate
+    if anim is None and m.human is not None:
+        anim = m.human or None
+    f = [f"lex={lex}", f"anim={anim}"]
+    if m.pronoun and entity is not None and entity.event:
+        f.append("chain_event")
+    sel = selection(site.gov_lemma, site.role, site.pred)
+    if sel:
+        f += [f"sel={sel}|anim={anim}", f"sel={sel}|lex={lex}"]
+    if site.role in ("subj", "obj") and lex:
+        f.append(f"gov={site.role}:{site.gov_lemma}|lex={lex}")
+    if site.pred and lex:
+        f.append(f"pred={site.pred}|lex={lex}")
+    return f
 
 
 def _dominates(doc, head: int, target: int) -> bool:

@@ -23,10 +23,13 @@ from cad.core.errors import CadError
 from cad.lang.models import load_spacy
 from coref.english.entities import SPEAKER_PRONOUNS, THIRD_PERSON, EntityTracker, pronoun_class
 from coref.english.features import PronounSite, anaphoricity_features, event_candidates, pair_features, site_of
+from coref.english.lexicon import head_class
 from coref.english.mentions import Mention, mentions_of_sentence
+from coref.english.referent import (TypeModel, best_label, event_features, referent_distribution, type_distribution,
+                                    type_features)
 from coref.english.tokens import moses_doc
 from coref.records import Candidate, PronounResolution, keep_likely
-from coref.softmax import SoftmaxRanker, load_json, save_json
+from coref.softmax import SoftmaxRanker, load_json, save_json, softmax
 
 MODEL_VERSION = 1
 DEFAULT_MODEL = "ranker-en.json.gz"
@@ -39,14 +42,26 @@ class RankerModel:
     window: int = 3
     threshold: float = 0.5          # P(referential) from which a pronoun gets an antecedent
     info: dict | None = None        # how it was trained
+    types: TypeModel | None = None   # the entity type of a mention (coref.english.referent)
+    temperature: float = 1.0        # the ranker's scores are divided by it (coref.calibration.fit_temperature)
+    events: SoftmaxRanker | None = None  # P(a clause | the pronoun refers), coref.english.referent
+
+    def antecedent_probabilities(self, pair_feats: list[list[str]]) -> np.ndarray:
+        return softmax(self.ranker.scores(pair_feats) / self.temperature)
 
     def p_referential(self, feats: list[str]) -> float:
         return float(self.anaphoricity.probabilities([feats, []])[0])
 
     def save(self, path: str | os.PathLike) -> None:
-        save_json({"version": MODEL_VERSION, "window": self.window, "threshold": self.threshold,
-                   "info": self.info or {}, "ranker": self.ranker.to_dict(),
-                   "anaphoricity": self.anaphoricity.to_dict()}, path)
+        d = {"version": MODEL_VERSION, "window": self.window, "threshold": self.threshold,
+             "info": self.info or {}, "ranker": self.ranker.to_dict(), "anaphoricity": self.anaphoricity.to_dict()}
+        if self.types is not None:
+            d["types"] = self.types.to_dict()
+        if self.events is not None:
+            d["events"] = self.events.to_dict()
+        if self.temperature != 1.0:
+            d["temperature"] = round(self.temperature, 4)
+        save_json(d, path)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "RankerModel":
@@ -56,7 +71,10 @@ class RankerModel:
         try:
             return cls(SoftmaxRanker.from_dict(d["ranker"], str(path)),
                        SoftmaxRanker.from_dict(d["anaphoricity"], str(path)),
-                       int(d["window"]), float(d["threshold"]), d.get("info"))
+                       int(d["window"]), float(d["threshold"]), d.get("info"),
+                       TypeModel.from_dict(d["types"], str(path)) if "types" in d else None,
+                       float(d.get("temperature", 1.0)),
+                       SoftmaxRanker.from_dict(d["events"], str(path)) if "events" in d else None)
         except (KeyError, TypeError, ValueError) as exc:
             raise CadError(f"not a cad ranker model ({exc})", str(path)) from None
 
@@ -72,6 +90,7 @@ class Decision:
     candidates: list[Mention]
     pair_feats: list[list[str]]
     ana_feats: list[str]
+    entities: list = None       # each candidate's chain when the pronoun was reached (None: none)
 
 
 Chooser = Callable[[Decision], "tuple[int | None, np.ndarray | None, float | None]"]
@@ -102,13 +121,14 @@ def walk(parsed, window: int, choose: Chooser) -> list[tuple[Decision, int | Non
                     evs += event_candidates(doc, k, before=pos)
                     cands += sorted(evs, key=lambda e: (-e.sentence, -e.head))
                 rank: Counter[str] = Counter()
-                feats = []
+                feats, ents = [], []
                 for c in cands:
                     ent = tracker.of.get((c.sentence, c.head)) if c.kind == "np" else None
                     hc = heads[parsed[c.sentence][c.head].lemma_.lower()] if c.kind == "np" else 0
                     feats.append(pair_features(site, c, parsed, rank[c.kind], ent, hc))
+                    ents.append(ent)
                     rank[c.kind] += 1
-                dec = Decision(site, cands, feats, anaphoricity_features(doc, site))
+                dec = Decision(site, cands, feats, anaphoricity_features(doc, site), ents)
                 choice, probs, p_ref = choose(dec)
                 out.append((dec, choice, probs, p_ref))
                 if choice is not None and cands[choice].kind == "np":
@@ -116,9 +136,11 @@ def walk(parsed, window: int, choose: Chooser) -> list[tuple[Decision, int | Non
                     target = tracker.of.get((c.sentence, c.head))
                     if target is not None:
                         tracker.link((k, pos), site.pclass, _PRON_NUMBER.get(site.pclass), target)
+                elif choice is not None:
+                    tracker.link_event((k, pos), site.pclass)
                 continue
             if (k, m.head) not in tracker.of:      # a resolved pronoun already sits in its entity
-                tracker.add_mention(m, doc[m.head].text, doc[m.head].pos_)
+                tracker.add_mention(m, doc[m.head].text, doc[m.head].pos_, head_class(doc[m.head]))
             if not m.pronoun:
                 heads[doc[m.head].lemma_.lower()] += 1
             seen.append(m)
@@ -165,7 +187,7 @@ class RankerResolver:
         p_ref = self.model.p_referential(dec.ana_feats)
         if not dec.candidates or p_ref < self.model.threshold:
             return None, None, p_ref
-        probs = self.model.ranker.probabilities(dec.pair_feats)
+        probs = self.model.antecedent_probabilities(dec.pair_feats)
         return int(np.argmax(probs)), probs, p_ref
 
     def resolve(self, doc_id: str, sentences: list[list[str]], parsed=None) -> list[PronounResolution]:
@@ -178,13 +200,42 @@ class RankerResolver:
                 continue
             rec = PronounResolution(doc_id, site.sentence, site.index, tok.text, referential=choice is not None,
                                     anaphoricity=round(p_ref, 6))
+            types = self._types(dec, parsed) if self.model.types is not None else None
             if choice is not None:
-                scored = [(self._candidate(c, parsed), float(p)) for c, p in zip(dec.candidates, probs)]
+                scored = [(self._candidate(c, parsed, t), float(p))
+                          for c, p, t in zip(dec.candidates, probs, types or [None] * len(probs))]
                 rec.candidates = keep_likely(scored)
+            if types is not None:
+                self._referent(rec, dec, p_ref, probs, types, parsed)
             out.append(rec)
         return out
 
+    def _types(self, dec: Decision, parsed) -> list[dict | None]:
+        """Each candidate's entity-type distribution (None: it stands for a clause)."""
+        out = []
+        for c, ent in zip(dec.candidates, dec.entities or [None] * len(dec.candidates)):
+            if c.kind == "event" or (c.pronoun and ent is not None and ent.event):
+                out.append(None)
+            elif c.pronoun and ent is not None and ent.nominal is not None:
+                n = ent.nominal
+                out.append(type_distribution(self.model.types, type_features(n, parsed[n.sentence])))
+            else:
+                out.append(type_distribution(self.model.types, type_features(c, parsed[c.sentence], c.text)))
+        return out
+
+    def _referent(self, rec: PronounResolution, dec: Decision, p_ref: float, probs, types, parsed) -> None:
+        if probs is None and dec.candidates:
+            probs = self.model.antecedent_probabilities(dec.pair_feats)
+        own = type_distribution(self.model.types, type_features(None, None, dec.site.word))
+        p_event = None
+        if self.model.events is not None:
+            p_event = float(self.model.events.probabilities([event_features(dec.site, dec.ana_feats), []])[0])
+        dist = referent_distribution(p_ref, dec.candidates, probs, types, own, p_event)
+        rec.referent, rec.referent_type, _ = best_label(dist)
+        rec.referent_probs = {k: round(v, 4) for k, v in sorted(dist.items()) if v >= 0.0005}
+
     @staticmethod
-    def _candidate(m: Mention, parsed) -> Candidate:
+    def _candidate(m: Mention, parsed, types: dict | None = None) -> Candidate:
         return Candidate(m.sentence, m.start, m.end, m.head, parsed[m.sentence][m.start:m.end].text, 1.0,
-                         m.number, m.human, kind=m.kind)
+                         m.number, m.human, kind=m.kind,
+                         entity_type=max(types, key=types.get) if types else None)

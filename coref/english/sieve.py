@@ -122,8 +122,8 @@ class SieveResolver:
     def parse(self, sentences: list[list[str]]) -> list:
         return list(self.nlp.pipe(moses_doc(self.nlp.vocab, s) for s in sentences))
 
-    def resolve(self, doc_id: str, sentences: list[list[str]]) -> list[PronounResolution]:
-        parsed = self.parse(sentences)
+    def resolve(self, doc_id: str, sentences: list[list[str]], parsed=None) -> list[PronounResolution]:
+        parsed = parsed if parsed is not None else self.parse(sentences)
         mentions = [mentions_of_sentence(d, k) for k, d in enumerate(parsed)]
         resolved: dict[tuple[int, int], Mention] = {}     # pronoun (sentence, head) -> nominal antecedent
         # chain-level constraint: the pronoun classes each mention's chain holds so far (shared sets)

@@ -21,11 +21,15 @@ from cad.core.progress import progress
 from cad.lang.models import load_spacy
 from coref.english.entities import THIRD_PERSON
 from coref.english.ranker import Decision, RankerModel, RankerResolver, walk
+from coref.english.mentions import mentions_of_sentence
+from coref.english.referent import TypeModel, event_features, type_features
 from coref.english.tokens import moses_doc
-from coref.evaluate import gold_pronouns
+from coref.evaluate import gold_pronouns, own_mention
 from coref.gold.conll import read_conll
+from coref.gold.gum import read_gum_dir
 from coref.gold.mmax import list_mmax, read_mmax
 from coref.gold.model import GoldDocument
+from coref.referent import gold_referent, parsed_words
 from coref.softmax import SoftmaxRanker
 
 log = logging.getLogger(__name__)
@@ -33,8 +37,11 @@ log = logging.getLogger(__name__)
 # module held their work
 cli_log = logging.getLogger("cad.coref")
 
-CORPORA = ("litbank", "news", "ted")
-ANAPHORICITY_CORPORA = ("news", "ted")
+CORPORA = ("litbank", "news", "ted", "gum")
+# corpora whose unmarked pronouns are non-referential: LitBank marks a few entity types only
+ANAPHORICITY_CORPORA = ("news", "ted", "gum")
+# ParCorFull (the TED and news domain) counts `in_domain_weight` times; the others once
+IN_DOMAIN = ("news", "ted")
 
 
 @dataclass
@@ -45,6 +52,9 @@ class DocInstances:
     rank_gold: list = field(default_factory=list)
     ana_groups: list = field(default_factory=list)
     ana_gold: list = field(default_factory=list)
+    type_feats: list = field(default_factory=list)     # GUM's typed mentions: (features, entity type)
+    event_groups: list = field(default_factory=list)   # referring it/they: a clause, or not
+    event_gold: list = field(default_factory=list)
 
 
 def read_gold_corpora(root: str | os.PathLike, corpora=CORPORA) -> list[tuple[str, GoldDocument]]:
@@ -58,6 +68,8 @@ def read_gold_corpora(root: str | os.PathLike, corpora=CORPORA) -> list[tuple[st
             if not files:
                 raise CadError("no LitBank CoNLL files", str(d))
             out += [("litbank", doc) for f in files for doc in read_conll(f)]
+        elif corpus == "gum":
+            out += [("gum", doc) for doc in read_gum_dir(root / "gum" / "conll")]
         elif corpus in ("news", "ted"):
             d = root / "parcorfull" / "corpus" / ("news" if corpus == "news" else "TED") / "EN"
             names = list_mmax(d)
@@ -75,9 +87,17 @@ def instances(corpus: str, gold: GoldDocument, parsed, window: int = 3) -> DocIn
     gp = {(g.sentence, g.index): g for g in gold_pronouns(gold, sentences, gold.doc_id, tuple(sorted(THIRD_PERSON)))}
     inst = DocInstances(corpus, gold.doc_id)
 
+    word = parsed_words(gold, parsed) if corpus == "gum" else None
+
     def choose(dec: Decision):
         g = gp.get((dec.site.sentence, dec.site.index))
         ref = bool(g and g.referential)
+        if g is not None and dec.site.pclass in ("it", "they"):
+            label = gold_referent(gold, own_mention(gold, g.gold_token), word) if word and g.gold_token is not None \
+                else g.referent
+            if label != "pleonastic":
+                inst.event_groups.append([event_features(dec.site, dec.ana_feats), []])
+                inst.event_gold.append([label == "event", label != "event"])
         if corpus in ANAPHORICITY_CORPORA:
             inst.ana_groups.append([dec.ana_feats, []])
             inst.ana_gold.append([ref, not ref])
@@ -88,25 +108,82 @@ def instances(corpus: str, gold: GoldDocument, parsed, window: int = 3) -> DocIn
             inst.rank_groups.append(dec.pair_feats)
             inst.rank_gold.append(right)
         nominal = [j for j, ok in enumerate(right) if ok and dec.candidates[j].kind == "np"]
-        return (nominal[0] if nominal else None), None, None
+        events = [j for j, ok in enumerate(right) if ok]
+        return (nominal[0] if nominal else events[0] if events else None), None, None
 
     walk(parsed, window, choose)
+    if corpus == "gum":
+        inst.type_feats = typed_mentions(gold, parsed)
     return inst
 
 
-def parse_gold(nlp, docs: list[tuple[str, GoldDocument]]) -> list:
-    """Each gold document's sentences as spaCy Docs, parsed as the resolver parses cad's tokens."""
+def typed_mentions(gold: GoldDocument, parsed) -> list[tuple[list[str], str]]:
+    """The type model's examples from a GUM document parsed as its own sentences: every mention
+    the resolver finds (noun phrases, and *it*/*they*), typed as the smallest gold mention that
+    holds its head."""
+    cover: dict[int, object] = {}
+    for m in sorted(gold.mentions, key=lambda m: -len(m.tokens)):
+        for t in m.tokens:
+            cover[t] = m        # the smallest mention over each token wins
+    out = []
+    for k, doc in enumerate(parsed):
+        for m in mentions_of_sentence(doc, k):
+            g = cover.get(gold.sentence_starts[k] + m.head)
+            if g is None or "etype" not in g.attrs:
+                continue
+            if m.pronoun and m.text.lower() not in ("it", "they", "them"):
+                continue
+            out.append((type_features(m, doc), g.attrs["etype"]))
+    return out
+
+
+def parse_gold(nlp, docs: list[tuple[str, GoldDocument]], cache: str | os.PathLike | None = None) -> list:
+    """Each gold document's sentences as spaCy Docs, parsed as the resolver parses cad's tokens.
+    With `cache` (a folder), parses are kept there by the text and the pipeline's name and
+    version, so that experiments over the same corpora parse once."""
     out = []
     for corpus, gold in progress(docs, total=len(docs), desc="parse", unit="doc"):
-        out.append(list(nlp.pipe(moses_doc(nlp.vocab, s) for s in gold.sentences())))
+        cached = _cached_parse(nlp, gold, cache) if cache else None
+        if cached is None:
+            cached = list(nlp.pipe(moses_doc(nlp.vocab, s) for s in gold.sentences()))
+            if cache:
+                _store_parse(nlp, gold, cache, cached)
+        out.append(cached)
     return out
+
+
+def _parse_key(nlp, gold: GoldDocument, cache) -> Path:
+    import hashlib
+
+    text = "\n".join(" ".join(s) for s in gold.sentences())
+    meta = f"{nlp.meta.get('name')}-{nlp.meta.get('version')}"
+    return Path(cache) / (hashlib.sha1((meta + "\n" + text).encode("utf-8")).hexdigest() + ".spacy")
+
+
+def _cached_parse(nlp, gold: GoldDocument, cache) -> list | None:
+    from spacy.tokens import DocBin
+
+    f = _parse_key(nlp, gold, cache)
+    if not f.exists():
+        return None
+    return list(DocBin().from_bytes(f.read_bytes()).get_docs(nlp.vocab))
+
+
+def _store_parse(nlp, gold: GoldDocument, cache, parsed: list) -> None:
+    from spacy.tokens import DocBin
+
+    f = _parse_key(nlp, gold, cache)
+    f.parent.mkdir(parents=True, exist_ok=True)
+    tmp = f.with_suffix(".tmp")
+    tmp.write_bytes(DocBin(docs=parsed).to_bytes())
+    os.replace(tmp, f)
 
 
 def fit(data: list[DocInstances], l2: float = 3.0, window: int = 3, info: dict | None = None,
         in_domain_weight: int = 4) -> RankerModel:
     """Both models from the instances of `data`; ParCorFull's documents (the TED and news domain)
     count `in_domain_weight` times, LitBank's once."""
-    data = [d for d in data for _ in range(1 if d.corpus == "litbank" else max(1, in_domain_weight))]
+    data = [d for d in data for _ in range(max(1, in_domain_weight) if d.corpus in IN_DOMAIN else 1)]
     rg = [g for d in data for g in d.rank_groups]
     ry = [y for d in data for y in d.rank_gold]
     ag = [g for d in data for g in d.ana_groups]
@@ -116,10 +193,20 @@ def fit(data: list[DocInstances], l2: float = 3.0, window: int = 3, info: dict |
     t = time.time()
     ranker = SoftmaxRanker.fit(rg, ry, l2=l2)
     ana = SoftmaxRanker.fit(ag, ay, l2=l2)
-    log.info("trained on %d ranking groups and %d anaphoricity examples in %.1fs", len(rg), len(ag), time.time() - t)
+    typed = [x for d in data if d.corpus == "gum" for x in d.type_feats]
+    types = fit_types(typed) if typed else None
+    eg = [g for d in data for g in d.event_groups]
+    events = SoftmaxRanker.fit(eg, [y for d in data for y in d.event_gold], l2=l2) if types and eg else None
+    log.info("trained on %d ranking groups, %d anaphoricity examples and %d typed mentions in %.1fs",
+             len(rg), len(ag), len(typed), time.time() - t)
     info = dict(info or {})
-    info.update({"ranking_groups": len(rg), "anaphoricity_examples": len(ag), "l2": l2})
-    return RankerModel(ranker, ana, window, 0.5, info)
+    info.update({"ranking_groups": len(rg), "anaphoricity_examples": len(ag), "l2": l2, "typed_mentions": len(typed)})
+    return RankerModel(ranker, ana, window, 0.5, info, types, events=events)
+
+
+def fit_types(typed: list[tuple[list[str], str]], l2: float = 1.0) -> TypeModel:
+    """The entity-type model (coref.english.referent) from (features, type) examples."""
+    return TypeModel.fit(typed, l2=l2)
 
 
 def talk_folds(names: list[str], k: int) -> list[list[str]]:
@@ -131,15 +218,19 @@ def talk_folds(names: list[str], k: int) -> list[list[str]]:
 
 
 def train_ranker(root: str | os.PathLike, corpora: tuple[str, ...], out: str | os.PathLike, l2: float = 3.0,
-                 window: int = 3, in_domain_weight: int = 4) -> RankerModel:
-    """Train both models on the gold `corpora` under `root` and write them to `out`."""
+                 window: int = 3, in_domain_weight: int = 4, temperature: float = 1.0,
+                 cache: str | os.PathLike | None = None) -> RankerModel:
+    """Train both models (and the entity-type model, with GUM) on the gold `corpora` under `root`
+    and write them to `out`; `temperature` divides the ranker's scores (chosen on held-out folds:
+    coref.english.heldout)."""
     docs = read_gold_corpora(root, corpora)
     nlp = load_spacy()
     t = time.time()
-    parsed = parse_gold(nlp, docs)
+    parsed = parse_gold(nlp, docs, cache)
     data = [instances(c, g, p, window) for (c, g), p in zip(docs, parsed)]
     model = fit(data, l2, window, {"corpora": list(corpora), "documents": len(docs),
                                    "in_domain_weight": in_domain_weight}, in_domain_weight)
+    model.temperature = temperature
     model.save(out)
     cli_log.info("ranker trained on %d documents in %.0fs: %s", len(docs), time.time() - t, out)
     return model

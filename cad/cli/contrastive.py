@@ -1,0 +1,168 @@
+"""`cad score` and `cad contrastive` (make, score): contrastive anaphora suites, built from a
+word-aligned corpus with coreference and scored in context under a model."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from cad.core.cliargs import add_input_argument as add_in, add_output_argument as add_out
+from coref.backends import BACKENDS, DEFAULT_BACKEND
+
+# Each command imports its implementation when it runs: `cad` then starts without loading spaCy,
+# the lexicons or a model it will not use.
+
+
+def _score(a: argparse.Namespace) -> None:
+    from cad.core.errors import CadError
+    from cad.core.textio import atomic_output
+    from cad.decoder import Decoder, DecoderModel, SearchSettings
+    from cad.experiments.contrastive import ContextScorer, format_summary, read_suite, score_suite
+    from coref.backends import get_backend
+
+    items = read_suite(a.suite)
+    sentences = [" ".join(x.lower().split()) for it in items for x in [s for s, _ in it.context] + [it.source]]
+    model = DecoderModel.load(a.config, input_sentences=sentences, settings=SearchSettings(search_algorithm=0))
+    scorer = ContextScorer(Decoder(model), get_backend(a.backend, gold=a.gold), a.humanness)
+    if a.cm_weight is not None:
+        if a.cm_weight < 0:
+            raise CadError(f"--cm-weight must not be negative, not {a.cm_weight}")
+        model = model.with_weights(scorer.cm.slot.name, [a.cm_weight])
+        scorer = ContextScorer(Decoder(model), scorer.resolver, a.humanness)
+    results, summary = score_suite(scorer, items)
+    with atomic_output(a.out) as fh:
+        fh.write("id\tmethod\tbest\tcorrect\tright\tscores\tclasses\tpenalized\n")
+        for r in results:
+            fh.write(f"{r.id}\t{r.method}\t{r.best}\t{'' if r.correct is None else r.correct}\t"
+                     f"{'' if r.right is None else int(r.right)}\t{','.join(f'{x:.4f}' for x in r.scores)}\t"
+                     f"{'|'.join(r.classes)}\t{','.join(map(str, r.penalized))}\n")
+    if a.report:
+        with atomic_output(a.report) as fh:
+            json.dump(summary, fh, indent=1, ensure_ascii=False)
+            fh.write("\n")
+    print(f"{summary['judged']} judged items: accuracy {summary['accuracy']:.3f} "
+          f"({summary['forced']} forced, {summary['fallback']} by the fallback)", file=sys.stderr)
+    if not a.quiet:
+        print(format_summary(summary), file=sys.stderr)
+
+
+def _make(a: argparse.Namespace) -> None:
+    from cad.core.errors import CadError
+    from cad.core.textio import atomic_output
+    from cad.experiments.contrastive_make import MakeSettings, make_suite, summary, write_items
+
+    if a.pairs < 1:
+        raise CadError(f"--pairs must be at least 1, not {a.pairs}")
+    if a.max_distance < (0 if a.same_sentence else 1):
+        raise CadError(f"--max-distance {a.max_distance}: at least 1 (0 with --same-sentence: only antecedents in "
+                       "the pronoun's sentence)")
+    corpus = _corpus_paths(a)
+    settings = MakeSettings(max_distance=a.max_distance, same_sentence=a.same_sentence, pairs=a.pairs, seed=a.seed)
+    made = make_suite(corpus, _coreference(a, corpus), settings, nouns_from=a.nouns_from)
+    if not made.items:
+        raise CadError("no item could be made (see the reasons with --report)")
+    with atomic_output(a.out) as fh:
+        write_items(made.items, fh)
+    report = summary(made)
+    if a.report:
+        report["examples"] = made.examples
+        with atomic_output(a.report) as fh:
+            json.dump(report, fh, indent=1, ensure_ascii=False)
+            fh.write("\n")
+    print(f"{report['items']} items ({report['pairs']} pairs) from {report['kept']} of {report['pronouns']} "
+          f"it/they; skipped: " + ", ".join(f"{why} {n}" for why, n in report["skipped"].items()), file=sys.stderr)
+
+
+def _corpus_paths(a: argparse.Namespace) -> tuple[str, str, str, str | None]:
+    from cad.core.errors import CadError
+
+    prefix = a.corpus
+    src = a.source or (prefix and f"{prefix}.{a.src}")
+    tgt = a.target or (prefix and f"{prefix}.{a.tgt}")
+    align = a.align or (prefix and f"{prefix}.{a.src}-{a.tgt}.alig")
+    docs = a.docs or (f"{prefix}.docs" if prefix and os.path.exists(f"{prefix}.docs") else None)
+    if not (src and tgt and align):
+        raise CadError("give --corpus PREFIX, or --source, --target and --align")
+    return src, tgt, align, docs
+
+
+def _coreference(a: argparse.Namespace, corpus):
+    """A backend, or the records of --coref per document."""
+    if not a.coref:
+        from coref.backends import get_backend
+
+        return get_backend(a.backend, gold=a.gold)
+    from cad.core.aligned_docs import aligned_documents
+    from coref.backends import records_by_doc
+
+    docs = [(doc_id, src) for doc_id, src, _, _ in aligned_documents(*corpus)]
+    return records_by_doc(a.coref, docs)
+
+
+def add_score_arguments(s) -> None:
+    s.add_argument("--config", required=True, help="moses.ini with a CoreferenceModel feature (cad cm config --mode feature)")
+    add_in(s, "--suite", required=True,
+           help="JSON lines: {\"context\": [{\"source\", \"target\"}], \"source\", \"targets\", \"correct\"} "
+                "(tokenized; e.g. cad/data/contrastive-en-fr.jsonl, or cad contrastive make's); other fields "
+                "(pronoun, gender, distance, variant, pair) group the report")
+    s.add_argument("--backend", default=DEFAULT_BACKEND, choices=BACKENDS,
+                   help=f"coreference backend run on each item's sentences (default: {DEFAULT_BACKEND})")
+    s.add_argument("--gold", help="gold annotation for --backend gold")
+    s.add_argument("--humanness", action="store_true", help="the class CM's bundles carry humanness")
+    s.add_argument("--cm-weight", type=float,
+                   help="the CoreferenceModel's weight instead of the configuration's (0: the context-blind control)")
+    add_out(s, "--out", default="-", help="one TSV line per item: id, method (forced|fallback), best, correct, right, "
+                                         "scores, pronoun classes and penalized options of each candidate")
+    s.add_argument("--report", help="JSON file for the summary: accuracy overall and by pronoun, gender, "
+                                    "distance and variant, forced/fallback/penalized counts, ties, pairs")
+    s.set_defaults(func=_score)
+
+
+def add_score_parser(sub) -> None:
+    s = sub.add_parser("score", help="score given translations in context (contrastive suites) under the model")
+    add_score_arguments(s)
+
+
+def add_contrastive_parsers(sub) -> None:
+    p = sub.add_parser("contrastive", help="contrastive anaphora suites: build one from a corpus, score one")
+    cs = p.add_subparsers(dest="contrastive_command", required=True)
+    s = cs.add_parser("make", help="ContraPro-style items in balanced pairs from a word-aligned corpus with coreference",
+                      description="For each it/they whose antecedent is a noun and whose reference translation is il, "
+                                  "elle, ils or elles: the true context and sentence against the pronoun's gender "
+                                  "flipped with its agreement, and a twin whose context has a noun of the other gender "
+                                  "(cad/experiments/contrastive_make.py).")
+    s.add_argument("--corpus", help="corpus prefix: PREFIX.<src>, PREFIX.<tgt>, PREFIX.<src>-<tgt>.alig, PREFIX.docs "
+                                    "(tokenized, one sentence a line; e.g. ../shared/data/en-fr/dev)")
+    s.add_argument("--src", default="en", help="source language suffix (default: %(default)s)")
+    s.add_argument("--tgt", default="fr", help="target language suffix (default: %(default)s)")
+    s.add_argument("--source", help="tokenized source text (instead of PREFIX.<src>)")
+    s.add_argument("--target", help="tokenized reference translation (instead of PREFIX.<tgt>)")
+    s.add_argument("--align", help="source-target word alignment, Moses i-j (instead of PREFIX.<src>-<tgt>.alig)")
+    s.add_argument("--docs", help="document boundaries, first_line<TAB>doc_id (instead of PREFIX.docs; none: one document)")
+    s.add_argument("--coref", help="coreference records of the source (cad coref's JSON lines, documents by index); "
+                                   "default: run --backend")
+    s.add_argument("--backend", default="gold", choices=BACKENDS,
+                   help="coreference backend when no --coref is given (default: %(default)s, with --gold)")
+    s.add_argument("--gold", help="gold annotation for --backend gold (ParCorFull's MMAX2 folder, CoNLL or brat files); "
+                                  "a document it does not hold is skipped")
+    s.add_argument("--max-distance", type=int, default=3,
+                   help="the farthest antecedent, in sentences before the pronoun's; the context runs from the "
+                        "antecedent's sentence to the one before the pronoun's; 0 with --same-sentence: only antecedents "
+                        "in the pronoun's sentence (default: %(default)s)")
+    s.add_argument("--same-sentence", action="store_true",
+                   help="also antecedents in the pronoun's sentence (context: the sentence before; the twin's noun "
+                        "is replaced in both candidates, so a sentence-level system may tell the twins apart)")
+    s.add_argument("--pairs", type=int, default=1,
+                   help="balanced pairs per pronoun: the first true context against a noun of the other gender, each "
+                        "further one a noun of the antecedent's gender against one of the other (default: %(default)s)")
+    s.add_argument("--seed", type=int, default=1, help="the draw of replacement nouns (default: %(default)s)")
+    s.add_argument("--nouns-from", help="tokenized French text whose noun frequencies rank the replacement nouns "
+                                        "(default: the corpus's target side)")
+    add_out(s, "--out", required=True, help="the suite, JSON lines as cad score reads them")
+    s.add_argument("--report", help="JSON file: pronouns read and kept, items by variant, pronoun, gender and "
+                                    "distance, skipped pronouns by reason with examples (doc:line:token)")
+    s.set_defaults(func=_make)
+    s = cs.add_parser("score", help="score a suite in context under the model (the same as cad score)")
+    add_score_arguments(s)

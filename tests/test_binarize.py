@@ -1,0 +1,195 @@
+"""`cad binarize`: binary phrase and reordering tables and KenLM's binary format give the decoder
+the same entries, the same floats and so the same output as the text tables; KenLM's format is
+build_binary's, byte for byte."""
+
+import gzip
+import logging
+import math
+import os
+import shutil
+import struct
+from pathlib import Path
+
+import kenlm
+import numpy as np
+import pytest
+
+from cad.cli import main
+from cad.core.errors import CadError
+from cad.decoder import Decoder, DecoderModel
+from cad.decoder.tables import floor_log
+from cad.lm.kenlm_binary import to_float32, write_kenlm_binary
+from cad.moses.binarize import binarize_model, refuse_cad_binaries
+from cad.moses.binarized import BinaryPhraseTable, BinaryReorderingTable, binarize_phrase_table
+from cad.moses.ini import parse_config
+from conftest import write
+from decoder_fixtures import random_model
+
+BUILD_BINARY = Path(os.environ.get("CAD_BUILD_BINARY", Path(__file__).resolve().parents[2] / "shared" / "tools"
+                                   / "moses" / "bin" / "build_binary"))
+
+
+def _outputs(ini, sentences, filtered: bool):
+    model = DecoderModel.load(ini, input_sentences=sentences if filtered else None)
+    dec = Decoder(model)
+    return [(tr.text, tr.best.total, tr.best.features, [(d.text, d.total, d.features) for d in tr.nbest])
+            for tr in (dec.translate(s, nbest=5) for s in sentences)], model
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_binary_twins_decode_as_the_text_tables(tmp_path, seed):
+    ini, sentences = random_model(tmp_path, seed)
+    text_filtered, model = _outputs(ini, sentences, True)
+    text_whole, _ = _outputs(ini, sentences, False)
+    assert model.tables[0].binary is None and model.lm.path.endswith("lm.arpa")
+    done = binarize_model(ini)
+    assert {Path(p).name for _, p in done.written} == {"pt.cadphr", "ro.cadlexr", "lm.binlm"}
+    got_filtered, model = _outputs(ini, sentences, True)
+    got_whole, _ = _outputs(ini, sentences, False)
+    assert model.tables[0].binary.endswith("pt.cadphr") and model.reordering.binary.endswith("ro.cadlexr")
+    assert model.lm.path.endswith("lm.binlm")
+    assert got_filtered == text_filtered and got_whole == text_whole
+    assert binarize_model(ini).written == []               # up to date: nothing written again
+
+
+def test_binary_moses_ini_of_its_own(tmp_path, capsys):
+    ini, sentences = random_model(tmp_path, 3)
+    text, _ = _outputs(ini, sentences, True)
+    assert main(["binarize", "-f", str(ini), "--out-dir", str(tmp_path / "bin")]) == 0
+    new = tmp_path / "bin" / "moses.ini"
+    assert capsys.readouterr().out.strip() == str(new)
+    cfg = parse_config(new)
+    assert [f.type for f in cfg.features if f.path][0] == "PhraseDictionaryCadBinary"
+    (tmp_path / "pt").unlink()                             # the binary model needs no text table
+    got, _ = _outputs(new, sentences, True)
+    assert got == text
+    assert main(["moses-ini", "check", str(new)]) == 0
+    assert "binary table" in capsys.readouterr().out
+    with pytest.raises(CadError, match="Moses cannot read"):
+        refuse_cad_binaries(cfg)
+
+
+def test_entries_order_and_floats_as_the_text_loader(tmp_path):
+    """A source phrase in two runs, scores that the log floors, and several reordering lines for
+    one phrase pair (the last counts)."""
+    pt = write(tmp_path / "pt.gz", b"")
+    with gzip.open(pt, "wt", encoding="utf-8") as fh:
+        fh.write("a b ||| x ||| 0.5 0 1e-50 0.3 ||| 0-0 1-0\n"
+                 "a b ||| y  z ||| 0.25 0.1 0.2 0.3\n"
+                 "c ||| x ||| 0.1 0.2 0.3 0.4 ||| 0-0\n"
+                 "a b ||| w ||| 0.125 0.1 0.2 0.3 ||| \n"
+                 "é ||| ü ||| 1 1 1 1 ||| 0-0\n")
+    write(tmp_path / "ro", "a b ||| x ||| 0.1 0.2 0.3 0.4 0.5 0.6\na b ||| x ||| 0.6 0.5 0.4 0.3 0.2 0.1\n")
+    write(tmp_path / "moses.ini", f"""[feature]
+PhraseDictionaryMemory name=TranslationModel0 num-features=4 path={pt} table-limit=0
+LexicalReordering name=LexicalReordering0 num-features=6 type=wbe-msd-bidirectional-fe-allff path={tmp_path / 'ro'}
+[weight]
+TranslationModel0= 0.2 0.2 0.2 0.2
+LexicalReordering0= 0.3 0.3 0.3 0.3 0.3 0.3
+""")
+    text = DecoderModel.load(tmp_path / "moses.ini")
+    binarize_model(tmp_path / "moses.ini")
+    binary = DecoderModel.load(tmp_path / "moses.ini")
+    assert binary.tables[0].binary is not None
+    for src in ("a b", "c", "é", "missing"):
+        assert binary.tables[0].entries.get(src) == text.tables[0].entries.get(src)
+    assert [e.words for e in binary.tables[0].entries.get("a b")] == [("x",), ("y", "z"), ("w",)]
+    assert binary.tables[0].entries.get("a b")[0].scores == (math.log(0.5), -100.0, -100.0, floor_log(0.3))
+    assert binary.reordering.scores.get(("a b", "x")) == text.reordering.scores.get(("a b", "x"))
+    assert binary.reordering.scores.get(("a b", "x"))[0] == math.log(0.6)
+    assert binary.tables[0].max_source_length == 2 == text.tables[0].max_source_length
+    assert dict(binary.tables[0].entries.items()) == text.tables[0].entries
+
+
+def test_a_stale_binary_table_is_left_for_the_text_one(tmp_path, caplog):
+    ini, sentences = random_model(tmp_path, 4)
+    binarize_model(ini)
+    pt = tmp_path / "pt"
+    pt.write_text(pt.read_text() + "zz ||| zz ||| 1 1 1 1 ||| 0-0\n")
+    with caplog.at_level(logging.WARNING):
+        model = DecoderModel.load(ini)
+    assert model.tables[0].binary is None and "run cad binarize again" in caplog.text
+    assert model.tables[0].entries.get("zz")
+    assert {Path(p).name for _, p in binarize_model(ini).written} == {"pt.cadphr"}
+
+
+def test_binary_table_errors(tmp_path):
+    write(tmp_path / "bad", "a ||| x ||| 0.5 0.5\n")
+    with pytest.raises(CadError, match="2 scores"):
+        binarize_phrase_table(tmp_path / "bad", tmp_path / "bad.cadphr", 4)
+    assert not (tmp_path / "bad.cadphr").exists()
+    write(tmp_path / "junk", b"CADPT001" + b"\0" * 10)
+    with pytest.raises(CadError, match="too short"):
+        BinaryPhraseTable(tmp_path / "junk")
+    binarize_phrase_table(write(tmp_path / "ok", "a ||| x ||| 1 1 1 1\n"), tmp_path / "ok.cadphr", 4)
+    with pytest.raises(CadError, match="not a cad binary reordering table"):
+        BinaryReorderingTable(tmp_path / "ok.cadphr")
+
+
+def _lm_queries(model, sentences):
+    out = []
+    for s in sentences:
+        state = kenlm.State()
+        model.BeginSentenceWrite(state)
+        for w in s.split() + ["</s>"]:
+            nxt = kenlm.State()
+            out.append((model.BaseFullScore(state, w, nxt).log_prob, hash(nxt)))
+            state = nxt
+    return out
+
+
+def test_kenlm_binary_scores_and_states_as_the_arpa_file(tmp_path):
+    _, _ = random_model(tmp_path, 5, lm_order=4)
+    arpa = tmp_path / "lm.arpa"
+    write_kenlm_binary(arpa, tmp_path / "lm.binlm")
+    text, binary = kenlm.Model(str(arpa)), kenlm.Model(str(tmp_path / "lm.binlm"))
+    sentences = ["x y z", "u v w x y", "x x x x x x", "unknown x y", "v u"]
+    assert _lm_queries(binary, sentences) == _lm_queries(text, sentences)
+
+
+@pytest.mark.skipif(not BUILD_BINARY.exists(), reason=f"no KenLM build_binary at {BUILD_BINARY}")
+@pytest.mark.parametrize("order", [2, 3, 5])
+def test_kenlm_binary_is_build_binarys_file(tmp_path, order):
+    import subprocess
+
+    random_model(tmp_path, 6, lm_order=order)
+    write_kenlm_binary(tmp_path / "lm.arpa", tmp_path / "cad.binlm")
+    subprocess.run([str(BUILD_BINARY), str(tmp_path / "lm.arpa"), str(tmp_path / "kenlm.binlm")], check=True,
+                   capture_output=True)
+    assert (tmp_path / "cad.binlm").read_bytes() == (tmp_path / "kenlm.binlm").read_bytes()
+
+
+def test_kenlm_binary_refuses_what_it_does_not_write(tmp_path):
+    base = "\\data\\\nngram 1=3\nngram 2=1\n\n\\1-grams:\n-1\t<s>\t-0.5\n-1\t</s>\n-1\ta\t-0.2\n\n" \
+           "\\2-grams:\n-0.5\t<s> a\n\n\\end\\\n"
+    with pytest.raises(CadError, match="no <unk>"):
+        write_kenlm_binary(write(tmp_path / "a.arpa", base), tmp_path / "a.binlm")
+    pruned = ("\\data\\\nngram 1=4\nngram 2=2\nngram 3=1\n\n\\1-grams:\n-1\t<unk>\t0\n-1\t<s>\t-0.5\n-1\t</s>\n"
+              "-1\ta\t-0.2\n\n\\2-grams:\n-0.5\t<s> a\t-0.1\n-0.4\ta </s>\n\n\\3-grams:\n-0.2\t<s> a a\n\n\\end\\\n")
+    with pytest.raises(CadError, match="pruned model"):
+        write_kenlm_binary(write(tmp_path / "b.arpa", pruned), tmp_path / "b.binlm")
+    assert not (tmp_path / "b.binlm").exists()
+
+
+def test_decimals_round_to_the_nearest_float_once():
+    """Decimals whose double falls exactly halfway between two floats: rounding the double again
+    goes to the even float, which is right only for the midpoint itself."""
+    from decimal import Decimal
+
+    f = np.float32(1.0)
+    up = np.nextafter(f, np.float32(2.0))
+    mid = (float(f) + float(up)) / 2
+    exact = str(Decimal(mid))                      # 1.000000059604644775390625
+    above, below = exact + "1", exact[:-1] + "49"
+    assert float(above) == float(below) == mid
+    got = to_float32([above, below, exact, repr(mid), "0.1"], "x").tolist()
+    assert got == [float(up), float(f), float(f), float(up), float(np.float32(0.1))]
+    assert struct.pack("<f", to_float32(["-0"], "x")[0]) == struct.pack("<f", -0.0)
+
+
+def test_binarize_cli_and_a_config_with_a_missing_table(tmp_path, capsys):
+    ini, _ = random_model(tmp_path, 8)
+    shutil.copy(ini, tmp_path / "broken.ini")
+    (tmp_path / "broken.ini").write_text(ini.read_text().replace(str(tmp_path / "ro"), str(tmp_path / "nope")))
+    assert main(["binarize", "-f", str(tmp_path / "broken.ini")]) == 1
+    assert "missing file" in capsys.readouterr().err

@@ -1,0 +1,214 @@
+"""Contrastive suites: `cad contrastive make` on a tiny hand-made corpus (items checked by hand),
+the French edits it makes, `cad score` reaching candidates the phrase table cannot produce, and the
+commands' errors naming file and line."""
+
+import json
+import math
+
+import pytest
+
+from cad.cli import main
+from cad.core.errors import CadError
+from coref.records import Candidate, PronounResolution, write_jsonl
+
+
+@pytest.fixture(scope="module")
+def lexicons():
+    pytest.importorskip("spacy")
+    from cad.lang import fr_inflection, hunspell_fr
+
+    try:
+        return hunspell_fr.load(), fr_inflection.load()
+    except CadError:
+        pytest.skip("hunspell-fr-comprehensive is not installed (`make resources`)")
+
+
+@pytest.fixture(scope="module")
+def parse(lexicons):
+    from spacy.tokens import Doc
+
+    from cad.lang.fr_morph import french_nlp
+
+    nlp = french_nlp(lemmas=True)
+    return lambda text: nlp(Doc(nlp.vocab, words=text.split()))
+
+
+def test_other_gender_forms(lexicons):
+    _, inf = lexicons
+    assert inf.other_gender("mort", "masc", "sing") == "morte"          # not the noun *la mort*
+    assert inf.other_gender("blessées", "fem", "plur") == "blessés"
+    assert inf.other_gender("nouvelle", "fem", "sing") == "nouveau"     # not *nouvel* (before a vowel)
+    assert inf.other_gender("belles", "fem", "plur") == "beaux"
+    assert inf.other_gender("rapide", "fem", "sing") == "rapide"        # epicene
+    assert inf.other_gender("Partie", "fem", "sing") == "Parti"         # the case kept
+    assert inf.noun_only("camion") and not inf.noun_only("porte") and not inf.noun_only("non")
+
+
+def test_pronoun_flip_and_noun_replacement(lexicons, parse):
+    from cad.experiments.contrastive_french import Editor, apply_edits
+
+    ed = Editor(lexicons[1])
+
+    def flip(text):
+        doc = parse(text)
+        edits, why = ed.flip_pronouns(doc, [next(t.i for t in doc if t.lower_ in ("il", "elle", "ils", "elles"))])
+        return why if edits is None else " ".join(apply_edits(text.split(), edits))
+
+    assert flip("elle a été blessée hier .") == "il a été blessé hier ."
+    assert flip("il semble heureux .") == "elle semble heureuse ."
+    assert flip("ils sont partis .") == "elles sont parties ."
+    assert flip("elle est une idée géniale .") == "il est une idée géniale ."     # a noun predicate agrees not
+
+    def replace(text, noun, new, gender, new_gender, number="sing"):
+        doc = parse(text)
+        q = next(t.i for t in doc if t.text == noun)
+        edits, why = ed.replace_noun(doc, q, new, gender, new_gender, number)
+        return why if edits is None else " ".join(apply_edits(text.split(), edits))
+
+    assert replace("la nouvelle voiture qui est arrivée est rouge .", "voiture", "camion", "fem", "masc") == \
+        "le nouveau camion qui est arrivé est rouge ."
+    assert replace("il parle de la voiture .", "voiture", "camion", "fem", "masc") == "il parle du camion ."
+    assert replace("il parle du problème .", "problème", "machine", "masc", "fem") == "il parle de la machine ."
+    assert replace("l' idée est intéressante .", "idée", "projet", "fem", "masc") == "le projet est intéressant ."
+    assert replace("cet outil est utile .", "outil", "machine", "masc", "fem") == "cette machine est utile ."
+    assert replace("l' idée est intéressante .", "idée", "machine", "fem", "fem") == "la machine est intéressante ."
+
+
+def tiny_corpus(tmp_path):
+    """Two documents: a car that breaks down (elle, with a participle), and books that are sold
+    (ils): each pronoun's antecedent in the sentence before."""
+    src = ["i bought a new car .", "it was damaged yesterday .",
+           "we wrote two novels .", "they are sold everywhere ."]
+    tgt = ["j' ai acheté une nouvelle voiture .", "elle a été endommagée hier .",
+           "nous avons écrit deux romans .", "ils sont vendus partout ."]
+    align = ["0-0 1-1 1-2 2-3 3-4 4-5 5-6", "0-0 1-1 2-2 2-3 3-4 4-5",
+             "0-0 1-1 1-2 2-3 3-4 4-5", "0-0 1-1 2-2 3-3 4-4"]
+    for name, lines in (("c.en", src), ("c.fr", tgt), ("c.en-fr.alig", align)):
+        (tmp_path / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (tmp_path / "c.docs").write_text("0\tcar\n2\tbooks\n")
+    # the replacement nouns' pool: its frequent masculine and feminine nouns
+    (tmp_path / "nouns.fr").write_text("le camion roule .\nun camion passe .\nles camions roulent .\n"
+                                       "la chaise est là .\nune chaise .\n", encoding="utf-8")
+    records = [PronounResolution("0", 1, 0, "it", candidates=[Candidate(0, 2, 5, 4, "a new car")]),
+               PronounResolution("1", 1, 0, "they", candidates=[Candidate(0, 2, 4, 3, "two novels")])]
+    write_jsonl(records, tmp_path / "coref.jsonl")
+    return tmp_path
+
+
+def test_generated_items_checked_by_hand(tmp_path, lexicons):
+    from cad.experiments.contrastive_make import MakeSettings, make_suite
+
+    d = tiny_corpus(tmp_path)
+    records = [[r] for r in (PronounResolution("0", 1, 0, "it", candidates=[Candidate(0, 2, 5, 4, "a new car")]),
+                             PronounResolution("1", 1, 0, "they", candidates=[Candidate(0, 2, 4, 3, "two novels")]))]
+    corpus = tuple(str(d / f) for f in ("c.en", "c.fr", "c.en-fr.alig", "c.docs"))
+    made = make_suite(corpus, records, MakeSettings(), nouns_from=str(d / "nouns.fr"),
+                      lexicons=(*lexicons, None, None))
+    assert made.pronouns == 2 and made.kept == 2 and not made.skipped
+    car, twin, books, books_twin = made.items
+    assert car["context"] == [{"source": "i bought a new car .", "target": "j' ai acheté une nouvelle voiture ."}]
+    assert car["source"] == "it was damaged yesterday ."
+    # the pronoun flipped with its participle; the reference first
+    assert car["targets"] == ["elle a été endommagée hier .", "il a été endommagé hier ."]
+    assert (car["correct"], car["pronoun"], car["gender"], car["number"], car["distance"], car["variant"]) == \
+        (0, "elle", "fem", "sing", 1, "original")
+    # the twin: the same sentence and candidates, the car a masculine noun of the pool with its
+    # determiner and adjective, the other candidate correct
+    assert twin["context"][0]["target"] == "j' ai acheté un nouveau camion ."
+    assert twin["targets"] == car["targets"] and twin["source"] == car["source"]
+    assert (twin["correct"], twin["pronoun"], twin["gender"], twin["variant"]) == (1, "il", "masc", "other-gender")
+    assert twin["pair"] == car["pair"] and twin["replacement"] == {"target": "camion", "how": "frequent"}
+    assert car["antecedent"] == {"source": "a new car", "head": "car", "target": "voiture"}
+    # a plural: ils sont vendus / elles sont vendues; les romans -> the pool's feminine plural
+    assert books["targets"] == ["ils sont vendus partout .", "elles sont vendues partout ."]
+    assert books_twin["context"][0]["target"] == "nous avons écrit deux chaises ."
+    assert (books_twin["correct"], books_twin["pronoun"]) == (1, "elles")
+    # two pairs per pronoun: a noun of the antecedent's gender (the reference correct) against one of the other
+    more = make_suite(corpus, records, MakeSettings(pairs=2), nouns_from=str(d / "nouns.fr"),
+                      lexicons=(*lexicons, None, None))
+    third = [it for it in more.items if it["pair"].endswith(":1") and it["doc"] == "0"]
+    assert [it["variant"] for it in third] == ["same-gender", "other-gender"]
+    assert third[0]["context"][0]["target"] == "j' ai acheté une nouvelle chaise ." and third[0]["correct"] == 0
+
+
+def test_contrastive_make_cli_and_its_errors(tmp_path, lexicons, capsys):
+    d = tiny_corpus(tmp_path)
+    out = d / "suite.jsonl"
+    assert main(["-q", "contrastive", "make", "--corpus", str(d / "c"), "--coref", str(d / "coref.jsonl"),
+                 "--nouns-from", str(d / "nouns.fr"), "--out", str(out), "--report", str(d / "r.json")]) == 0
+    items = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert len(items) == 4 and {it["correct"] for it in items} == {0, 1}
+    assert json.loads((d / "r.json").read_text())["items_by"]["variant"] == {"original": 2, "other-gender": 2}
+    # a bad alignment point: the file and line are named
+    (d / "c.en-fr.alig").write_text("0-0\n0-x\n0-0\n0-0\n")
+    assert main(["-q", "contrastive", "make", "--corpus", str(d / "c"), "--coref", str(d / "coref.jsonl"),
+                 "--out", str(out)]) == 1
+    assert "c.en-fr.alig:2" in capsys.readouterr().err
+    # files of different lengths
+    (d / "c.en-fr.alig").write_text("0-0\n")
+    assert main(["-q", "contrastive", "make", "--corpus", str(d / "c"), "--coref", str(d / "coref.jsonl"),
+                 "--out", str(out)]) == 1
+    assert "c.en-fr.alig:2" in capsys.readouterr().err
+    # a bad coreference record
+    tiny_corpus(tmp_path)
+    (d / "bad.jsonl").write_text('{"doc": "0", "sentence": -1, "index": 0, "token": "it"}\n')
+    assert main(["-q", "contrastive", "make", "--corpus", str(d / "c"), "--coref", str(d / "bad.jsonl"),
+                 "--out", str(out)]) == 1
+    assert "bad.jsonl:1" in capsys.readouterr().err
+    # a bad suite line for cad contrastive score
+    (d / "bad-suite.jsonl").write_text('{"source": "it sleeps", "targets": ["il dort"]}\n{"source": 3}\n')
+    assert main(["-q", "contrastive", "score", "--config", "nowhere.ini", "--suite", str(d / "bad-suite.jsonl")]) == 1
+    assert "bad-suite.jsonl:2" in capsys.readouterr().err
+
+
+def test_score_reaches_every_candidate(tmp_path):
+    """A candidate with a word the phrase table never produces (ronfle) is force-decoded with a
+    penalized option and scored by the model, not by the fallback; the summary counts it."""
+    pytest.importorskip("spacy")
+    from test_cm_feature import tiny_model
+
+    from cad.decoder import Decoder
+    from cad.experiments.contrastive import ContextScorer, format_summary, read_suite, score_suite
+    from coref.backends import get_backend
+
+    lines = []
+    for k, (ctx_src, ctx_tgt, correct) in enumerate((("the mouse runs", "la souris court", 0),
+                                                     ("the cat runs", "le chat court", 1))):
+        lines.append(json.dumps({"id": f"t{k}", "context": [{"source": ctx_src, "target": ctx_tgt}],
+                                 "source": "it sleeps", "targets": ["elle ronfle", "il ronfle"], "correct": correct,
+                                 "pair": "p", "variant": ["original", "other-gender"][k], "distance": 1}))
+    (tmp_path / "suite.jsonl").write_text("\n".join(lines) + "\n")
+    items = read_suite(tmp_path / "suite.jsonl")
+    results, summary = score_suite(ContextScorer(Decoder(tiny_model(tmp_path, 2.0)), get_backend("ranker")), items)
+    assert summary["fallback"] == 0 and summary["forced"] == 2 and summary["penalized"] == 2
+    assert summary["accuracy"] == 1.0 and summary["pairs_both_right"] == 1
+    assert all(r.penalized == [1, 1] for r in results)
+    # each candidate pays one unknown word's cost (-100, weight 1), the rest as the model scores it
+    assert all(s < -100 for r in results for s in r.scores)
+    assert summary["by"]["distance"] == {"previous": {"right": 2, "items": 2, "accuracy": 1.0}}
+    assert "| elle | 1 | 1 | 1.000 |" in format_summary(summary)
+    # the context-blind control: exactly one of the twins
+    blind, summary = score_suite(ContextScorer(Decoder(tiny_model(tmp_path, 0.0)), get_backend("ranker")), items)
+    assert summary["accuracy"] == 0.5 and summary["ties"] == 0
+    assert blind[0].scores == blind[1].scores and not math.isnan(blind[0].scores[0])
+
+
+def test_shipped_dev_suites_are_balanced_pairs():
+    """cad/data's dev suites (make contrastive-suite): each pair shares source and candidates (but
+    for the noun replaced in them where the antecedent is in the sentence), one item of it right for
+    each candidate; the inter-sentential one has its antecedent in the context."""
+    from importlib.resources import files
+
+    from cad.experiments.contrastive import read_suite
+
+    for name, least in (("contrastive-dev-en-fr.jsonl", 500), ("contrastive-dev-intra-en-fr.jsonl", 100)):
+        items = read_suite(files("cad") / "data" / name)
+        assert len(items) >= least
+        pairs: dict = {}
+        for it in items:
+            pairs.setdefault(it.meta["pair"], []).append(it)
+        for a, b in pairs.values():
+            assert a.source == b.source and {a.correct, b.correct} == {0, 1}
+            assert (a.targets == b.targets) == ("intra" not in name)
+            assert a.meta["distance"] == b.meta["distance"] and (a.meta["distance"] > 0) == ("intra" not in name)
+            assert {a.meta["gender"], b.meta["gender"]} == {"masc", "fem"}

@@ -175,6 +175,14 @@ def test_moses_route_on_dev_sentences_equals_cad_decode(dev_slice, tmp_path):
     assert [(e.sent, e.text, e.alignment) for e in route] == \
            [(e.sent, " ".join(w for w in e.text.split() if not w.startswith("|")), e.alignment) for e in moses["nb"]]
     assert all(e.total == m.total for e, m in zip(route, moses["nb"]))
+    # the reranker (cad cm rerank) reads Moses's own list: its words without the |i-j| marks
+    from cad.decoder.moses_runner import parse_segmented
+    from cad.translate.rerank import read_nbest as read_for_rerank
+
+    hyps = read_for_rerank(tmp_path / "moses.nb")
+    assert [h.words for hs in hyps for h in hs] == [parse_segmented(e.text)[0] for e in moses["nb"]]
+    assert [sorted(h.alignment) for hs in hyps for h in hs] == \
+        [sorted(tuple(map(int, p.split("-"))) for p in e.alignment.split()) for e in moses["nb"]]
 
 
 def arpa_entries(path: Path) -> dict[tuple[int, str], tuple[float, float]]:

@@ -240,6 +240,7 @@ bench: install
 	$(BIN)/python bench/coref_bench.py --model $(OUT)
 	$(BIN)/python bench/mert_bench.py
 	$(BIN)/python bench/tree_kernel_bench.py
+	$(BIN)/python bench/moses_side_by_side.py --model $(OUT)/moses.ini
 	$(if $(filter 1,$(SHARD_BENCH)),$(MAKE) bench-shards)
 
 # cad coref and cad cm build over the training corpus copied SHARD_REPLICAS times, on 1 and 2 Dask

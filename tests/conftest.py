@@ -5,6 +5,13 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("CAD_SHARED_DATA", REPO.parent / "shared" / "data"))
+# The real Moses, a test tool and not a dependency of cad: cad finds it through $MOSES (or PATH), so
+# the tests point $MOSES at the shared build (../shared/tools/moses, its README) unless it is set;
+# the tests that need it skip where neither is there
+MOSES_BUILD = REPO.parent / "shared" / "tools" / "moses" / "bin" / "moses"
+if not os.environ.get("MOSES") and MOSES_BUILD.is_file():
+    os.environ["MOSES"] = str(MOSES_BUILD)
+NO_MOSES = f"no Moses binary: neither $MOSES, moses on PATH nor the shared build {MOSES_BUILD}"
 
 
 @pytest.fixture

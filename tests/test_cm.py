@@ -25,7 +25,7 @@ from cad.moses.ini import parse_config, write_config
 from cad.sample import SAMPLE_PREFIX
 from coref.records import Candidate, PronounResolution
 
-from conftest import write
+from conftest import NO_MOSES, write
 
 
 def rec(sentence, index, token, cands):
@@ -311,7 +311,7 @@ def test_rerank_route_on_cad_nbest_lists(sample_system, tmp_path, capsys):
 
 @pytest.mark.parametrize("decoder", ["cad", pytest.param("moses", marks=pytest.mark.skipif(
     __import__("cad.decoder.moses_runner", fromlist=["find_moses"]).find_moses() is None,
-    reason="no Moses binary on PATH or in $MOSES"))])
+    reason=NO_MOSES))])
 def test_rerank_route_through_the_decode_command(sample_system, tmp_path, decoder):
     """The route a user of real Moses takes: `cad decode --decoder moses` (or cad's own decoder)
     writes a distinct n-best list with alignments, `cad cm rerank` picks the CM's pronoun."""
@@ -330,22 +330,29 @@ def test_rerank_route_through_the_decode_command(sample_system, tmp_path, decode
     assert (tmp_path / "out").read_text().splitlines()[1].split()[0] == "elle"
 
 
-def moses_stand_in(tmp_path: Path) -> Path:
-    """An executable with Moses's command line and stream behaviour (cad decode), which logs
-    every start, to check the route cad translate takes with a real Moses."""
+def moses_stand_in(tmp_path: Path, real: str | None = None) -> Path:
+    """An executable with Moses's command line and stream behaviour, which logs every start, to
+    check the route cad translate takes with a real Moses: cad decode, or (`real`) the real
+    Moses binary itself."""
     script = tmp_path / "moses"
-    script.write_text(f"#!/bin/sh\necho start >> '{tmp_path / 'starts'}'\n"
-                      f"exec '{sys.executable}' -m cad decode \"$@\"\n")
+    run = f"'{real}'" if real else f"'{sys.executable}' -m cad decode"
+    script.write_text(f"#!/bin/sh\necho start >> '{tmp_path / 'starts'}'\nexec {run} \"$@\"\n")
     script.chmod(0o755)
     return script
 
 
+@pytest.mark.parametrize("binary", ["stand-in", pytest.param("real", marks=pytest.mark.skipif(
+    __import__("cad.decoder.moses_runner", fromlist=["find_moses"]).find_moses() is None, reason=NO_MOSES))])
 @pytest.mark.parametrize("system,extra", [("cm", []), ("baseline", []), ("pe", []),
                                           ("cm", ["--cm-mode", "rerank", "--classes", "CLASSES"])])
-def test_translate_with_a_moses_binary_starts_one_process_per_pass(sample_system, tmp_path, system, extra):
+def test_translate_with_a_moses_binary_starts_one_process_per_pass(sample_system, tmp_path, system, extra, binary):
     """--decoder moses: one persistent process serves the sequential passes, one process runs a
     whole independent pass (n-best lists for reranking), on the model filtered to the input; the
-    output is the one cad's own decoder gives."""
+    output is the one cad's own decoder gives. With the real Moses (`real`): Moses reads the
+    tables and the moses.ini cad wrote (the CM's back-off table too) and finds the same
+    translations and word alignments."""
+    from cad.decoder.moses_runner import find_moses
+
     out, _ = sample_system
     extra = [str(out / "cm" / "classes.gz") if x == "CLASSES" else x for x in extra]
     write(tmp_path / "doc.txt", "i saw the mouse yesterday .\nit is old .\nwe bought a car .\nit was black .\n"
@@ -358,7 +365,7 @@ def test_translate_with_a_moses_binary_starts_one_process_per_pass(sample_system
                 str(tmp_path / "docs"), "--system", system, "--backend", "sieve", "--decoder", decoder,
                 "--out", str(tmp_path / f"out.{decoder}"), "--alignment-out", str(tmp_path / f"al.{decoder}")]
         if decoder == "moses":
-            args += ["--moses-bin", str(moses_stand_in(tmp_path))]
+            args += ["--moses-bin", str(moses_stand_in(tmp_path, find_moses() if binary == "real" else None))]
         assert main(args + extra) == 0
         got[decoder] = ((tmp_path / f"out.{decoder}").read_text(), (tmp_path / f"al.{decoder}").read_text())
     assert got["moses"] == got["cad"]

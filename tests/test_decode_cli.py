@@ -5,7 +5,7 @@ import pytest
 
 from cad.decoder.moses_runner import find_moses, parse_features, parse_segmented
 
-from conftest import write
+from conftest import NO_MOSES, write
 from decoder_fixtures import random_model
 
 
@@ -60,10 +60,59 @@ def test_moses_output_parsers():
     assert [(s.src_start, s.src_end, s.tgt_start, s.tgt_end) for s in steps] == [(0, 2, 0, 2), (2, 3, 2, 3)]
 
 
-@pytest.mark.skipif(find_moses() is None, reason="no Moses binary on PATH or in $MOSES")
+@pytest.mark.skipif(find_moses() is None, reason=NO_MOSES)
 def test_real_moses_agrees_with_cad(tmp_path):
     ini, sents = random_model(tmp_path, 33)
     cad_out = run(["decode", "-f", str(ini)], "\n".join(sents[:5]) + "\n")
     moses_out = run(["decode", "-f", str(ini), "--decoder", "moses"], "\n".join(sents[:5]) + "\n")
     assert moses_out.returncode == 0, moses_out.stderr
     assert cad_out.stdout == moses_out.stdout
+
+
+def test_command_line_distortion_limit_overrides_the_moses_ini(tmp_path):
+    """-dl (and -distortion-limit) win over the moses.ini's [distortion-limit], as in Moses, read
+    from a file or from standard input: with -dl 0 every translation is monotone."""
+    ini, sents = random_model(tmp_path, 44, n_sentences=30, weights={"Distortion0": [0.0]})   # [distortion-limit] 6
+    text = "\n".join(sents) + "\n"
+    inp = write(tmp_path / "in", text)
+
+    def spans(out: str) -> list[list[tuple[int, int]]]:
+        return [[(s.src_start, s.src_end) for s in parse_segmented(line)[1]] for line in out.splitlines()]
+
+    free = run(["decode", "-f", str(ini), "-input-file", str(inp), "-t"])
+    assert any(s != sorted(s) for s in spans(free.stdout))                 # the model reorders at limit 6
+    for args, stdin in ((["-input-file", str(inp), "-dl", "0"], ""), (["-distortion-limit", "0"], text),
+                        (["-input-file", str(inp), "-dl", "0", "-search-algorithm", "1"], "")):
+        r = run(["decode", "-f", str(ini), "-t", *args], stdin)
+        assert r.returncode == 0, r.stderr
+        assert all(s == sorted(s) for s in spans(r.stdout)) and len(r.stdout.splitlines()) == len(sents)
+
+
+def test_nbest_with_segmentation_in_moses_layout_and_alignment_order(tmp_path):
+    """-report-segmentation marks the n-best entries' phrases too (as Moses does), the entry's own
+    alignment is spelt -print-alignment-info-in-n-best (Moses's switch) and printed in Moses's
+    order: phrase by phrase in target order, each phrase's points by source then target position."""
+    ini, sents = random_model(tmp_path, 45, weights={"Distortion0": [0.0]})
+    inp = write(tmp_path / "in", "\n".join(sents) + "\n")
+    r = run(["decode", "-f", str(ini), "-input-file", str(inp), "-t", "-n-best-list", str(tmp_path / "nb"), "5",
+             "-print-alignment-info-in-n-best", "-alignment-output-file", str(tmp_path / "al")])
+    assert r.returncode == 0, r.stderr
+    lines = (tmp_path / "nb").read_text().splitlines()
+    firsts = {}
+    for line in lines:
+        sid, text, _, _, points = line.split(" ||| ")
+        words, steps = parse_segmented(text)
+        assert steps and sum(len(s.words) for s in steps) == len(words)
+        pts = [tuple(map(int, p.split("-"))) for p in points.split()]
+        # each point falls in its phrase; phrases in target order, points by (source, target) inside one
+        groups = [[p for p in pts if st.tgt_start <= p[1] < st.tgt_end] for st in steps]
+        assert [p for g in groups for p in g] == pts
+        assert all(g == sorted(g) and all(st.src_start <= s < st.src_end for s, _ in g) for g, st in zip(groups, steps))
+        firsts.setdefault(sid, (words, points))
+    best = r.stdout.splitlines()
+    assert [parse_segmented(b)[0] for b in best] == [firsts[str(k)][0] for k in range(len(sents))]
+    assert (tmp_path / "al").read_text().splitlines() == [firsts[str(k)][1] for k in range(len(sents))]
+    # the older spelling is the same switch
+    old = run(["decode", "-f", str(ini), "-input-file", str(inp), "-t", "-n-best-list", str(tmp_path / "nb2"), "5",
+               "-include-alignment-in-n-best"])
+    assert old.returncode == 0 and (tmp_path / "nb2").read_text().splitlines() == lines

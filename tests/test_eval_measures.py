@@ -189,3 +189,25 @@ def test_report_scores_case_unless_told_to_lowercase(tmp_path):
                          lowercase=True)["systems"][0]
     assert lower["bleu"] == pytest.approx(100.0) and cased["bleu"] < 60
     assert "case:mixed" in cased["bleu_signature"] and "case:lc" in lower["bleu_signature"]
+
+
+def test_pronoun_counts_equal_the_discomt_scorers_on_its_example(capsys):
+    """`cad eval pronouns` on the DiscoMT scorer's own example (../shared/data/pronoun-pr: 131 WMT
+    news documents, an MT output and both alignments) prints the counts that scorer
+    (discomt.eval.PronounEvaluation, eval.sh) printed on it, count for count."""
+    from conftest import SHARED
+
+    d = SHARED / "pronoun-pr"
+    names = ("mt-output.en", "pronoun-test.tok.fr", "mt-output.fr", "pronoun-test.tok.en-fr.alig",
+             "mt-output.en-fr.alig", "doc-boundaries")
+    if not all((d / n).exists() for n in names):
+        pytest.skip(f"the DiscoMT scorer's example is not at {d} (set CAD_SHARED_DATA to the shared data)")
+    src, ref, cand, aref, acand, docs = (str(d / n) for n in names)
+    assert main(["eval", "pronouns", "--source", src, "--reference", ref, "--candidate", cand,
+                 "--align-ref", aref, "--align-cand", acand, "--docs", docs]) in (0, None)
+    rows = {f[0]: tuple(int(x) for x in f[4:7])
+            for f in (line.split("\t") for line in capsys.readouterr().out.splitlines()[1:])}
+    # (clipped, candidate words, reference words): precision clipped/candidate, recall clipped/reference
+    assert rows == {"it": (410, 1379, 1319), "they": (216, 582, 509), "all": (626, 1961, 1828)}
+    res = pronoun_prf(src, ref, cand, aref, acand, docs=docs)
+    assert round(res["all"].f, 4) == 0.3304 and round(res["they"].f, 4) == 0.3960   # the scorer's F1

@@ -220,6 +220,18 @@ def test_nbest_round_trip(tmp_path):
         assert [h.words for h in hyps] == [d.words for d in tr.nbest]
         assert [h.total for h in hyps] == pytest.approx([d.total for d in tr.nbest], abs=1e-3)
         assert [sorted(h.alignment) for h in hyps] == [sorted(d.word_alignment) for d in tr.nbest]
+    # Moses's layout: -report-segmentation's |i-j| marks in the texts, each phrase's points by source
+    # position; the reranker reads the same words and the alignment in target order
+    with open(tmp_path / "nb.t", "w", encoding="utf-8") as fh:
+        for k, tr in enumerate(trs):
+            fh.writelines(line + "\n" for line in nbest_lines(k, tr, include_alignment=True, segmentation=True))
+    assert "|0-" in (tmp_path / "nb.t").read_text()
+    for tr, hyps in zip(trs, read_nbest(tmp_path / "nb.t")):
+        assert [h.words for h in hyps] == [d.words for d in tr.nbest]
+        assert [h.alignment for h in hyps] == [d.word_alignment for d in tr.nbest]
+    (tmp_path / "bad").write_text("0 ||| il dort ||| LM0= -3 ||| -4 ||| 0-0 1\n")
+    with pytest.raises(CadError, match="malformed alignment point '1'"):
+        read_nbest(tmp_path / "bad")
 
 
 DOCS = b"0\t779\n183\t780\n320\t781\n"

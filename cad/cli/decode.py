@@ -4,8 +4,9 @@ Options keep Moses's spelling: -f, -input-file, -n-best-list FILE N [distinct],
 -alignment-output-file, -s/-stack, -b/-beam-threshold, -dl/-distortion-limit, -ttable-limit,
 -search-algorithm, -cube-pruning-pop-limit, -max-trans-opt-per-coverage, -translation-option-threshold
 (-tot), -weight-overwrite, -threads,
--include-alignment-in-n-best, -report-segmentation (-t), -print-alignment-info; cad's own: --decoder
-cad|moses, --moses-bin PATH, --engine native|python, --raw [--src L --tgt L].
+-print-alignment-info-in-n-best (or -include-alignment-in-n-best), -report-segmentation (-t),
+-print-alignment-info; cad's own: --decoder cad|moses, --moses-bin PATH, --engine native|python,
+--raw [--src L --tgt L].
 
 Read from standard input, sentences are translated as they arrive and each translation is written
 and flushed before the next line is read, as Moses does: a program can keep one decoder process
@@ -49,13 +50,15 @@ USAGE = """usage: cad decode -f moses.ini [-input-file FILE] [-n-best-list FILE 
        [-alignment-output-file FILE] [-s N] [-b X] [-dl N] [-ttable-limit N] [-search-algorithm 0|1]
        [-cube-pruning-pop-limit N] [-max-trans-opt-per-coverage N] [-translation-option-threshold X]
        [-weight-overwrite 'Name= w ...'] [-threads N]
-       [-include-alignment-in-n-best] [-report-segmentation|-t] [-print-alignment-info]
+       [-print-alignment-info-in-n-best] [-report-segmentation|-t] [-print-alignment-info]
        [-v N] [-q] [--decoder cad|moses] [--moses-bin PATH] [--engine native|python] [--raw [--src L] [--tgt L]]
        [--max-sentence-length N [--long-sentences split|pass]]
 Reads one tokenized sentence per line (stdin or -input-file), writes translations to stdout in order,
 each written and flushed (with its n-best and alignment lines) as soon as it is done; a blank line
 gives an empty line. Ctrl-C stops: the finished lines stay, the exit status is 130.
--report-segmentation/-t: each phrase's words followed by |first-last| (source positions, Moses's format).
+-print-alignment-info-in-n-best (also spelt -include-alignment-in-n-best): each n-best entry's word alignment.
+-report-segmentation/-t: each phrase's words followed by |first-last| (source positions, Moses's format),
+in the 1-best and the n-best translations, as Moses writes them.
 -print-alignment-info: the word alignment after the translation, as "translation ||| 0-0 1-2 ...".
 --engine: cad's search, compiled (native, the default when built; the same output) or in Python.
 --raw: the input is raw text: tokenized, then truecased by the truecase-model.SRC beside the model's
@@ -71,12 +74,14 @@ ARITY = {"-f": 1, "-config": 1, "-input-file": 1, "-i": 1, "-alignment-output-fi
          "-b": 1, "-beam-threshold": 1, "-dl": 1, "-distortion-limit": 1, "-ttable-limit": 1,
          "-search-algorithm": 1, "-cube-pruning-pop-limit": 1, "-cbp": 1, "-weight-overwrite": 1,
          "-threads": 1, "-th": 1, "--raw": 0, "--src": 1, "--tgt": 1, "--decoder": 1, "--moses-bin": 1, "--engine": 1, "-v": 1, "-verbose": 1, "-include-alignment-in-n-best": 0,
+         "-print-alignment-info-in-n-best": 0,
          "-report-segmentation": 0, "-t": 0, "-print-alignment-info": 0,
          "-max-trans-opt-per-coverage": 1, "-translation-option-threshold": 1, "-tot": 1, "-q": 0, "--quiet": 0,
          "--max-sentence-length": 1, "--long-sentences": 1}
 CANONICAL = {"-verbose": "-v", "-config": "-f", "-i": "-input-file", "-stack": "-s", "-beam-threshold": "-b",
              "-distortion-limit": "-dl", "-cbp": "-cube-pruning-pop-limit", "-th": "-threads",
-             "-tot": "-translation-option-threshold", "-t": "-report-segmentation"}
+             "-tot": "-translation-option-threshold", "-t": "-report-segmentation",
+             "-print-alignment-info-in-n-best": "-include-alignment-in-n-best"}
 
 
 @dataclass
@@ -288,7 +293,7 @@ class Outputs:
                           else best_line(tr, a.report_segmentation, a.print_alignment)) + "\n")
         sys.stdout.flush()
         if self._nb is not None:
-            self._nb.writelines(x + "\n" for x in nbest_lines(k, tr, a.include_alignment))
+            self._nb.writelines(x + "\n" for x in nbest_lines(k, tr, a.include_alignment, a.report_segmentation))
             self._nb.flush()
         if self._al is not None:
             self._al.write(format_alignment(tr.best) + "\n")
@@ -335,9 +340,10 @@ def decode_main(argv: list[str]) -> int:
     if a.decoder == "moses":
         return _decode_with_moses(a, cfg, list(lines), raw)
     t0 = time.time()
+    limit = settings.distortion_limit          # the load sets the moses.ini's; -dl is the command line's
     model = DecoderModel.load(a.config, a.weight_overwrite, settings=settings,
                               input_sentences=lines if isinstance(lines, list) else None)
-    model.settings.distortion_limit = settings.distortion_limit
+    model.settings.distortion_limit = limit
     log.log(logging.INFO if a.verbose >= 1 else logging.DEBUG, "model loaded in %.2f s", time.time() - t0)
     _WORKER = LineTranslator(Decoder(model, native=engine_is_native(a.engine)), a)
     total = len(lines) if isinstance(lines, list) else None

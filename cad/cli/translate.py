@@ -273,7 +273,7 @@ def add_postedit_parser(sub) -> None:
 def add_rerank_parser(cs) -> None:
     s = cs.add_parser("rerank", help="rerank a Moses n-best list (any decoder) with the Coreference Model")
     add_in(s, "--nbest", required=True,
-           help="distinct n-best list with word alignments (-include-alignment-in-n-best), ids 0..N-1")
+           help="distinct n-best list with word alignments (-print-alignment-info-in-n-best), ids 0..N-1")
     add_in(s, "--input", required=True, help="the tokenized source the list translates")
     add_in(s, "--docs", help="document boundaries of --input")
     add_in(s, "--coref", help="pronoun records (cad coref output); default: run --backend")

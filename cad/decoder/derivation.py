@@ -34,9 +34,12 @@ class Derivation:
 
     @property
     def word_alignment(self) -> list[tuple[int, int]]:
-        """Source-target word alignment from the phrase-internal alignments, in target order."""
+        """Source-target word alignment from the phrase-internal alignments, in target order (by
+        target, then source position: the phrases follow each other on the target side). One
+        given whole (by a real Moses, which prints each phrase's points by source position) is
+        put in the same order, so that either decoder's alignment reads the same."""
         if self.given_alignment is not None:
-            return list(self.given_alignment)
+            return sorted(self.given_alignment, key=lambda p: (p[1], p[0]))
         out = []
         for st in self.steps:
             for s, t in sorted(st.alignment, key=lambda p: (p[1], p[0])):

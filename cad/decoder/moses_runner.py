@@ -18,6 +18,9 @@ from cad.decoder.search import Derivation, Step, Translation
 from cad.core.errors import CadError
 
 _SEGMENT = re.compile(r"^\|(\d+)-(\d+)\|$")
+# Moses's switch for each n-best entry's word alignment (cad decode also takes its older spelling,
+# -include-alignment-in-n-best, which the Moses of today refuses as an illegal switch)
+NBEST_ALIGNMENT = "-print-alignment-info-in-n-best"
 
 
 def find_moses(explicit: str | None = None) -> str | None:
@@ -143,8 +146,10 @@ def run_moses(binary: str, config: str, sentences: list[str], nbest: int = 1, di
         tmpd = Path(tmp)
         inp, nb, al = tmpd / "input", tmpd / "nbest", tmpd / "align"
         inp.write_text("".join(s + "\n" for s in sentences), encoding="utf-8")
+        # Moses's spelling of the n-best word alignment (each entry's own); with -report-segmentation
+        # the n-best texts carry the |i-j| marks too, which parse_segmented reads off
         cmd = [binary, "-f", config, "-input-file", str(inp), "-report-segmentation",
-               "-alignment-output-file", str(al), "-include-alignment-in-n-best",   # each entry's own
+               "-alignment-output-file", str(al), NBEST_ALIGNMENT,
                "-n-best-list", str(nb), str(max(1, nbest))]
         if distinct:
             cmd.append("distinct")
@@ -173,8 +178,10 @@ def run_moses(binary: str, config: str, sentences: list[str], nbest: int = 1, di
             words, steps = parse_segmented(out)
             entries = per_sent.get(k, [])
             names = entries[0][1] if entries else []
-            derivs = [Derivation(text.split(), total, values, [], given_alignment=points)
-                      for text, _, values, total, points in entries]
+            derivs = []
+            for text, _, values, total, points in entries:
+                words_k, steps_k = parse_segmented(text)
+                derivs.append(Derivation(words_k, total, values, steps_k, given_alignment=points))
             best = Derivation(words, derivs[0].total if derivs else 0.0, derivs[0].features if derivs else [], steps)
             best.given_alignment = [tuple(map(int, p.split("-"))) for p in al_line.split()]
             results.append(Translation(src.split(), best, derivs[:nbest] if nbest else [], names))

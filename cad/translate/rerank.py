@@ -1,7 +1,7 @@
 """n-best reranking with the Coreference Model, for any decoder that writes Moses n-best lists.
 
 Each hypothesis of a distinct n-best list (with word alignments: Moses's
-`-include-alignment-in-n-best`) gets one more score: for every source pronoun with antecedent
+`-print-alignment-info-in-n-best`) gets one more score: for every source pronoun with antecedent
 candidates, ln Σ_c p(c) · P(target | bundle_c) / Σ_c p(c), where the target is what the hypothesis
 aligns to the pronoun, bundle_c the pronoun with the gender and number of candidate c's translation,
 and the sums run over the candidates whose translation yields a bundle of the table (seed 003's
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -23,11 +24,14 @@ from cad.cm.class_model import CM_PRONOUNS, antecedent_distribution, pronoun_mix
 from cad.cm.classes import aligned_words, pronoun_class
 from cad.cm.projection import aligned_targets, gender_number, project
 from cad.cm.referent import animacy_of
+from cad.core.alignment import parse_alignment
 from cad.core.errors import CadError
 from cad.core.textio import read_lines
 from cad.lang.fr_morph import tag
 from coref.english.roles import pronoun_roles
 from coref.records import PronounResolution
+
+_SEGMENT_MARK = re.compile(r"^\|\d+-\d+\|$")
 
 FLOOR = 1e-5        # the CM table's own cut: a target it does not list is at most this likely
 
@@ -66,20 +70,27 @@ def read_nbest(path: str | os.PathLike) -> list[list[Hypothesis]]:
     for lineno, line in enumerate(read_lines(path), 1):
         f = line.split(" ||| ")
         if len(f) < 5:
-            raise CadError("n-best line without word alignment (decode with -include-alignment-in-n-best)",
+            raise CadError("n-best line without word alignment (decode with -print-alignment-info-in-n-best)",
                            str(path), lineno)
         try:
             sid = int(f[0])
             total = float(f[3])
-            alignment = [tuple(int(x) for x in p.split("-")) for p in f[4].split()]
         except ValueError:
             raise CadError("malformed n-best line", str(path), lineno) from None
+        # in target order whatever the decoder's (Moses prints each phrase's points by source
+        # position): the projection reads them in one order
+        alignment = sorted(parse_alignment(f[4], path=str(path), lineno=lineno), key=lambda p: (p[1], p[0]))
         if sid == len(out):
             out.append([])
         elif sid != len(out) - 1:
             raise CadError(f"sentence id {sid} out of order (expected {len(out) - 1} or {len(out)})", str(path), lineno)
-        out[-1].append(Hypothesis(f[1].split(), total, alignment, line))
+        out[-1].append(Hypothesis(_words(f[1]), total, alignment, line))
     return out
+
+
+def _words(text: str) -> list[str]:
+    """An n-best translation's words, without the |i-j| marks Moses adds with -report-segmentation."""
+    return [w for w in text.split() if not _SEGMENT_MARK.match(w)]
 
 
 def pronoun_target(h: Hypothesis, index: int) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
+from cad.decoder.nbest import moses_alignment
 from cad.decoder.search import Translation
 from cad.translate.backoff import translate_document
 from cad.translate.decoders import translate_all
@@ -42,8 +43,10 @@ class DocumentTranslation:
     traces: list[TraceRecord] = field(default_factory=list)
 
 
-def alignment_line(pairs) -> str:
-    return " ".join(f"{i}-{j}" for i, j in pairs)
+def alignment_line(d) -> str:
+    """A derivation's word alignment in the order Moses and cad decode print it (-alignment-output-file),
+    whichever decoder made it."""
+    return " ".join(f"{i}-{j}" for i, j in moses_alignment(d))
 
 
 class DocumentTranslator:
@@ -108,7 +111,7 @@ class DocumentTranslator:
             return self._rerank(sentences, records, roles, given)
         if self.system == "cm":
             trs, traces = self._translate_cm(doc_id, sentences, records, roles)
-            return DocumentTranslation([tr.text for tr in trs], [alignment_line(tr.best.word_alignment) for tr in trs],
+            return DocumentTranslation([tr.text for tr in trs], [alignment_line(tr.best) for tr in trs],
                                        trs, traces)
         words = None
         if self.system == "pe":
@@ -118,7 +121,7 @@ class DocumentTranslator:
             outputs = [tr.text for tr in given]
         traces = plain_traces(doc_id, sentences, given, records, words) \
             if self.trace and not self.source_features else []
-        return DocumentTranslation(outputs, [alignment_line(tr.best.word_alignment) for tr in given], given, traces)
+        return DocumentTranslation(outputs, [alignment_line(tr.best) for tr in given], given, traces)
 
     def _translate_cm(self, doc_id: str, sentences: list[list[str]], records: list[PronounResolution],
                       roles: dict | None) -> tuple[list[Translation], list[TraceRecord]]:
@@ -134,10 +137,11 @@ class DocumentTranslator:
 
     def _rerank(self, sentences: list[list[str]], records: list[PronounResolution], roles: dict | None,
                 given: list[Translation]) -> DocumentTranslation:
-        hyps = [[Hypothesis(list(d.words), d.total, d.word_alignment) for d in (tr.nbest or [tr.best])]
-                for tr in given]
+        derivations = [tr.nbest or [tr.best] for tr in given]
+        hyps = [[Hypothesis(list(d.words), d.total, d.word_alignment) for d in ds] for ds in derivations]
+        of = {id(h): d for hs, ds in zip(hyps, derivations) for h, d in zip(hs, ds)}
         if self.source_features:
             chosen, _ = self.reranker.rerank_document(hyps, records)
         else:
             chosen, _ = self.reranker.rerank_document(hyps, records, sentences, roles=roles)
-        return DocumentTranslation([" ".join(h.words) for h in chosen], [alignment_line(h.alignment) for h in chosen])
+        return DocumentTranslation([" ".join(h.words) for h in chosen], [alignment_line(of[id(h)]) for h in chosen])

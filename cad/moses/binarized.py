@@ -31,7 +31,7 @@ import mmap
 import os
 import struct
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from cad.core.errors import CadError
@@ -136,14 +136,16 @@ def _scores(fields: list[str], n: int, what: str, path: str, lineno: int) -> byt
         raise CadError(f"non-numeric score in {fields[2]!r}", path, lineno) from None
 
 
-def binarize_phrase_table(text: str | os.PathLike, out: str | os.PathLike, num_scores: int, name: str = "") -> int:
-    """Write the text phrase table `text` as a binary table `out`; the number of lines."""
+def _write_runs(text: str | os.PathLike, out: str | os.PathLike, magic: bytes, num_scores: int,
+                entry: Callable[[list[str], str, int], tuple[str, bytes]], phrases: bool) -> int:
+    """Write the text table `text` as binary table `out`, one record per run of lines with the same
+    source phrase (`entry`: a line's fields to its source and its entry's bytes); the number of lines.
+    `phrases`: the header keeps the longest source phrase (the phrase table's, for span lookups)."""
     path = str(text)
-    what = f"{name or 'the phrase table'} declares num-features={num_scores}"
     stamp = source_stamp(path)
     lines = 0
     with atomic_output(out, binary=True, compress=False) as fh:
-        w = _Writer(fh, PHRASE_MAGIC, num_scores)
+        w = _Writer(fh, magic, num_scores)
         run_src, run = None, []
 
         def flush() -> None:
@@ -154,51 +156,43 @@ def binarize_phrase_table(text: str | os.PathLike, out: str | os.PathLike, num_s
             fields = line.split(" ||| ")
             if len(fields) < 3:
                 raise CadError("expected 'source ||| target ||| scores'", path, lineno)
-            src, tgt = fields[0].strip(), " ".join(fields[1].split())
-            if not src or not tgt:
-                raise CadError("empty source or target phrase", path, lineno)
-            scores = _scores(fields, num_scores, what, path, lineno)
-            pts = _points(fields[3], path, lineno) if len(fields) > 3 else []
-            t = tgt.encode("utf-8")
-            entry = scores + struct.pack("<H", len(t)) + t + struct.pack(f"<H{len(pts)}H", len(pts) // 2, *pts)
+            src, e = entry(fields, path, lineno)
             if src != run_src:
                 flush()
                 run_src, run = src, []
-                w.longest = max(w.longest, src.count(" ") + 1)
-            run.append(entry)
+                if phrases:
+                    w.longest = max(w.longest, src.count(" ") + 1)
+            run.append(e)
             lines += 1
         flush()
         w.finish(stamp)
     return lines
+
+
+def binarize_phrase_table(text: str | os.PathLike, out: str | os.PathLike, num_scores: int, name: str = "") -> int:
+    """Write the text phrase table `text` as a binary table `out`; the number of lines."""
+    what = f"{name or 'the phrase table'} declares num-features={num_scores}"
+
+    def entry(fields: list[str], path: str, lineno: int) -> tuple[str, bytes]:
+        src, tgt = fields[0].strip(), " ".join(fields[1].split())
+        if not src or not tgt:
+            raise CadError("empty source or target phrase", path, lineno)
+        scores = _scores(fields, num_scores, what, path, lineno)
+        pts = _points(fields[3], path, lineno) if len(fields) > 3 else []
+        t = tgt.encode("utf-8")
+        return src, scores + struct.pack("<H", len(t)) + t + struct.pack(f"<H{len(pts)}H", len(pts) // 2, *pts)
+
+    return _write_runs(text, out, PHRASE_MAGIC, num_scores, entry, phrases=True)
 
 
 def binarize_reordering_table(text: str | os.PathLike, out: str | os.PathLike, num_scores: int) -> int:
     """Write the text reordering table `text` as a binary table `out`; the number of lines."""
-    path = str(text)
-    stamp = source_stamp(path)
-    lines = 0
-    with atomic_output(out, binary=True, compress=False) as fh:
-        w = _Writer(fh, REORDERING_MAGIC, num_scores)
-        run_src, run = None, []
+    def entry(fields: list[str], path: str, lineno: int) -> tuple[str, bytes]:
+        scores = _scores(fields, num_scores, f"the reordering model needs {num_scores}", path, lineno)
+        t = fields[1].strip().encode("utf-8")
+        return fields[0].strip(), scores + struct.pack("<H", len(t)) + t
 
-        def flush() -> None:
-            if run:
-                w.record(run_src.encode("utf-8"), struct.pack("<I", len(run)) + b"".join(run))
-
-        for lineno, line in enumerate(read_lines(path), 1):
-            fields = line.split(" ||| ")
-            if len(fields) < 3:
-                raise CadError("expected 'source ||| target ||| scores'", path, lineno)
-            scores = _scores(fields, num_scores, f"the reordering model needs {num_scores}", path, lineno)
-            src, t = fields[0].strip(), fields[1].strip().encode("utf-8")
-            if src != run_src:
-                flush()
-                run_src, run = src, []
-            run.append(scores + struct.pack("<H", len(t)) + t)
-            lines += 1
-        flush()
-        w.finish(stamp)
-    return lines
+    return _write_runs(text, out, REORDERING_MAGIC, num_scores, entry, phrases=False)
 
 
 class BinaryTable:

@@ -32,12 +32,23 @@ class Derivation:
     def text(self) -> str:
         return " ".join(self.words)
 
+    # the alignment computed once for the steps and given alignment it was computed from: the
+    # translators read it once per pronoun candidate, which made a 4,000-word line quadratic
+    _alignment: tuple | None = field(default=None, init=False, repr=False, compare=False)
+
     @property
     def word_alignment(self) -> list[tuple[int, int]]:
         """Source-target word alignment from the phrase-internal alignments, in target order (by
         target, then source position: the phrases follow each other on the target side). One
         given whole (by a real Moses, which prints each phrase's points by source position) is
-        put in the same order, so that either decoder's alignment reads the same."""
+        put in the same order, so that either decoder's alignment reads the same. A new list
+        each time (callers may change theirs)."""
+        key = (id(self.given_alignment), id(self.steps), len(self.steps))
+        if self._alignment is None or self._alignment[0] != key:
+            self._alignment = (key, self._word_alignment())
+        return list(self._alignment[1])
+
+    def _word_alignment(self) -> list[tuple[int, int]]:
         if self.given_alignment is not None:
             return sorted(self.given_alignment, key=lambda p: (p[1], p[0]))
         out = []

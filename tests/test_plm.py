@@ -296,6 +296,11 @@ def test_classifier_halves_in_two_processes_give_the_same_model(tmp_path):
     for w in (1, 2):
         train(*args, tmp_path / f"m{w}", order=3, grid=(1.0,), coref=tmp_path / "c.coref.jsonl", workers=w)
     assert (tmp_path / "m1" / "pronoun_classifier.json").read_bytes() == (tmp_path / "m2" / "pronoun_classifier.json").read_bytes()
+    from cad.cli import main
+
+    assert main(["-q", "plm", "train-classifier", "--corpus", str(tmp_path / "c"), "--align", str(tmp_path / "c.al"),
+                 "--workers", "0", "--out", str(tmp_path / "m0")]) != 0
+    assert not (tmp_path / "m0").exists()
 
 
 def test_classifier_antecedent_features_decide_what_the_lm_cannot(tmp_path):

@@ -159,8 +159,11 @@ def _groups(text: str | None) -> tuple[str, ...]:
 def _train_classifier(a: argparse.Namespace) -> None:
     import json
 
+    from cad.core.errors import CadError
     from cad.plm.pronoun_classifier import train
 
+    if a.workers < 1:
+        raise CadError(f"--workers must be at least 1, not {a.workers}")
     docs = a.docs or f"{a.corpus}.docs"
     info = train(f"{a.corpus}.{a.src}", f"{a.corpus}.{a.tgt}", a.align, docs, a.out, without=_groups(a.without),
                  coref=a.coref, select_groups=a.select_groups, plm=not a.no_plm, workers=a.workers)

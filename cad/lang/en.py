@@ -63,7 +63,7 @@ TARGET_CLASSES = PRONOUNS + (OTHER, NONE)
 NOT_NOUN_HEADS = frozenset(PRONOUNS) | SPEAKER_PRONOUNS | frozenset(SOURCE_PRONOUN_DICT) | frozenset({
     "which", "who", "whom", "whose", "what", "one", "ones", "there", "here", "something", "anything",
     "everything", "nothing", "someone", "anyone", "everyone", "somebody", "anybody", "everybody", "all",
-    "both", "each", "some", "many", "much", "few", "none", "itself", "themselves", "yourself"})
+    "both", "each", "some", "many", "much", "few", "none"})
 CLASS_OF = {w: w for w in PRONOUNS}
 
 

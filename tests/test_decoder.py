@@ -455,3 +455,34 @@ def test_engines_agree_on_the_dev_talks(shared_data, engine):
     for s in sents:
         a, b = fast.translate(s), slow.translate(s)
         assert a.text == b.text and a.best.total == pytest.approx(b.best.total, abs=1e-4)
+
+
+def test_kept_options_are_bounded_and_change_nothing(tmp_path, monkeypatch, engine):
+    """The table-limited options are kept for the source phrases asked for most recently only:
+    memory stays flat over any input, and letting them go changes no translation (they are made
+    again the same)."""
+    from cad.decoder import options
+
+    ini, sentences = random_model(tmp_path, 45, n_sentences=8)
+    unbounded = [Decoder(DecoderModel.load(ini)).translate(s, nbest=5) for s in sentences]
+    monkeypatch.setattr(options, "TEMPLATES_KEPT", 3)
+    model = DecoderModel.load(ini)
+    dec = Decoder(model)
+    for s, want in zip(sentences, unbounded):
+        _same(dec.translate(s, nbest=5), want)
+        assert all(len(kept) <= 3 for kept in model.limit_cache.values())
+    assert any(len(kept) == 3 for kept in model.limit_cache.values())
+
+
+def test_an_option_placed_from_its_template_copies_every_field(tmp_path, engine):
+    from dataclasses import fields
+
+    from cad.decoder.options import TranslationOption, _place
+
+    values = {f.name: object() for f in fields(TranslationOption)}
+    placed = _place(TranslationOption(**values), 7, 9)
+    assert (placed.start, placed.end) == (7, 9)
+    for name, v in values.items():
+        if name not in ("start", "end"):
+            assert getattr(placed, name) is v, name
+    assert not hasattr(placed, "__dict__")          # slots: the kept templates are small

@@ -90,8 +90,12 @@ class UnknownWordPenalty(StatelessFeature):
 
 @register("WordPenalty")
 class WordPenalty(StatelessFeature):
+    # one tuple per length, shared by every option (the decoder keeps an option per table entry)
+    _VALUES = tuple((-float(n),) for n in range(64))
+
     def evaluate(self, opt: Option) -> tuple[float, ...] | None:
-        return (-float(len(opt.words)),)
+        n = len(opt.words)
+        return self._VALUES[n] if n < 64 else (-float(n),)
 
 
 @register("PhrasePenalty")

@@ -9,9 +9,13 @@ from dataclasses import dataclass
 from cad.decoder.model import DecoderModel
 
 NEG_INF = -math.inf
+# source phrases whose table-limited options are kept across sentences (Moses prunes its tables
+# once at load time; here an option is made the first time its phrase is asked for, and the
+# phrases asked for least recently are let go)
+TEMPLATES_KEPT = 4096
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class TranslationOption:
     start: int                      # source span [start, end)
     end: int
@@ -117,11 +121,11 @@ def _limit_entries(model: DecoderModel, t: int, src: str, entries: list, limit: 
     return templates[:limit] if limit > 0 else templates
 
 
-def _place(template: TranslationOption, start: int, end: int) -> TranslationOption:
-    opt = TranslationOption.__new__(TranslationOption)
-    opt.__dict__.update(template.__dict__)
-    opt.start, opt.end = start, end
-    return opt
+def _place(t: TranslationOption, start: int, end: int) -> TranslationOption:
+    # every field but the span from the template (tests/test_decoder_options.py checks that none is
+    # left out); options have slots, not a __dict__: the templates are kept for every source phrase
+    return TranslationOption(start, end, t.words, t.table, t.scores, t.alignment, t.reordering, t.stateless, t.future,
+                             t.values, t.in_context, t.reordering_forward, t.estimate)
 
 
 @dataclass
@@ -161,13 +165,18 @@ def _path_options(model: DecoderModel, limited: dict, table_ids: list[int], toke
     for t in table_ids:
         # Moses applies the table limit inside the phrase table, before the features that read
         # the sentence's context (EvaluateWithSourceContext) have scored
-        kept = limited.get((t, src))
-        if kept is None:
+        kept = limited.pop((t, src), None)
+        if kept is not None:
+            limited[(t, src)] = kept                    # the most recently asked for now
+        else:
             table = model.tables[t]
             entries = table.entries.get(src)        # a binary table reads them here, once
             if not entries:
                 continue
-            kept = limited[(t, src)] = _limit_entries(model, t, src, entries, table.table_limit)
+            kept = _limit_entries(model, t, src, entries, table.table_limit)
+            if len(limited) >= TEMPLATES_KEPT:
+                del limited[next(iter(limited))]        # the least recently asked for: memory stays flat
+            limited[(t, src)] = kept
         for template in kept:
             opt = _place(template, start, end)
             # where no feature that reads the sentence's context scores the option, the

@@ -36,15 +36,22 @@ log = logging.getLogger(__name__)
 
 LOWEST_SCORE = -100.0
 LN10 = math.log(10.0)
+ESTIMATES_KEPT = 1 << 15         # LM estimates of target phrases kept (they recur across source phrases)
 
 
 def floor_log(x: float) -> float:
-    return max(math.log(x), LOWEST_SCORE) if x > 0 else LOWEST_SCORE
+    # max(log(x), LOWEST_SCORE) for x > 0, without the call to max (it runs per table score)
+    if x > 0:
+        v = math.log(x)
+        if v > LOWEST_SCORE:
+            return v
+    return LOWEST_SCORE
 
 
 def scored_lines(path: str, wanted: set[str] | None, n_scores: int,
-                 what: str) -> Iterator[tuple[int, str, list[str], tuple[float, ...]]]:
-    """Lines `src ||| tgt ||| scores ...` whose source is wanted: (line number, source, fields, log scores)."""
+                 what: str) -> Iterator[tuple[int, str, list[str]]]:
+    """Lines `src ||| tgt ||| scores ...` whose source is wanted, their scores checked: (line number,
+    source, fields)."""
     for lineno, line in enumerate(read_lines(path), 1):
         fields = line.split(" ||| ")
         if len(fields) < 3:
@@ -56,10 +63,11 @@ def scored_lines(path: str, wanted: set[str] | None, n_scores: int,
         if len(parts) != n_scores:
             raise CadError(f"{len(parts)} scores, but {what}", path, lineno)
         try:
-            scores = tuple(floor_log(float(x)) for x in parts)
+            for x in parts:
+                float(x)
         except ValueError:
             raise CadError(f"non-numeric score in {fields[2]!r}", path, lineno) from None
-        yield lineno, src, fields, scores
+        yield lineno, src, fields
 
 
 @dataclass
@@ -146,7 +154,7 @@ class PhraseTable:
             raise CadError(f"{feature.name} has no path=", config_path, feature.line)
         if not os.path.exists(self.path):
             raise CadError(f"{feature.name}: phrase table {self.path} not found", config_path, feature.line)
-        self.entries: dict[str, list[TargetEntry]] | _BinaryEntries = {}
+        self.entries: _TextEntries | _BinaryEntries = _TextEntries({})
         self.max_source_length = 0
         self.binary = binary_of(self.path, PHRASE_MAGIC, PHRASE_SUFFIX, feature, config_path)
         if feature.type == BINARY_PHRASE_TABLE and self.binary != self.path:
@@ -165,21 +173,59 @@ class PhraseTable:
             self.entries.wanted = wanted           # read on demand
             return
         what = f"{self.name} declares num-features={self.num_scores}"
-        for lineno, src, fields, scores in scored_lines(self.path, wanted, self.num_scores, what):
-            tgt = tuple(fields[1].split())
-            if not src or not tgt:
-                raise CadError("empty source or target phrase", self.path, lineno)
-            align: tuple[tuple[int, int], ...] = ()
-            if len(fields) > 3 and fields[3].strip():
-                pts = []
-                for tok in fields[3].split():
-                    a, sep, b = tok.partition("-")
-                    if not sep or not is_uint(a) or not is_uint(b):
-                        raise CadError(f"malformed alignment point {tok!r}", self.path, lineno)
-                    pts.append((int(a), int(b)))
-                align = tuple(pts)
-            self.entries.setdefault(src, []).append(TargetEntry(tgt, scores, align))
+        lines: dict[str, list[str]] = {}
+        for lineno, src, fields in scored_lines(self.path, wanted, self.num_scores, what):
+            tgt, align = _checked_target(fields, self.path, lineno)      # checked now, kept as text
+            lines.setdefault(src, []).append(f"{tgt} ||| {fields[2]} ||| {align}")
             self.max_source_length = max(self.max_source_length, src.count(" ") + 1)
+        self.entries = _TextEntries({src: "\n".join(x) for src, x in lines.items()})
+
+
+def _checked_target(fields: list[str], path: str | None, lineno: int) -> tuple[str, str]:
+    """The target phrase and the alignment of a phrase-table line (its fields split at ' ||| '),
+    checked, each with its words or points one space apart."""
+    tgt = fields[1].split()
+    if not fields[0].strip() or not tgt:
+        raise CadError("empty source or target phrase", path, lineno)
+    points = fields[3].split() if len(fields) > 3 else []
+    for tok in points:
+        a, sep, b = tok.partition("-")
+        if not sep or not is_uint(a) or not is_uint(b):
+            raise CadError(f"malformed alignment point {tok!r}", path, lineno)
+    return " ".join(tgt), " ".join(points)
+
+
+class _TextEntries:
+    """A text phrase table's entries, checked when read and kept as text per source phrase (a
+    tenth of the memory of the entries as objects), made into entries when asked for: the
+    decoder asks once per source phrase and keeps the table-limited options it makes of them."""
+
+    def __init__(self, lines: dict[str, str]):
+        self._lines = lines
+
+    def get(self, src: str, default=None):
+        text = self._lines.get(src)
+        if text is None:
+            return default
+        out = []
+        for line in text.split("\n"):
+            fields = line.split(" ||| ")
+            out.append(TargetEntry(tuple(fields[0].split()), tuple(floor_log(float(x)) for x in fields[1].split()),
+                                   tuple(tuple(map(int, p.split("-"))) for p in fields[2].split())))
+        return out
+
+    def __contains__(self, src: str) -> bool:
+        return src in self._lines
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    def items(self) -> Iterator[tuple[str, list[TargetEntry]]]:
+        for src in self._lines:
+            yield src, self.get(src)
+
+    def __eq__(self, other) -> bool:
+        return dict(self.items()) == (dict(other.items()) if hasattr(other, "items") else other)
 
 
 class ReorderingTable:
@@ -199,7 +245,7 @@ class ReorderingTable:
             self.path += REORDERING_SUFFIX          # Moses's convention: the path without the binary suffix
         if not self.path or not os.path.exists(self.path):
             raise CadError(f"{feature.name}: reordering table {self.path} not found", config_path, feature.line)
-        self.scores: dict[tuple[str, str], tuple[float, ...]] | _BinaryScores = {}
+        self.scores: _TextScores | _BinaryScores = _TextScores({})
         self.binary = binary_of(self.path, REORDERING_MAGIC, REORDERING_SUFFIX, feature, config_path)
         if self.binary is not None:
             table = BinaryReorderingTable(self.binary)
@@ -212,8 +258,33 @@ class ReorderingTable:
         if isinstance(self.scores, _BinaryScores):
             self.scores.wanted = wanted
             return
-        for _, src, fields, scores in scored_lines(self.path, wanted, 6, "the reordering model needs 6"):
-            self.scores[(src, fields[1].strip())] = scores
+        lines: dict[str, list[str]] = {}
+        for _, src, fields in scored_lines(self.path, wanted, 6, "the reordering model needs 6"):
+            lines.setdefault(src, []).append(f"{fields[1].strip()}\t{fields[2]}")
+        self.scores = _TextScores({src: "\n".join(x) for src, x in lines.items()})
+
+
+class _TextScores:
+    """A text reordering table's scores, checked when read and kept as text per source phrase (a
+    fifth of the memory of tuples of floats keyed by tuples). The decoder asks for the pairs of one
+    source phrase together, as _BinaryScores says: the last source phrase's scores are kept."""
+
+    def __init__(self, lines: dict[str, str]):
+        self._lines = lines
+        self._source: str | None = None
+        self._scores: dict[str, str] = {}
+
+    def get(self, key: tuple[str, str], default=None):
+        src, tgt = key
+        if src != self._source:
+            text = self._lines.get(src)
+            self._source = src
+            self._scores = dict(line.split("\t") for line in text.split("\n")) if text is not None else {}
+        found = self._scores.get(tgt)
+        return default if found is None else tuple(floor_log(float(x)) for x in found.split())
+
+    def __len__(self) -> int:
+        return sum(text.count("\n") + 1 for text in self._lines.values())
 
 
 @contextlib.contextmanager
@@ -287,6 +358,8 @@ class LanguageModel:
         """Context-free estimate of a phrase, as Moses's future cost uses (cached: phrases recur)."""
         v = self._estimates.get(words)
         if v is None:
+            if len(self._estimates) >= ESTIMATES_KEPT:
+                self._estimates.clear()         # bounded: it would keep every phrase ever asked for
             s = kenlm.State()
             self.model.NullContextWrite(s)
             v = self._estimates[words] = self.score_words(s, words)[0]

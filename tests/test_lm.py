@@ -153,6 +153,25 @@ def test_cad_lm_engines_agree_on_the_shared_corpus(tmp_path, shared_data):
     assert (tmp_path / "n.arpa").read_bytes() == (tmp_path / "p.arpa").read_bytes()
 
 
+def test_native_estimate_threads_change_no_byte(tmp_path):
+    """A corpus large enough for the native engine's threads: batches counted while the next is
+    read, the n-gram buffers sorted in two halves on two threads and merged, the ARPA text
+    formatted on a thread of its own; the bytes are the Python reference's."""
+    if not native.available():
+        pytest.skip("cad.lm._kn is not built")
+    from cad.train.pipeline import train_lm
+
+    rng = random.Random(17)
+    text = tmp_path / "corpus.txt"
+    text.write_text("".join(" ".join(str(int(rng.paretovariate(0.3))) for _ in range(rng.randint(6, 14))) + "\n"
+                            for _ in range(9000)), encoding="utf-8")
+    train_lm(text, tmp_path / "n.arpa", 5, engine="native")
+    arpa = (tmp_path / "n.arpa").read_text(encoding="utf-8")
+    assert int(arpa.split("ngram 5=")[1].split()[0]) > 1 << 16        # above the two-thread sort's threshold
+    train_lm(text, tmp_path / "p.arpa", 5, engine="python")
+    assert (tmp_path / "n.arpa").read_bytes() == (tmp_path / "p.arpa").read_bytes()
+
+
 # -- the native engine in a memory budget: sorted runs on disk, the same bytes -------------------
 
 def _native(tmp_path, sentences, order, name, **kw):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from cad import __version__
 from cad.core.errors import CadError
-from cad.train.pipeline import STAGES
+from cad.train.stages import STAGES
 from cad.core.cliargs import check_stdio
 
 log = logging.getLogger("cad")

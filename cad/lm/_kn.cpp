@@ -39,15 +39,18 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <condition_variable>
 #include <cstring>
 #include <deque>
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <numeric>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -462,6 +465,7 @@ class Buffer {
   static constexpr uint32_t kEmpty = UINT32_MAX;
   static constexpr size_t kInitialSlots = 16;
   static constexpr size_t kMaxRecords = size_t{1} << 31;  // record numbers are uint32
+  static constexpr size_t kParallelSort = size_t{1} << 16;  // below this, one thread sorts
 
   class MemoryStream : public Stream {
    public:
@@ -510,15 +514,33 @@ class Buffer {
       for (size_t j = 0; j < packed; ++j) v = v << bits | word(r[lay_.perm[j]]);
       idx[i] = {v, static_cast<uint32_t>(i)};
     }
+    // ties broken by the record number: a strict total order, so that sorting the halves on two
+    // threads and merging them gives exactly the one-thread order
     if (packed == lay_.perm.size()) {
-      std::sort(idx.begin(), idx.end(), [](const SortEntry& a, const SortEntry& b) { return a.prefix < b.prefix; });
+      sort_two_threads(idx, [](const SortEntry& a, const SortEntry& b) {
+        return a.prefix != b.prefix ? a.prefix < b.prefix : a.idx < b.idx;
+      });
     } else {
-      std::sort(idx.begin(), idx.end(), [this](const SortEntry& a, const SortEntry& b) {
+      sort_two_threads(idx, [this](const SortEntry& a, const SortEntry& b) {
         if (a.prefix != b.prefix) return a.prefix < b.prefix;
-        return lay_.cmp(at(a.idx), at(b.idx)) < 0;
+        int c = lay_.cmp(at(a.idx), at(b.idx));
+        return c != 0 ? c < 0 : a.idx < b.idx;
       });
     }
     return idx;
+  }
+
+  template <class Less>
+  static void sort_two_threads(std::vector<SortEntry>& v, Less less) {
+    if (v.size() < kParallelSort) {
+      std::sort(v.begin(), v.end(), less);
+      return;
+    }
+    auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+    std::thread first([&] { std::sort(v.begin(), mid, less); });
+    std::sort(mid, v.end(), less);
+    first.join();
+    std::inplace_merge(v.begin(), mid, v.end(), less);
   }
 
   std::vector<std::unique_ptr<Stream>> open_runs(const std::vector<std::string>& paths) const {
@@ -593,15 +615,153 @@ void Memory::make_room(size_t bytes) {
   }
 }
 
-// printf's %.9g, which is what Python's f"{v:.9g}" writes (std::to_chars is specified as printf)
-std::string format_g9(double v) {
+// as arpa._log10, printf's %.9g of log10(p) (Python's f"{v:.9g}"; std::to_chars is specified as printf),
+// or -99 for a zero probability
+void append_log10(std::string& out, double p) {
   char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 9);
-  return std::string(buf, r.ptr);
+  auto r = std::to_chars(buf, buf + sizeof buf, p > 0 ? std::log10(p) : -99.0, std::chars_format::general, 9);
+  out.append(buf, r.ptr);
 }
 
-// as arpa._log10: log10, or -99 for a zero probability
-std::string log10_text(double p) { return format_g9(p > 0 ? std::log10(p) : -99.0); }
+// The ARPA text, formatted on a thread of its own while the estimation goes on (a third of the
+// estimator's time is the log10s and the printing; lmplz also writes in a thread of its own). The
+// lines are queued in chunks of records and come back as text in the order they were queued; only
+// the calling thread touches Python (the `write` callback), the formatting thread never does.
+class ArpaFormatter {
+ public:
+  ArpaFormatter(const std::vector<const std::string*>& by_rank, uint32_t bos, int order, const py::function& write)
+      : by_rank_(by_rank), bos_(bos), order_(order), write_(write), thread_([this] { run(); }) {}
+
+  ~ArpaFormatter() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+  }
+
+  void text(const std::string& s) {
+    cur_->lens.push_back(-static_cast<int32_t>(cur_->literals.size()) - 1);
+    cur_->literals.push_back(s);
+  }
+
+  void line(const uint32_t* key, int len, double p, double bo) {
+    cur_->keys.insert(cur_->keys.end(), key, key + len);
+    cur_->vals.push_back(p);
+    cur_->vals.push_back(bo);
+    cur_->lens.push_back(len);
+    if (cur_->lens.size() >= kChunkLines) submit();
+  }
+
+  // formats and writes everything queued, in order
+  void finish() {
+    submit();
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!todo_.empty() || busy_ || !done_.empty()) {
+      drain(lock);
+      if (!todo_.empty() || busy_) wake_.wait(lock);
+    }
+  }
+
+ private:
+  static constexpr size_t kChunkLines = 1 << 15;
+  static constexpr size_t kInFlight = 4;
+  struct Chunk {
+    std::vector<uint32_t> keys;
+    std::vector<double> vals;        // p and back-off per n-gram line
+    std::vector<int32_t> lens;       // > 0: an n-gram line of that length; < 0: literal -(i+1)
+    std::vector<std::string> literals;
+  };
+
+  void submit() {
+    if (cur_->lens.empty()) return;
+    std::unique_lock<std::mutex> lock(mu_);
+    todo_.push_back(std::move(cur_));
+    cur_ = std::make_unique<Chunk>();
+    wake_.notify_all();
+    drain(lock);
+    while (todo_.size() + (busy_ ? 1 : 0) > kInFlight) {
+      wake_.wait(lock);
+      drain(lock);
+    }
+  }
+
+  // writes the finished texts (the lock is let go during the Python call)
+  void drain(std::unique_lock<std::mutex>& lock) {
+    while (!done_.empty()) {
+      std::string text = std::move(done_.front());
+      done_.pop_front();
+      lock.unlock();
+      write_(py::bytes(text));
+      lock.lock();
+    }
+  }
+
+  void run() {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      while (todo_.empty() && !stop_) wake_.wait(lock);
+      if (todo_.empty()) return;
+      std::unique_ptr<Chunk> c = std::move(todo_.front());
+      todo_.pop_front();
+      busy_ = true;
+      lock.unlock();
+      std::string out = format(*c);
+      lock.lock();
+      busy_ = false;
+      done_.push_back(std::move(out));
+      wake_.notify_all();
+    }
+  }
+
+  std::string format(const Chunk& c) const {
+    std::string out;
+    out.reserve(c.lens.size() * 48);
+    const uint32_t* key = c.keys.data();
+    const double* v = c.vals.data();
+    for (int32_t len : c.lens) {
+      if (len < 0) {
+        out += c.literals[-len - 1];
+        continue;
+      }
+      if (len == 1 && key[0] == bos_) {
+        out += '0';
+      } else {
+        append_log10(out, v[0]);
+      }
+      out += '\t';
+      for (int j = 0; j < len; ++j) {
+        if (j) out += ' ';
+        out += *by_rank_[key[j]];
+      }
+      if (len < order_) {
+        out += '\t';
+        if (v[1] != 1.0) {
+          append_log10(out, v[1]);
+        } else {
+          out += '0';
+        }
+      }
+      out += '\n';
+      key += len;
+      v += 2;
+    }
+    return out;
+  }
+
+  const std::vector<const std::string*>& by_rank_;
+  uint32_t bos_;
+  int order_;
+  const py::function& write_;
+  std::unique_ptr<Chunk> cur_ = std::make_unique<Chunk>();
+  std::mutex mu_;
+  std::condition_variable wake_;
+  std::deque<std::unique_ptr<Chunk>> todo_;
+  std::deque<std::string> done_;
+  bool busy_ = false, stop_ = false;
+  std::thread thread_;         // last: it starts once everything it reads is built
+};
 
 class KneserNeyCounter {
  public:
@@ -661,10 +821,12 @@ class KneserNeyCounter {
     if (static_cast<int>(discounts.size()) != order_) throw std::invalid_argument("one discount triple per order");
     if (written_) throw std::logic_error("write_arpa() runs once");
     written_ = true;
-    write_ = &write;
     unigram_probabilities(discounts[0]);
-    buf_ = "\\data\\\n";
-    for (int n = 0; n < order_; ++n) buf_ += "ngram " + std::to_string(n + 1) + "=" + std::to_string(sizes_[n]) + "\n";
+    ArpaFormatter out(by_rank_, bos_, order_, write);
+    out_ = &out;
+    std::string head = "\\data\\\n";
+    for (int n = 0; n < order_; ++n) head += "ngram " + std::to_string(n + 1) + "=" + std::to_string(sizes_[n]) + "\n";
+    out.text(head);
     if (order_ == 1) write_unigrams(nullptr);
     std::unique_ptr<Buffer> lower;  // the probabilities of the previous order, in word order
     for (int len = 2; len <= order_; ++len) {
@@ -688,9 +850,9 @@ class KneserNeyCounter {
       auto in = lower->open();
       while (const uint32_t* r = in->next()) line(r, order_, get_f64(r + order_), 1.0);
     }
-    buf_ += "\n\\end\\\n";
-    flush();
-    write_ = nullptr;
+    out.text("\n\\end\\\n");
+    out.finish();
+    out_ = nullptr;
   }
 
   // frees the memory and removes the temporary directory; the counter is unusable afterwards
@@ -983,27 +1145,9 @@ class KneserNeyCounter {
     return 1.0;
   }
 
-  void section(int len) { buf_ += "\n\\" + std::to_string(len) + "-grams:\n"; }
+  void section(int len) { out_->text("\n\\" + std::to_string(len) + "-grams:\n"); }
 
-  void line(const uint32_t* key, int len, double p, double bo) {
-    buf_ += len == 1 && key[0] == bos_ ? std::string("0") : log10_text(p);
-    buf_ += '\t';
-    for (int j = 0; j < len; ++j) {
-      if (j) buf_ += ' ';
-      buf_ += *by_rank_[key[j]];
-    }
-    if (len < order_) {
-      buf_ += '\t';
-      buf_ += bo != 1.0 ? log10_text(bo) : std::string("0");
-    }
-    buf_ += '\n';
-    if (buf_.size() > (1u << 20)) flush();
-  }
-
-  void flush() {
-    (*write_)(py::bytes(buf_));
-    buf_.clear();
-  }
+  void line(const uint32_t* key, int len, double p, double bo) { out_->line(key, len, p, bo); }
 
   int order_;
   Memory mem_;
@@ -1024,8 +1168,7 @@ class KneserNeyCounter {
   bool adjusted_done_ = false, reserved_ = false, written_ = false, closed_ = false;
   int64_t sentences_ = 0;
   uint64_t vocab_size_ = 0;
-  const py::function* write_ = nullptr;
-  std::string buf_;
+  ArpaFormatter* out_ = nullptr;              // during write_arpa
   Stream* bo_ = nullptr;
   const uint32_t* bo_head_ = nullptr;
 };
@@ -1037,7 +1180,12 @@ PYBIND11_MODULE(_kn, m) {
   py::register_exception<TempFileError>(m, "TempFileError", PyExc_OSError);
   py::class_<KneserNeyCounter>(m, "KneserNeyCounter")
       .def(py::init<int, uint64_t, const std::string&>(), py::arg("order"), py::arg("memory"), py::arg("temp_dir"))
-      .def("add", [](KneserNeyCounter& c, const std::string& text) { c.add(text); }, py::arg("text"))
+      .def("add",
+           [](KneserNeyCounter& c, const std::string& text) {
+             py::gil_scoped_release unlocked;  // Python reads the next batch meanwhile
+             c.add(text);
+           },
+           py::arg("text"))
       .def("sentences", &KneserNeyCounter::sentences)
       .def("reserved", &KneserNeyCounter::reserved)
       .def("temp_files", &KneserNeyCounter::temp_files)

@@ -8,6 +8,7 @@ import logging
 import os
 import re
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction
 from typing import Iterable
 
@@ -22,7 +23,7 @@ except ImportError:     # not compiled: the Python engine still runs (available(
 
 log = logging.getLogger(__name__)
 
-BATCH = 20_000      # sentences handed to the counter at once
+BATCH = 4_096       # sentences handed to the counter at once
 DEFAULT_MEMORY = 1 << 30
 # below this a size is more likely a forgotten unit (--memory 500) than a wish for millions of runs
 MIN_MEMORY = 1 << 20
@@ -84,17 +85,24 @@ def estimate_to_arpa(sentences: Iterable[list[str]], order: int, out: str | os.P
 
 
 def _count(counter: _kn.KneserNeyCounter, sentences: Iterable[list[str]]) -> None:
+    # the counter counts a batch (without the GIL) while the next one is read; one batch at a time
     batch: list[str] = []
-    for toks in sentences:
-        if toks:
-            batch.append(" ".join(toks))
-            if len(batch) >= BATCH:
-                counter.add("\n".join(batch))
-                batch.clear()
-        else:
-            # the Python estimate pads an empty sentence as <s> </s>; the counter's text format
-            # cannot carry one, and every caller skips blank lines
-            raise CadError("an empty sentence cannot be counted (skip blank lines)")
+    with ThreadPoolExecutor(1) as pool:
+        pending = None
+        for toks in sentences:
+            if toks:
+                batch.append(" ".join(toks))
+                if len(batch) >= BATCH:
+                    if pending is not None:
+                        pending.result()
+                    pending = pool.submit(counter.add, "\n".join(batch))
+                    batch = []
+            else:
+                # the Python estimate pads an empty sentence as <s> </s>; the counter's text format
+                # cannot carry one, and every caller skips blank lines
+                raise CadError("an empty sentence cannot be counted (skip blank lines)")
+        if pending is not None:
+            pending.result()
     if batch:
         counter.add("\n".join(batch))
     if counter.sentences() == 0:

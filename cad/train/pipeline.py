@@ -30,6 +30,7 @@ from cad.lm.native import DEFAULT_MEMORY, estimate_to_arpa
 from cad.moses.ini import baseline_config, write_config
 from cad.train.lexical import write_lexical_tables
 from cad.train.phrase_scoring import build_phrase_tables
+from cad.train.stages import STAGES
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +67,6 @@ def _up_to_date(outputs: list[Path], inputs: list[Path]) -> bool:
     return min(os.path.getmtime(o) for o in outputs) >= newest_in
 
 
-STAGES = ("prepare", "align", "lex", "phrases", "lm", "moses.ini")
 
 
 class _Done(Exception):

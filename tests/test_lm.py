@@ -172,6 +172,58 @@ def test_native_estimate_threads_change_no_byte(tmp_path):
     assert (tmp_path / "n.arpa").read_bytes() == (tmp_path / "p.arpa").read_bytes()
 
 
+def test_native_file_reader_splits_as_str_split(tmp_path):
+    """cad lm's native engine reads the file itself: its lines split at every character that
+    str.isspace() calls whitespace (ASCII and Unicode), blank and whitespace-only lines skipped,
+    CRLF and a last line without newline, gzip, and chunk boundaries; the Python reference's bytes."""
+    if not native.available():
+        pytest.skip("cad.lm._kn is not built")
+    import gzip
+
+    from cad.lm import native as lm_native
+    from cad.train.pipeline import train_lm
+
+    spaces = [chr(c) for c in range(0x3001) if chr(c).isspace() and chr(c) != "\n"]
+    assert len(spaces) == 28
+    rng = random.Random(29)
+    words = ["le", "chat", "é", "x\u00ad", "ß", "日本", "a-b", "\u2060", "\u180e", "\u200b"]   # no space among them
+    lines = []
+    for k in range(3000):
+        toks = [rng.choice(words) for _ in range(rng.randint(0, 6))]
+        line = "".join(rng.choice(spaces) * rng.randint(1, 2) + t for t in toks) + rng.choice(["", " ", "\r"])
+        lines.append(line if k % 50 else rng.choice(spaces))            # some lines only whitespace
+    body = "\n".join(lines)                                               # the last line has no newline
+    for name, write in (("t.txt", lambda p: p.write_bytes(body.encode("utf-8"))),
+                        ("t.txt.gz", lambda p: p.write_bytes(gzip.compress(body.encode("utf-8"))))):
+        text = tmp_path / name
+        write(text)
+        train_lm(text, tmp_path / "p.arpa", 3, engine="python")
+        for chunk in (1 << 20, 64):                                        # many chunk boundaries
+            lm_native.CHUNK_BYTES = chunk
+            try:
+                train_lm(text, tmp_path / "n.arpa", 3, engine="native")
+            finally:
+                lm_native.CHUNK_BYTES = 1 << 20
+            assert (tmp_path / "n.arpa").read_bytes() == (tmp_path / "p.arpa").read_bytes()
+
+
+def test_native_file_reader_names_the_bad_line(tmp_path):
+    if not native.available():
+        pytest.skip("cad.lm._kn is not built")
+    from cad.lm import native as lm_native
+    from cad.train.pipeline import train_lm
+
+    text = tmp_path / "bad.txt"
+    text.write_bytes(b"a b\n" * 300 + b"c \xff d\n" + b"e f\n")
+    lm_native.CHUNK_BYTES = 100
+    try:
+        with pytest.raises(CadError, match=r"bad.txt.*301.*invalid UTF-8 at byte 2"):
+            train_lm(text, tmp_path / "n.arpa", 3, engine="native")
+    finally:
+        lm_native.CHUNK_BYTES = 1 << 20
+    assert not (tmp_path / "n.arpa").exists()
+
+
 # -- the native engine in a memory budget: sorted runs on disk, the same bytes -------------------
 
 def _native(tmp_path, sentences, order, name, **kw):

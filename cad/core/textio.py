@@ -78,6 +78,35 @@ def read_lines(path: str | os.PathLike) -> Iterator[str]:
             raise CadError(f"cannot read: {exc}", p, lineno + 1) from None
 
 
+def read_line_chunks(path: str | os.PathLike, size: int = 1 << 20) -> Iterator[bytes]:
+    """The bytes of a UTF-8 text file (plain or .gz) in chunks of whole lines of about `size`
+    bytes, each checked as UTF-8: what read_lines reads, for a reader that splits the lines itself
+    (the last line may lack its newline). Invalid UTF-8 raises the CadError read_lines raises."""
+    p = str(path)
+    with _open_binary(p) as fh:
+        lineno = 0
+        try:
+            while True:
+                lines = fh.readlines(size)
+                if not lines:
+                    return
+                chunk = b"".join(lines)
+                try:
+                    chunk.decode("utf-8")
+                except UnicodeDecodeError:
+                    for k, raw in enumerate(lines, lineno + 1):
+                        try:
+                            raw.decode("utf-8")
+                        except UnicodeDecodeError as exc:
+                            raise CadError(f"invalid UTF-8 at byte {exc.start} of the line", p, k) from None
+                lineno += len(lines)
+                yield chunk
+        except (OSError, EOFError, zlib.error) as exc:
+            if isinstance(exc, CadError):
+                raise
+            raise CadError(f"cannot read: {exc}", p, lineno + 1) from None
+
+
 def count_lines(path: str | os.PathLike) -> int:
     if is_stdio(path):
         raise CadError("this command reads its input twice: give a file, not standard input", "-")

@@ -615,6 +615,22 @@ void Memory::make_room(size_t bytes) {
   }
 }
 
+// The length in bytes of the character at s[p] (before `end`) when it is whitespace as Python's
+// str.isspace() says (what str.split() splits at: ASCII 9-13, 28-32, and U+0085, U+00A0, U+1680,
+// U+2000-U+200A, U+2028, U+2029, U+202F, U+205F, U+3000 in UTF-8), else 0
+inline size_t space_at(std::string_view s, size_t p, size_t end) {
+  const auto b = [&](size_t k) { return static_cast<unsigned char>(s[p + k]); };
+  const unsigned char c = b(0);
+  if (c < 0x80) return (c == ' ' || (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x1f)) ? 1 : 0;
+  if (c == 0xc2) return p + 1 < end && (b(1) == 0x85 || b(1) == 0xa0) ? 2 : 0;
+  if (c < 0xe1 || c > 0xe3 || p + 2 >= end) return 0;
+  const unsigned char d = b(1), e = b(2);
+  if (c == 0xe1) return d == 0x9a && e == 0x80 ? 3 : 0;
+  if (c == 0xe3) return d == 0x80 && e == 0x80 ? 3 : 0;
+  if (d == 0x80) return e <= 0x8a || e == 0xa8 || e == 0xa9 || e == 0xaf ? 3 : 0;
+  return d == 0x81 && e == 0x9f ? 3 : 0;
+}
+
 // as arpa._log10, printf's %.9g of log10(p) (Python's f"{v:.9g}"; std::to_chars is specified as printf),
 // or -99 for a zero probability
 void append_log10(std::string& out, double p) {
@@ -801,6 +817,39 @@ class KneserNeyCounter {
       w.push_back(kEos);
       ++sentences_;
       count_sentence(w);
+      pos = end + 1;
+    }
+  }
+
+  // Lines of UTF-8 text (checked by the caller), each split at whitespace as Python's str.split()
+  // splits it; a line with no word is skipped, as `cad lm` skips blank lines
+  void add_lines(std::string_view text) {
+    if (adjusted_done_) throw std::logic_error("add() after the counts were adjusted");
+    std::vector<uint32_t> w;
+    size_t pos = 0;
+    while (pos < text.size()) {
+      size_t end = text.find('\n', pos);
+      if (end == std::string_view::npos) end = text.size();
+      w.assign(1, kBos);
+      size_t p = pos;
+      while (p < end) {
+        size_t sp = space_at(text, p, end);
+        if (sp) {
+          p += sp;
+          continue;
+        }
+        size_t q = p + 1;
+        while (q < end && !space_at(text, q, end)) ++q;
+        uint32_t t = id(text.substr(p, q - p));
+        if (t == kBos || t == kEos) reserved_ = true;
+        w.push_back(t);
+        p = q;
+      }
+      if (w.size() > 1) {
+        w.push_back(kEos);
+        ++sentences_;
+        count_sentence(w);
+      }
       pos = end + 1;
     }
   }
@@ -1184,6 +1233,13 @@ PYBIND11_MODULE(_kn, m) {
            [](KneserNeyCounter& c, const std::string& text) {
              py::gil_scoped_release unlocked;  // Python reads the next batch meanwhile
              c.add(text);
+           },
+           py::arg("text"))
+      .def("add_lines",
+           [](KneserNeyCounter& c, const py::bytes& text) {
+             std::string_view v(text);
+             py::gil_scoped_release unlocked;
+             c.add_lines(v);
            },
            py::arg("text"))
       .def("sentences", &KneserNeyCounter::sentences)

@@ -13,7 +13,7 @@ from fractions import Fraction
 from typing import Iterable
 
 from cad.core.errors import CadError
-from cad.core.textio import atomic_output
+from cad.core.textio import atomic_output, read_line_chunks
 from cad.lm.kneser_ney import discounts_from_counts_of_counts
 
 try:
@@ -24,6 +24,7 @@ except ImportError:     # not compiled: the Python engine still runs (available(
 log = logging.getLogger(__name__)
 
 BATCH = 4_096       # sentences handed to the counter at once
+CHUNK_BYTES = 1 << 20       # bytes of a file handed to the counter at once
 DEFAULT_MEMORY = 1 << 30
 # below this a size is more likely a forgotten unit (--memory 500) than a wish for millions of runs
 MIN_MEMORY = 1 << 20
@@ -54,6 +55,20 @@ def estimate_to_arpa(sentences: Iterable[list[str]], order: int, out: str | os.P
     holding about `memory` bytes of n-grams (plus the vocabulary); the rest goes to sorted runs in a
     private directory under `temp_dir` (default: the system's), removed whatever happens. Returns
     the number of temporary files written (0: everything fitted in memory)."""
+    return _estimate(lambda counter: _count(counter, sentences), order, out, discount_fallback, memory, temp_dir)
+
+
+def estimate_file_to_arpa(text: str | os.PathLike, order: int, out: str | os.PathLike,
+                          discount_fallback: bool = True, memory: int = DEFAULT_MEMORY,
+                          temp_dir: str | os.PathLike | None = None) -> int:
+    """estimate_to_arpa of the lines of the UTF-8 file `text` (plain or .gz, '-' = stdin), each split
+    at whitespace as str.split() splits it, blank lines skipped: the file is handed to the counter in
+    chunks of bytes, which it splits itself, with no Python object per line or word."""
+    return _estimate(lambda counter: _count_file(counter, text), order, out, discount_fallback, memory, temp_dir)
+
+
+def _estimate(count, order: int, out: str | os.PathLike, discount_fallback: bool, memory: int,
+              temp_dir: str | os.PathLike | None) -> int:
     if order < 1:
         raise CadError(f"language model order must be at least 1, got {order}")
     if memory < 1:
@@ -67,7 +82,8 @@ def estimate_to_arpa(sentences: Iterable[list[str]], order: int, out: str | os.P
         raise CadError(f"temporary directory {tmp} does not exist or is not a directory")
     counter = _kn.KneserNeyCounter(order, memory, tmp)
     try:
-        _count(counter, sentences)
+        count(counter)
+        _check_counted(counter)
         discounts = [discounts_from_counts_of_counts(list(t), n + 1, discount_fallback)
                      for n, t in enumerate(counter.counts_of_counts())]
         with atomic_output(out, binary=True) as fh:
@@ -105,6 +121,21 @@ def _count(counter: _kn.KneserNeyCounter, sentences: Iterable[list[str]]) -> Non
             pending.result()
     if batch:
         counter.add("\n".join(batch))
+
+
+def _count_file(counter: _kn.KneserNeyCounter, text: str | os.PathLike) -> None:
+    # one chunk counted (without the GIL) while the next is read and checked
+    with ThreadPoolExecutor(1) as pool:
+        pending = None
+        for chunk in read_line_chunks(text, CHUNK_BYTES):
+            if pending is not None:
+                pending.result()
+            pending = pool.submit(counter.add_lines, chunk)
+        if pending is not None:
+            pending.result()
+
+
+def _check_counted(counter: _kn.KneserNeyCounter) -> None:
     if counter.sentences() == 0:
         raise CadError("cannot estimate a language model from an empty corpus")
     if counter.reserved():

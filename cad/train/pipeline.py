@@ -26,7 +26,7 @@ from cad.corpus.prepare import CleanConfig, prepare_corpus
 from cad.corpus.truecase import Truecaser, recase_file, text_documents, train_truecaser
 from cad.lm.arpa import write_arpa
 from cad.lm.kneser_ney import estimate
-from cad.lm.native import DEFAULT_MEMORY, estimate_to_arpa
+from cad.lm.native import DEFAULT_MEMORY, estimate_file_to_arpa
 from cad.moses.ini import baseline_config, write_config
 from cad.train.lexical import write_lexical_tables
 from cad.train.phrase_scoring import build_phrase_tables
@@ -195,11 +195,10 @@ def train_lm(text: Path, out: Path, order: int, engine: str = "native", memory: 
     """Modified Kneser-Ney ARPA of the non-blank lines of `text`; `engine` "native" (cad/lm/_kn.cpp)
     or "python" (cad.lm.kneser_ney, the reference), which write the same bytes. The native engine
     holds about `memory` bytes of n-grams (None: its default) and spills the rest under `temp_dir`."""
-    sentences = (line.split() for line in read_lines(text) if line.strip())
     if engine == "native":
-        estimate_to_arpa(sentences, order, out, memory=DEFAULT_MEMORY if memory is None else memory,
-                         temp_dir=temp_dir)
+        estimate_file_to_arpa(text, order, out, memory=DEFAULT_MEMORY if memory is None else memory,
+                              temp_dir=temp_dir)
     elif engine == "python":
-        write_arpa(estimate(sentences, order), out)
+        write_arpa(estimate((line.split() for line in read_lines(text) if line.strip()), order), out)
     else:
         raise CadError(f"unknown language-model engine {engine!r} (native or python)")

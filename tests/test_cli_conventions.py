@@ -266,3 +266,24 @@ def test_plm_predict_and_score_stdin_and_stdout(tmp_path, monkeypatch, capsys, c
     caplog.clear()
     assert main(base + ["--input", str(gold), "--out", str(tmp_path / "u.tsv")]) == 0
     assert "no gold classes" not in caplog.text
+
+
+def test_a_training_command_parses_without_the_other_groups():
+    """`cad lm` (and the other commands defined in cad.cli itself) builds only their parsers, so as
+    not to import every command group; their options are the full parser's."""
+    import argparse
+    import subprocess
+    import sys
+
+    def subparsers(p):
+        return next(a for a in p._actions if isinstance(a, argparse._SubParsersAction)).choices
+
+    full, light = subparsers(cli.build_parser()), subparsers(cli.build_parser("lm"))
+    assert "lm" in light and "train" in light and "translate" not in light and "translate" in full
+    for name, parser in light.items():
+        assert parser.format_help() == full[name].format_help(), name
+    assert set(subparsers(cli.build_parser("no-such-command"))) == set(full)     # the error lists every command
+    out = subprocess.run([sys.executable, "-c", "import sys; from cad.cli import build_parser; build_parser('lm'); "
+                          "print(sorted(m for m in sys.modules if m.startswith('cad.cli.')))"],
+                         capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

@@ -18,15 +18,12 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from cad.core.errors import CadError
 from cad.core.shards.options import Parallel
-from cad.core.textio import count_lines, read_lines
+from cad.core.textio import count_lines
 from cad.corpus.align import align_corpus
 from cad.corpus.prepare import CleanConfig, prepare_corpus
 from cad.corpus.truecase import Truecaser, recase_file, text_documents, train_truecaser
-from cad.lm.arpa import write_arpa
-from cad.lm.kneser_ney import estimate
-from cad.lm.native import DEFAULT_MEMORY, estimate_file_to_arpa
+from cad.lm.train import train_lm
 from cad.moses.ini import baseline_config, write_config
 from cad.train.lexical import write_lexical_tables
 from cad.train.phrase_scoring import build_phrase_tables
@@ -188,17 +185,3 @@ def truecase_corpus(corpus: Path, langs: list[str], out: Path) -> None:
         if not used:
             log.warning("the %s side has no case: its truecasing model is empty and lowercases the text", lang)
         recase_file(Truecaser(truecase_model(out, lang)).truecase, text, text)
-
-
-def train_lm(text: Path, out: Path, order: int, engine: str = "native", memory: int | None = None,
-             temp_dir: str | os.PathLike | None = None) -> None:
-    """Modified Kneser-Ney ARPA of the non-blank lines of `text`; `engine` "native" (cad/lm/_kn.cpp)
-    or "python" (cad.lm.kneser_ney, the reference), which write the same bytes. The native engine
-    holds about `memory` bytes of n-grams (None: its default) and spills the rest under `temp_dir`."""
-    if engine == "native":
-        estimate_file_to_arpa(text, order, out, memory=DEFAULT_MEMORY if memory is None else memory,
-                              temp_dir=temp_dir)
-    elif engine == "python":
-        write_arpa(estimate((line.split() for line in read_lines(text) if line.strip()), order), out)
-    else:
-        raise CadError(f"unknown language-model engine {engine!r} (native or python)")

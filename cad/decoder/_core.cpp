@@ -25,7 +25,6 @@
 #include <string>
 #include <tuple>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 namespace py = pybind11;
@@ -258,36 +257,45 @@ class Core {
 
  private:
   // ------------------------------------------------------------------ stacks
-  struct KeyHash {
-    const Core *core;
-    size_t operator()(int h) const { return core->hash_of(h); }
-  };
-  struct KeyEq {
-    const Core *core;
-    bool operator()(int a, int b) const { return core->same_key(a, b); }
-  };
-
   // Python's dict of hypotheses by recombination key: insertion-ordered, a replaced value keeps
-  // its key's place
+  // its key's place. The index is open addressing over (hash, place in `order`) slots: no
+  // allocation per hypothesis, the hash computed once per insertion (std::unordered_map and its
+  // nodes were a tenth of the search's time)
   struct Stack {
+    struct Slot {
+      uint64_t hash;
+      int32_t place;  // -1: empty
+    };
     std::vector<int> order;
-    std::unordered_map<int, size_t, KeyHash, KeyEq> where;
+    std::vector<Slot> slots;
+    size_t used = 0;
     Core *core;
-    explicit Stack(Core *c) : where(16, KeyHash{c}, KeyEq{c}), core(c) {}
+    explicit Stack(Core *c) : slots(16, Slot{0, -1}), core(c) {}
 
     size_t size() const { return order.size(); }
     void clear() {
       order.clear();
-      where.clear();
+      if (used) std::fill(slots.begin(), slots.end(), Slot{0, -1});
+      used = 0;
+    }
+    // a hypothesis whose key no entry has
+    void append(int h) {
+      const uint64_t hv = core->hash_of(h);
+      place_at(free_slot(hv), hv, h);
     }
     void add(int h) {
-      auto it = where.find(h);
-      if (it == where.end()) {
-        where.emplace(h, order.size());
-        order.push_back(h);
+      const uint64_t hv = core->hash_of(h);
+      const size_t mask = slots.size() - 1;
+      size_t i = hv & mask;
+      for (; slots[i].place >= 0; i = (i + 1) & mask) {
+        if (slots[i].hash == hv && core->same_key(order[slots[i].place], h)) break;
+      }
+      if (slots[i].place < 0) {
+        place_at(i, hv, h);
         return;
       }
-      int old = order[it->second];
+      const int at = slots[i].place;
+      int old = order[at];
       Hyp &ho = core->hyps_[old];
       Hyp &hn = core->hyps_[h];
       if (hn.score > ho.score) {
@@ -297,10 +305,66 @@ class Core {
           arcs.push_back(old);
           core->hyps_[h].arcs = std::move(arcs);
         }
-        order[it->second] = h;
+        order[at] = h;
       } else if (core->keep_arcs_) {
         ho.arcs.push_back(h);
       }
+    }
+
+   private:
+    size_t free_slot(uint64_t hv) const {
+      const size_t mask = slots.size() - 1;
+      size_t i = hv & mask;
+      while (slots[i].place >= 0) i = (i + 1) & mask;
+      return i;
+    }
+    void place_at(size_t i, uint64_t hv, int h) {
+      slots[i] = Slot{hv, static_cast<int32_t>(order.size())};
+      order.push_back(h);
+      if (++used * 2 > slots.size()) {
+        std::vector<Slot> old(slots.size() * 2, Slot{0, -1});
+        old.swap(slots);
+        for (const Slot &s : old)
+          if (s.place >= 0) slots[free_slot(s.hash)] = s;
+      }
+    }
+  };
+
+  // The (edge, hypothesis, option) triples cube pruning has queued for one stack: open addressing
+  // over 64-bit ids, cleared per stack (as std::unordered_set, without its nodes)
+  struct SeenSet {
+    static constexpr uint64_t kEmpty = ~uint64_t{0};
+    std::vector<uint64_t> slots = std::vector<uint64_t>(1024, kEmpty);
+    size_t used = 0;
+    static uint64_t mix(uint64_t x) {  // splitmix64's finalizer: the ids' bits are packed fields
+      x ^= x >> 30;
+      x *= 0xbf58476d1ce4e5b9ULL;
+      x ^= x >> 27;
+      x *= 0x94d049bb133111ebULL;
+      return x ^ (x >> 31);
+    }
+    void clear() {
+      if (used) std::fill(slots.begin(), slots.end(), kEmpty);
+      used = 0;
+    }
+    bool insert(uint64_t id) {  // true when it was not there
+      const size_t mask = slots.size() - 1;
+      size_t i = mix(id) & mask;
+      for (; slots[i] != kEmpty; i = (i + 1) & mask)
+        if (slots[i] == id) return false;
+      slots[i] = id;
+      if (++used * 2 > slots.size()) {
+        std::vector<uint64_t> old(slots.size() * 2, kEmpty);
+        old.swap(slots);
+        const size_t m2 = slots.size() - 1;
+        for (uint64_t k : old) {
+          if (k == kEmpty) continue;
+          size_t j = mix(k) & m2;
+          while (slots[j] != kEmpty) j = (j + 1) & m2;
+          slots[j] = k;
+        }
+      }
+      return true;
     }
   };
 
@@ -665,10 +729,7 @@ class Core {
     floor = hyps_[kept.back()].total;
     stack.clear();
     // {key(x): x for x in kept}: distinct keys already, so plain insertion
-    for (int h : kept) {
-      stack.where.emplace(h, stack.order.size());
-      stack.order.push_back(h);
-    }
+    for (int h : kept) stack.append(h);
   }
 
   struct Edge {
@@ -693,7 +754,8 @@ class Core {
       collect(stacks, k, &edges);
       if (k > 0) {
         std::vector<Cand> heap;
-        std::unordered_set<uint64_t> seen;
+        seen_.clear();
+        SeenSet &seen = seen_;
         auto id = [](size_t ei, size_t i, size_t j) { return (uint64_t(ei) << 40) ^ (uint64_t(i) << 20) ^ uint64_t(j); };
         std::vector<Edge> &es = edges[k];
         for (size_t ei = 0; ei < es.size(); ++ei) {
@@ -713,7 +775,7 @@ class Core {
           for (auto &nx : next) {
             int ni = nx[0], nj = nx[1];
             if (ni < static_cast<int>(edge.hyps.size()) && nj < static_cast<int>(edge.opts->size()) &&
-                seen.insert(id(c.edge, ni, nj)).second) {
+                seen.insert(id(c.edge, ni, nj))) {
               int h2 = expand(edge.hyps[ni], (*edge.opts)[nj], NEG_INF);
               pq.push(Cand{-hyps_[h2].total, counter++, c.edge, ni, nj, h2});
             }
@@ -830,11 +892,10 @@ class Core {
     pool_.swap(pool);
     for (int k = from; k <= n_; ++k) {
       Stack &st = stacks[k];
-      st.where.clear();
-      for (size_t i = 0; i < st.order.size(); ++i) {
-        st.order[i] = remap[st.order[i]];
-        st.where.emplace(st.order[i], i);
-      }
+      std::vector<int> order;
+      order.swap(st.order);
+      st.clear();
+      for (int h : order) st.append(remap[h]);
     }
     if (edges != nullptr)
       for (int k = from; k <= n_; ++k)
@@ -946,6 +1007,7 @@ class Core {
   std::vector<Hyp> hyps_;
   std::vector<char> pool_;
   std::unordered_map<Coverage, double, CovHash> fc_cache_;
+  SeenSet seen_;
   std::unordered_map<Coverage, std::vector<std::pair<int, int>>, CovHash> spans_cache_;
 };
 

@@ -103,22 +103,27 @@ def _limited(model: DecoderModel) -> dict:
     return got
 
 
-def _template(model: DecoderModel, t: int, src: str, entry) -> TranslationOption:
-    """An option of `entry` with everything that does not depend on the sentence: the stateful
-    features' annotations and the context-free features' values, sum and future cost, which are
+def _template(model: DecoderModel, t: int, entry) -> TranslationOption:
+    """An option of `entry` with everything that does not depend on the sentence but the stateful
+    features' annotations: the context-free features' values, sum and future cost, which are
     `_finish`'s result wherever no context-reading feature scores the option."""
     opt = TranslationOption(0, 0, entry.words, t, entry.scores, entry.alignment, None)
-    for f in model.stateful:
-        f.annotate(opt, src)
     _finish(opt, model, with_context=False)
     return opt
 
 
 def _limit_entries(model: DecoderModel, t: int, src: str, entries: list, limit: int) -> list[TranslationOption]:
     """The table's entries for one source phrase as templates, best first by the context-free
-    estimate (stable), cut to the table limit."""
-    templates = sorted((_template(model, t, src, e) for e in entries), key=lambda o: -o.future)
-    return templates[:limit] if limit > 0 else templates
+    estimate (stable), cut to the table limit, then annotated by the stateful features (what they
+    attach, the reordering scores, is read by neither a future-cost estimate nor a stateless
+    feature: most entries fall to the limit, and need none)."""
+    templates = sorted((_template(model, t, e) for e in entries), key=lambda o: -o.future)
+    if limit > 0:
+        del templates[limit:]
+    for opt in templates:
+        for f in model.stateful:
+            f.annotate(opt, src)
+    return templates
 
 
 def _place(t: TranslationOption, start: int, end: int) -> TranslationOption:

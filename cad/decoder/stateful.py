@@ -60,10 +60,12 @@ class StatefulFeature:
 
     def annotate(self, opt, source: str) -> None:
         """Attach what the feature reads of an option at collection time (Moses's
-        EvaluateInIsolation of a stateful feature)."""
+        EvaluateInIsolation of a stateful feature). It runs after the table limit, on the options
+        kept: no `estimate` and no stateless feature may read what it attaches."""
 
     def estimate(self, opt) -> float:
-        """Weighted context-free estimate of `opt`, added to its future cost."""
+        """Weighted context-free estimate of `opt`, added to its future cost (from the option's
+        words and scores: the annotations come later)."""
         return 0.0
 
     def jump_score(self, last_end: int, start: int) -> float:

@@ -118,6 +118,18 @@ inline void cover(Coverage &c, int s, int e) {
   if (ones > 0) shift_window(c, ones);
 }
 
+// the first position from i on (within the window) that is covered (`covered` true) or not, else
+// the window's end
+inline int next_with(const Coverage &c, int i, bool covered) {
+  const int k = i - c.base;
+  for (int w = k >> 6; w < WINDOW / 64; ++w) {
+    uint64_t x = covered ? c.bits[w] : ~c.bits[w];
+    if (w == (k >> 6)) x &= ~uint64_t(0) << (k & 63);
+    if (x) return c.base + w * 64 + __builtin_ctzll(x);
+  }
+  return c.base + WINDOW;
+}
+
 // the last covered position of the window plus one (base when nothing in it is covered)
 inline int covered_end(const Coverage &c) {
   for (int w = WINDOW / 64 - 1; w >= 0; --w)
@@ -221,7 +233,6 @@ class Core {
       py::gil_scoped_release unlocked;
       hyps_.clear();
       pool_.clear();
-      fc_cache_.clear();
       spans_cache_.clear();
       future_costs(limit);
       next_collect_ = collect_at_;
@@ -564,27 +575,21 @@ class Core {
   }
 
   // the sum of fc over the gaps, left to right (everything before the window is covered)
-  double fc_of(const Coverage &cov) {
-    auto it = fc_cache_.find(cov);
-    if (it != fc_cache_.end()) return it->second;
+  // The future cost of the gaps of `cov`, left to right (the Python search's additions in its
+  // order), found by scanning the coverage's words: quicker than a cache of it by coverage
+  double fc_of(const Coverage &cov) const {
     double v = 0.0;
+    const int last = covered_end(cov);
     int i = cov.base;
-    int last = covered_end(cov);
     while (i < n_) {
-      if (covered(cov, i)) {
-        ++i;
-        continue;
-      }
-      int j = i;
       if (i >= last) {
-        j = n_;
-      } else {
-        while (j < n_ && !covered(cov, j)) ++j;
+        v += fc(i, n_);
+        break;
       }
+      const int j = next_with(cov, i, true);
       v += fc(i, j);
-      i = j;
+      i = next_with(cov, j, false);
     }
-    fc_cache_.emplace(cov, v);
     return v;
   }
 
@@ -902,7 +907,6 @@ class Core {
         for (Edge &e : (*edges)[k])
           for (int &h : e.hyps) h = remap[h];
     // caches by coverage: recomputed as needed, with the same values
-    fc_cache_.clear();
     spans_cache_.clear();
     ++collections_;
     next_collect_ = std::max(collect_at_, 2 * hyps_.size());
@@ -1006,7 +1010,6 @@ class Core {
   std::vector<std::vector<int>> span_opts_;
   std::vector<Hyp> hyps_;
   std::vector<char> pool_;
-  std::unordered_map<Coverage, double, CovHash> fc_cache_;
   SeenSet seen_;
   std::unordered_map<Coverage, std::vector<std::pair<int, int>>, CovHash> spans_cache_;
 };

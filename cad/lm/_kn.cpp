@@ -796,33 +796,9 @@ class KneserNeyCounter {
     }
   }
 
-  // sentences separated by '\n', tokens by single spaces, no empty sentence
-  void add(std::string_view text) {
-    if (adjusted_done_) throw std::logic_error("add() after the counts were adjusted");
-    std::vector<uint32_t> w;
-    size_t pos = 0;
-    while (pos < text.size()) {
-      size_t end = text.find('\n', pos);
-      if (end == std::string_view::npos) end = text.size();
-      w.assign(1, kBos);
-      size_t p = pos;
-      while (p < end) {
-        size_t q = text.find(' ', p);
-        if (q == std::string_view::npos || q > end) q = end;
-        uint32_t t = id(text.substr(p, q - p));
-        if (t == kBos || t == kEos) reserved_ = true;
-        w.push_back(t);
-        p = q + 1;
-      }
-      w.push_back(kEos);
-      ++sentences_;
-      count_sentence(w);
-      pos = end + 1;
-    }
-  }
-
   // Lines of UTF-8 text (checked by the caller), each split at whitespace as Python's str.split()
-  // splits it; a line with no word is skipped, as `cad lm` skips blank lines
+  // splits it; a line with no word is skipped, as `cad lm` skips blank lines (the token lists
+  // handed to `add` come joined by single spaces, one list per line, none empty)
   void add_lines(std::string_view text) {
     if (adjusted_done_) throw std::logic_error("add() after the counts were adjusted");
     std::vector<uint32_t> w;
@@ -1232,7 +1208,7 @@ PYBIND11_MODULE(_kn, m) {
       .def("add",
            [](KneserNeyCounter& c, const std::string& text) {
              py::gil_scoped_release unlocked;  // Python reads the next batch meanwhile
-             c.add(text);
+             c.add_lines(text);
            },
            py::arg("text"))
       .def("add_lines",

@@ -347,7 +347,7 @@ def decode_main(argv: list[str]) -> int:
     model.settings.distortion_limit = limit
     log.log(logging.INFO if a.verbose >= 1 else logging.DEBUG, "model loaded in %.2f s", time.time() - t0)
     # the loaded model lives to the end: out of the collector's sight, which otherwise walks it
-    # again and again as each sentence's options come and go (8% of the run's time)
+    # again at each full collection as the sentences' options come and go
     gc.freeze()
     _WORKER = LineTranslator(Decoder(model, native=engine_is_native(a.engine)), a)
     total = len(lines) if isinstance(lines, list) else None

@@ -270,8 +270,8 @@ class Core {
   // ------------------------------------------------------------------ stacks
   // Python's dict of hypotheses by recombination key: insertion-ordered, a replaced value keeps
   // its key's place. The index is open addressing over (hash, place in `order`) slots: no
-  // allocation per hypothesis, the hash computed once per insertion (std::unordered_map and its
-  // nodes were a tenth of the search's time)
+  // allocation per hypothesis, the hash computed once per insertion (with std::unordered_map and
+  // cube pruning's std::unordered_set, the dev run took 33-35 s against 30 s)
   struct Stack {
     struct Slot {
       uint64_t hash;
@@ -574,7 +574,6 @@ class Core {
     return static_cast<int>(at);
   }
 
-  // the sum of fc over the gaps, left to right (everything before the window is covered)
   // The future cost of the gaps of `cov`, left to right (the Python search's additions in its
   // order), found by scanning the coverage's words: quicker than a cache of it by coverage
   double fc_of(const Coverage &cov) const {

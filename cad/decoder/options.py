@@ -127,8 +127,8 @@ def _limit_entries(model: DecoderModel, t: int, src: str, entries: list, limit: 
 
 
 def _place(t: TranslationOption, start: int, end: int) -> TranslationOption:
-    # every field but the span from the template (tests/test_decoder_options.py checks that none is
-    # left out); options have slots, not a __dict__: the templates are kept for every source phrase
+    # every field but the span from the template (tests/test_decoder.py checks that none is left
+    # out); options have slots, not a __dict__, to keep the kept templates small
     return TranslationOption(start, end, t.words, t.table, t.scores, t.alignment, t.reordering, t.stateless, t.future,
                              t.values, t.in_context, t.reordering_forward, t.estimate)
 

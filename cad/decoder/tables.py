@@ -196,9 +196,9 @@ def _checked_target(fields: list[str], path: str | None, lineno: int) -> tuple[s
 
 
 class _TextEntries:
-    """A text phrase table's entries, checked when read and kept as text per source phrase (a
-    tenth of the memory of the entries as objects), made into entries when asked for: the
-    decoder asks once per source phrase and keeps the table-limited options it makes of them."""
+    """A text phrase table's entries, checked when read and kept as text per source phrase (one
+    string instead of several objects per entry), made into entries when asked for: the decoder
+    asks once per source phrase and keeps the table-limited options it makes of them."""
 
     def __init__(self, lines: dict[str, str]):
         self._lines = lines
@@ -265,8 +265,8 @@ class ReorderingTable:
 
 
 class _TextScores:
-    """A text reordering table's scores, checked when read and kept as text per source phrase (a
-    fifth of the memory of tuples of floats keyed by tuples). The decoder asks for the pairs of one
+    """A text reordering table's scores, checked when read and kept as text per source phrase (one
+    string instead of a key tuple and a tuple of floats per entry). The decoder asks for the pairs of one
     source phrase together, as _BinaryScores says: the last source phrase's scores are kept."""
 
     def __init__(self, lines: dict[str, str]):
@@ -279,7 +279,7 @@ class _TextScores:
         if src != self._source:
             text = self._lines.get(src)
             self._source = src
-            self._scores = dict(line.split("\t") for line in text.split("\n")) if text is not None else {}
+            self._scores = dict(line.rsplit("\t", 1) for line in text.split("\n")) if text is not None else {}
         found = self._scores.get(tgt)
         return default if found is None else tuple(floor_log(float(x)) for x in found.split())
 

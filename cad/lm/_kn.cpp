@@ -639,8 +639,8 @@ void append_log10(std::string& out, double p) {
   out.append(buf, r.ptr);
 }
 
-// The ARPA text, formatted on a thread of its own while the estimation goes on (a third of the
-// estimator's time is the log10s and the printing; lmplz also writes in a thread of its own). The
+// The ARPA text, formatted on a thread of its own while the estimation goes on (a quarter of the
+// estimator's time was the log10s and the printing; lmplz also writes in a thread of its own). The
 // lines are queued in chunks of records and come back as text in the order they were queued; only
 // the calling thread touches Python (the `write` callback), the formatting thread never does.
 class ArpaFormatter {

@@ -64,8 +64,6 @@ def _up_to_date(outputs: list[Path], inputs: list[Path]) -> bool:
     return min(os.path.getmtime(o) for o in outputs) >= newest_in
 
 
-
-
 class _Done(Exception):
     """Raised after the stage the caller asked to stop at."""
 

@@ -654,15 +654,15 @@ def test_second_pass_recollects_only_the_spans_its_context_reads(tmp_path):
     assert view(again.options) == view(fresh.options)
     assert again.read == fresh.read == {(2, 4), (2, 5), (3, 4), (3, 5)} & set(fresh.options)
     # spans without the pronoun are kept, those with it collected anew
-    assert again.options[(0, 2)] is first.options[(0, 2)]
-    assert again.options[(3, 5)] is not first.options[(3, 5)]
+    assert again.raw[(0, 2)] is first.raw[(0, 2)]
+    assert again.raw[(3, 5)] is not first.raw[(3, 5)]
     assert view({0: again.options[(3, 4)]}) != view({0: first.options[(3, 4)]})
     # other words or other weights: nothing is kept
     assert sentence_options(model, ["it", "sleeps"], {"pronouns": {0: {"it-subj-fem-sing": 1.0}}},
                             first).tokens == ("it", "sleeps")
     other = model.with_weights(FEATURE_NAME, [0.5])
-    assert all(a is not b for a, b in zip(sentence_options(other, words, fem, first).options.values(),
-                                          first.options.values()))
+    assert all(a is not b for a, b in zip(sentence_options(other, words, fem, first).raw.values(),
+                                          first.raw.values()))
     # the decoder keeps the last sentence's options: a second pass gives what a fresh decoder gives
     dec = Decoder(model)
     assert dec.translate(" ".join(words), context=masc).text == "la souris court il dort"

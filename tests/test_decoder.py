@@ -486,3 +486,35 @@ def test_an_option_placed_from_its_template_copies_every_field(tmp_path, engine)
         if name not in ("start", "end"):
             assert getattr(placed, name) is v, name
     assert not hasattr(placed, "__dict__")          # slots: the kept templates are small
+
+
+def test_compiled_core_takes_each_option_span_from_its_list(tmp_path, engine):
+    """Plain decoding hands the core the kept templates themselves (no span of their own); the
+    core gives each the span of its list, and only the options it returns are placed, each at
+    that span. A layout that would give an option two spans, or none inside the list, is refused."""
+    if engine == "python":
+        pytest.skip("about the native engine")
+    from cad.decoder import native
+    from cad.decoder.options import sentence_options
+
+    ini, sentences = random_model(tmp_path, 46, n_sentences=4)
+    model = DecoderModel.load(ini)
+    dec = Decoder(model)
+    for sent in sentences:
+        collected = sentence_options(model, sent.split())
+        assert any(o.end == 0 for opts in collected.raw.values() for o in opts)      # templates
+        placed = collected.options
+        assert all((o.start, o.end) == span for span, opts in placed.items() for o in opts)
+        dec._begin(sent.split())
+        best, paths = native.search(dec, dec._core(), sent.split(), collected.raw, 3, False)
+        def key(o):
+            return o.start, o.end, o.words, o.table, o.scores, o.future
+
+        for opt in best + [o for p in paths for o in p]:
+            assert key(opt) in {key(o) for o in placed.get((opt.start, opt.end), [])}
+    core = dec._core()
+    opt = placed[next(iter(placed))][0]
+    feats = [(native.native_kind(f), list(f.weights), bool(f.expensive), b) for f, b in zip(dec.stateful, dec._bounds)]
+    for spans in ([(0, 1, 0, 1), (1, 2, 0, 1)], [(0, 1, 0, 2)], [(0, 1, 0, 1), (0, 1, 0, 1)]):
+        with pytest.raises(RuntimeError):
+            core.search(2, [opt], spans, feats, 1, 200, -100.0, -1, 1000, 0, False)

@@ -466,12 +466,11 @@ class Core {
   void read_options(py::list options) {
     opts_.clear();
     opts_.reserve(py::len(options));
-    py::str START("start"), END("end"), STATELESS("stateless"), WORDS("words"), REORDERING_("reordering"),
+    py::str STATELESS("stateless"), WORDS("words"), REORDERING_("reordering"),
         FUTURE("future");
     for (py::handle o : options) {
       Option x;
-      x.start = py::cast<int>(o.attr(START));
-      x.end = py::cast<int>(o.attr(END));
+      x.start = x.end = -1;    // from the option's span (read_spans)
       x.stateless = py::cast<double>(o.attr(STATELESS));
       x.future = py::cast<double>(o.attr(FUTURE));
       if (model_ != nullptr) {
@@ -490,24 +489,38 @@ class Core {
     }
   }
 
-  // the options of each span, by start and length (a band: linear in the sentence's length)
+  // the options of each span, by start and length (a band: linear in the sentence's length):
+  // (start, end, first, count), the options flat[first:first + count], which take the span as
+  // theirs (Python passes a phrase's templates, which know no span)
   void read_spans(py::list spans) {
-    std::vector<std::tuple<int, int, std::vector<int>>> got;
+    std::vector<std::array<int, 4>> got;
     got.reserve(py::len(spans));
     max_len_ = 1;
     bool any = false;
+    const int total = static_cast<int>(opts_.size());
     for (py::handle item : spans) {
       py::tuple t = py::reinterpret_borrow<py::tuple>(item);
-      int s = py::cast<int>(t[0]), e = py::cast<int>(t[1]);
+      if (t.size() != 4) throw std::runtime_error("a span is (start, end, first, count)");
+      int s = py::cast<int>(t[0]), e = py::cast<int>(t[1]), first = py::cast<int>(t[2]), count = py::cast<int>(t[3]);
       if (s < 0 || e > n_ || s >= e) throw std::runtime_error("option span outside the sentence");
+      if (count <= 0) throw std::runtime_error("a span without options");
+      if (first < 0 || count > total - first) throw std::runtime_error("a span's options outside the option list");
       if (!any || e - s > max_len_) max_len_ = e - s;
       any = true;
-      got.emplace_back(s, e, py::cast<std::vector<int>>(t[2]));
+      got.push_back({s, e, first, count});
     }
     span_opts_.assign(static_cast<size_t>(n_) * (max_len_ + 1), {});
-    for (auto &[s, e, idx] : got) {
-      if (idx.empty()) throw std::runtime_error("a span without options");
-      span_opts_[span_at(s, e)] = std::move(idx);
+    for (auto &[s, e, first, count] : got) {
+      std::vector<int> &idx = span_opts_[span_at(s, e)];
+      if (!idx.empty()) throw std::runtime_error("a span given twice");
+      idx.resize(count);
+      for (int k = 0; k < count; ++k) {
+        Option &o = opts_[first + k];
+        if (o.end >= 0) throw std::runtime_error("an option in two spans");
+        o.start = s;
+        o.end = e;
+        idx[k] = first + k;
+      }
     }
   }
 

@@ -20,10 +20,12 @@ from __future__ import annotations
 import importlib
 import logging
 import os
+from bisect import bisect_right
 
 import kenlm
 
 from cad.core.errors import CadError
+from cad.decoder.options import placed
 from cad.decoder.registry import native_kind
 from cad.decoder.stateful import NATIVE_LM
 from cad.decoder.tables import LN10
@@ -84,19 +86,27 @@ def fits(n: int, options: dict, limit: int) -> bool:
 
 def search(decoder, core, tokens: list[str], options: dict, nbest: int,
            distinct: bool) -> tuple[list, list[list]]:
-    """(the best derivation's options, the n-best paths' options in Python's pop order)."""
+    """(the best derivation's options, the n-best paths' options in Python's pop order).
+    `options`: span -> options or unplaced templates (SentenceOptions.raw); the core takes each
+    option's span from its list's key, and only the returned options are placed."""
     n = len(tokens)
     flat: list = []
     spans = []
     for (s, e), opts in options.items():
-        spans.append((s, e, list(range(len(flat), len(flat) + len(opts)))))
+        spans.append((s, e, len(flat), len(opts)))
         flat.extend(opts)
     feats = [(native_kind(f), list(f.weights), bool(f.expensive), bound)
              for f, bound in zip(decoder.stateful, decoder._bounds)]
     st = decoder.model.settings
     best, paths = core.search(n, flat, spans, feats, st.search_algorithm, st.stack, st.log_beam, st.distortion_limit,
                               st.pop_limit, nbest, distinct)
-    return [flat[i] for i in best], [[flat[i] for i in p] for p in paths]
+    firsts = [first for _, _, first, _ in spans]      # ascending, as flat was filled
+
+    def at(i: int):
+        s, e, _, _ = spans[bisect_right(firsts, i) - 1]
+        return placed(flat[i], s, e)
+
+    return [at(i) for i in best], [[at(i) for i in p] for p in paths]
 
 
 def engine_is_native(engine: str) -> bool:

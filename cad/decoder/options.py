@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from operator import mul
 
 from cad.decoder.model import DecoderModel
 
@@ -48,7 +49,7 @@ def _finish(opt: TranslationOption, model: DecoderModel, with_context: bool = Tr
         if v is None:
             continue
         values.append((f.slot.offset, v))
-        x = sum(w * x for w, x in zip(f.slot.weights, v))
+        x = sum(map(mul, f.slot.weights, v))       # the same floats as a generator's sum, faster
         s += x
         if f.reads_context:
             opt.in_context += x
@@ -79,7 +80,7 @@ def _finish_in_context(opt: TranslationOption, model: DecoderModel, scoring: lis
         if v is None:
             continue
         values.append((f.slot.offset, v))
-        x = sum(w * x for w, x in zip(f.slot.weights, v))
+        x = sum(map(mul, f.slot.weights, v))
         s += x
         x_in += x
     if values:
@@ -133,16 +134,34 @@ def _place(t: TranslationOption, start: int, end: int) -> TranslationOption:
                              t.values, t.in_context, t.reordering_forward, t.estimate)
 
 
+def placed(opt: TranslationOption, start: int, end: int) -> TranslationOption:
+    """`opt` at span [start, end): itself when it is placed already, else a placed copy of the
+    template (a template's span is (0, 0), which no option has)."""
+    return opt if opt.end else _place(opt, start, end)
+
+
 @dataclass
 class SentenceOptions:
     """One sentence's options and the spans whose options read the sentence's context: a second
     pass over the same words with another context (seed 004's intra-sentential pass) recomputes
-    only those spans."""
+    only those spans.
+
+    `raw` holds, per span, the kept templates themselves where no feature that reads the context
+    scored them (their span is the dict's key) and placed options where one did: the compiled
+    search takes the span from the key, so only the options of the derivations it returns are
+    ever placed. `options` places them all, for the Python search and forced decoding."""
 
     tokens: tuple[str, ...]
     key: tuple                      # the weights and settings the options were scored under
-    options: dict[tuple[int, int], list[TranslationOption]]
+    raw: dict[tuple[int, int], list[TranslationOption]]
     read: frozenset[tuple[int, int]]
+    _placed: dict | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def options(self) -> dict[tuple[int, int], list[TranslationOption]]:
+        if self._placed is None:
+            self._placed = {(s, e): [placed(o, s, e) for o in opts] for (s, e), opts in self.raw.items()}
+        return self._placed
 
 
 def _key(model: DecoderModel) -> tuple:
@@ -182,12 +201,14 @@ def _path_options(model: DecoderModel, limited: dict, table_ids: list[int], toke
             if len(limited) >= TEMPLATES_KEPT:
                 del limited[next(iter(limited))]        # the least recently asked for: memory stays flat
             limited[(t, src)] = kept
+        if not scoring:
+            # where no feature that reads the sentence's context scores the option, the
+            # template's context-free sums are already `_finish`'s result: the template serves
+            opts.extend(kept)
+            continue
         for template in kept:
             opt = _place(template, start, end)
-            # where no feature that reads the sentence's context scores the option, the
-            # template's context-free sums are already `_finish`'s result
-            if scoring:
-                _finish_in_context(opt, model, scoring)
+            _finish_in_context(opt, model, scoring)
             opts.append(opt)
     return opts
 
@@ -263,11 +284,11 @@ def _collect_again(model: DecoderModel, tokens: list[str], in_context: list,
                    previous: SentenceOptions) -> SentenceOptions:
     """collect_options's result, in the same span order, from `previous`: the spans that either
     context reads are collected afresh (every path, unknown word, pruning), the others kept."""
-    read = _read_spans(previous.options, in_context)
+    read = _read_spans(previous.raw, in_context)
     again = read | previous.read
     limited = _limited(model)
     options = {}
-    for span, kept in previous.options.items():
+    for span, kept in previous.raw.items():
         if span not in again:
             options[span] = kept
             continue

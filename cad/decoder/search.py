@@ -222,16 +222,20 @@ class Decoder:
         if n == 0:
             empty = Derivation([], 0.0, [0.0] * self.model.size, [])
             return Translation(tokens, empty, [empty] if nbest else [], names)
-        options = self._options(tokens, context)
-        self._bound = options.penalty_bound if self._constraint is not None and self._penalized else None
+        collected = self._options(tokens, context)
+        forced = None
+        if self._constraint is not None:
+            forced = ForcedOptions(self.model, tokens, collected.options, self._constraint, self._penalized)
+        self._bound = forced.penalty_bound if forced is not None and self._penalized else None
         self._begin(tokens)
-        core = self._core() if self._constraint is None else None
-        if core is not None and native.fits(n, options, self.model.settings.distortion_limit):
-            best_opts, paths = native.search(self, core, tokens, options, nbest, distinct)
+        core = self._core() if forced is None else None
+        if core is not None and native.fits(n, collected.raw, self.model.settings.distortion_limit):
+            best_opts, paths = native.search(self, core, tokens, collected.raw, nbest, distinct)
             out = Translation(tokens, self._replay(best_opts), [], names)
             if nbest:
                 out.nbest = self._nbest_of(paths, nbest, distinct)
             return out
+        options = collected.options if forced is None else forced
         finals = self._search(n, options, future_costs(n, options, self.model.settings.distortion_limit))
         if not finals:
             raise RuntimeError("no complete translation survived the search")
@@ -241,18 +245,16 @@ class Decoder:
             out.nbest = self._nbest(finals, nbest, distinct, names)
         return out
 
-    def _options(self, tokens: list[str], context) -> dict[tuple[int, int], list[TranslationOption]]:
-        """The sentence's options by span; kept among the recent sentences' unless decoding is forced."""
+    def _options(self, tokens: list[str], context) -> SentenceOptions:
+        """The sentence's options; kept among the recent sentences' unless decoding is forced."""
         words = tuple(tokens)
         collected = sentence_options(self.model, tokens, context, self._recent.get(words))
-        options = collected.options
-        if self._constraint is not None:
-            return ForcedOptions(self.model, tokens, options, self._constraint, self._penalized)
-        self._recent.pop(words, None)
-        self._recent[words] = collected
-        if len(self._recent) > RECENT:
-            del self._recent[next(iter(self._recent))]
-        return options
+        if self._constraint is None:
+            self._recent.pop(words, None)
+            self._recent[words] = collected
+            if len(self._recent) > RECENT:
+                del self._recent[next(iter(self._recent))]
+        return collected
 
     def _search(self, n: int, options: dict, fc: FutureCosts) -> list[Hypothesis]:
         """The Python search: the hypotheses of the last stack that survive pruning, best first."""

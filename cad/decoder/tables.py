@@ -37,6 +37,8 @@ log = logging.getLogger(__name__)
 LOWEST_SCORE = -100.0
 LN10 = math.log(10.0)
 ESTIMATES_KEPT = 1 << 15         # LM estimates of target phrases kept (they recur across source phrases)
+POINTS_KEPT = 1 << 14            # parsed alignments kept (a few patterns make most of a table's)
+NO_FLOOR = 1e-40                 # above it, ln x > -93: LOWEST_SCORE cannot apply
 
 
 def floor_log(x: float) -> float:
@@ -202,16 +204,26 @@ class _TextEntries:
 
     def __init__(self, lines: dict[str, str]):
         self._lines = lines
+        self._points: dict[str, tuple[tuple[int, int], ...]] = {}     # alignments recur: one tuple each
 
     def get(self, src: str, default=None):
         text = self._lines.get(src)
         if text is None:
             return default
         out = []
+        log = math.log
+        points = self._points
         for line in text.split("\n"):
-            fields = line.split(" ||| ")
-            out.append(TargetEntry(tuple(fields[0].split()), tuple(floor_log(float(x)) for x in fields[1].split()),
-                                   tuple(tuple(map(int, p.split("-"))) for p in fields[2].split())))
+            tgt, scores, align = line.split(" ||| ")
+            alignment = points.get(align)
+            if alignment is None:
+                if len(points) >= POINTS_KEPT:
+                    points.clear()
+                alignment = points[align] = tuple(tuple(map(int, p.split("-"))) for p in align.split())
+            # floor_log inline where the log cannot reach the floor (it runs per table score)
+            out.append(TargetEntry(tuple(tgt.split()),
+                                   tuple([log(x) if x > NO_FLOOR else floor_log(x) for x in map(float, scores.split())]),
+                                   alignment))
         return out
 
     def __contains__(self, src: str) -> bool:
@@ -281,7 +293,10 @@ class _TextScores:
             self._source = src
             self._scores = dict(line.rsplit("\t", 1) for line in text.split("\n")) if text is not None else {}
         found = self._scores.get(tgt)
-        return default if found is None else tuple(floor_log(float(x)) for x in found.split())
+        if found is None:
+            return default
+        log = math.log
+        return tuple([log(x) if x > NO_FLOOR else floor_log(x) for x in map(float, found.split())])
 
     def __len__(self) -> int:
         return sum(text.count("\n") + 1 for text in self._lines.values())

@@ -154,9 +154,10 @@ def test_cad_lm_engines_agree_on_the_shared_corpus(tmp_path, shared_data):
 
 
 def test_native_estimate_threads_change_no_byte(tmp_path):
-    """A corpus large enough for the native engine's threads: batches counted while the next is
-    read, the n-gram buffers sorted in two halves on two threads and merged, the ARPA text
-    formatted on a thread of its own; the bytes are the Python reference's."""
+    """A corpus large enough for the native engine's threads and sorts: batches counted while the
+    next is read, the n-gram buffers radix-sorted by packed word prefixes (a 5-gram's five words do
+    not fit: equal prefixes are ordered by their records), the ARPA text formatted on a thread of
+    its own; the bytes are the Python reference's."""
     if not native.available():
         pytest.skip("cad.lm._kn is not built")
     from cad.train.pipeline import train_lm
@@ -167,7 +168,8 @@ def test_native_estimate_threads_change_no_byte(tmp_path):
                             for _ in range(9000)), encoding="utf-8")
     train_lm(text, tmp_path / "n.arpa", 5, engine="native")
     arpa = (tmp_path / "n.arpa").read_text(encoding="utf-8")
-    assert int(arpa.split("ngram 5=")[1].split()[0]) > 1 << 16        # above the two-thread sort's threshold
+    assert int(arpa.split("ngram 5=")[1].split()[0]) > 1 << 16
+    assert int(arpa.split("ngram 1=")[1].split()[0]) > 1 << 12         # words of 13 bits and more: 4 to a prefix
     train_lm(text, tmp_path / "p.arpa", 5, engine="python")
     assert (tmp_path / "n.arpa").read_bytes() == (tmp_path / "p.arpa").read_bytes()
 
@@ -388,3 +390,24 @@ def test_cad_lm_memory_and_temp_dir_options(tmp_path, capsys):
     assert "temporary directory" in capsys.readouterr().err
     help_text = " ".join(build_parser()._subparsers._group_actions[0].choices["lm"].format_help().split())
     assert "--memory SIZE" in help_text and "(default: 1G)" in help_text and "--temp-dir DIR" in help_text
+
+
+def test_native_number_format_is_printf_g9():
+    """The ARPA writer's own %.9g (std::to_chars was most of the formatting thread's time) against
+    Python's f"{x:.9g}": random doubles of every magnitude, the log10 range of an ARPA file, exact
+    ties of nine digits (rounded half to even on the binary value), and powers of ten."""
+    if not native.available():
+        pytest.skip("cad.lm._kn is not built")
+    import struct
+
+    from cad.lm import _kn
+
+    rng = random.Random(5)
+    xs = [0.0, -0.0, 1.0, -99.0, 1e-5, 9.999999995e-6, 1e9, 999999999.5, 0.30103, math.inf, -math.inf]
+    for _ in range(200_000):
+        xs.append(struct.unpack("d", struct.pack("Q", rng.getrandbits(64)))[0])
+        xs.append(-rng.uniform(0, 9) * 10 ** rng.randint(-6, 1))
+        xs.append(float(f"{rng.randrange(10 ** 8, 10 ** 9)}5e{rng.randint(-15, 0)}"))    # a tie, or nearly
+        xs.append(10.0 ** rng.randint(-6, 9) * (1 + rng.choice([-1, 1]) * rng.random() * 1e-9))
+    bad = [x for x in xs if not math.isnan(x) and _kn.format_g9(x) != f"{x:.9g}"]
+    assert not bad, bad[:5]

@@ -164,10 +164,19 @@ SYM_METHODS = ("grow-diag-final-and", "grow-diag-final", "grow-diag", "grow", "i
                "tgttosrc")
 
 
+TRAINING_COMMANDS = ("prepare", "align", "symmetrize", "lex", "extract", "lm", "truecase", "moses-ini", "filter",
+                     "decode", "binarize", "train")
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The whole parser; with `command` one of the training commands defined here, only those (the
-    other groups' parsers import their modules, a tenth of a second that `cad lm` need not pay)."""
+    """The whole parser; with `command` one of the training commands defined here, only those, and
+    the sharding options only on `command`'s own parser (the other groups' parsers import their
+    modules, and the sharding options the sharding package: a tenth of a second that `cad lm` need
+    not pay). `command`'s parser is the same either way."""
     from cad.core.cliargs import add_input_argument as add_in, add_output_argument as add_out
+
+    def sharded(name: str) -> bool:
+        return command not in TRAINING_COMMANDS or command == name
 
     p = argparse.ArgumentParser(prog="cad", description="Coreference-aware MT of pronouns, with a "
                                 "Moses-compatible phrase-based toolkit.")
@@ -239,8 +248,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     s.add_argument("--engine", choices=("native", "python"), default="native",
                    help="compiled extraction and scoring or the Python reference; both write the same "
                         "bytes (default: %(default)s)")
-    _parallel_arguments(s, "; an input read from '-', or a phrase table written to '-', is extracted in this "
-                           "process")
+    if sharded("extract"):
+        _parallel_arguments(s, "; an input read from '-', or a phrase table written to '-', is extracted in "
+                               "this process")
     s.set_defaults(func=_cmd_extract)
 
     s = sub.add_parser("lm", help="estimate a modified Kneser-Ney language model (ARPA)")
@@ -337,8 +347,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     s.add_argument("--force", action="store_true", help="rerun every stage")
     s.add_argument("--until", choices=STAGES,
                    help="stop after this stage")
-    _parallel_arguments(s, " (phrase extraction runs in shards; alignment is one eflomal run over the whole "
-                           "corpus, and the LM one pass over the target side)")
+    if sharded("train"):
+        _parallel_arguments(s, " (phrase extraction runs in shards; alignment is one eflomal run over the "
+                               "whole corpus, and the LM one pass over the target side)")
     s.set_defaults(func=_cmd_train)
     if command in set(sub.choices):
         return p

@@ -101,6 +101,7 @@ struct Layout {
   std::vector<int> perm;                     // key positions in order of significance
   const std::vector<uint32_t>* rank = nullptr;  // compare rank[id] (counting, before ids are ranks)
   bool combine = false;                      // equal keys merge by summing the count after the key
+  uint64_t bound = 0;                        // every word (rank) is below it; 0: not known
 
   size_t bytes() const { return static_cast<size_t>(words) * 4; }
   int cmp(const uint32_t* a, const uint32_t* b) const {
@@ -465,7 +466,6 @@ class Buffer {
   static constexpr uint32_t kEmpty = UINT32_MAX;
   static constexpr size_t kInitialSlots = 16;
   static constexpr size_t kMaxRecords = size_t{1} << 31;  // record numbers are uint32
-  static constexpr size_t kParallelSort = size_t{1} << 16;  // below this, one thread sorts
 
   class MemoryStream : public Stream {
    public:
@@ -501,9 +501,17 @@ class Buffer {
   std::vector<SortEntry> sorted_index() {
     if (before_sort) before_sort();
     auto word = [this](uint32_t id) -> uint64_t { return lay_.rank ? (*lay_.rank)[id] : id; };
+    // the widest word: from what the layout knows (a pass over every record costs as much as the
+    // radix passes), else read
     uint64_t top = 1;
-    for (size_t i = 0; i < n_; ++i)
-      for (int p : lay_.perm) top = std::max(top, word(at(i)[p]));
+    if (lay_.rank != nullptr) {
+      top = std::max<uint64_t>(top, lay_.rank->size() - 1);
+    } else if (lay_.bound > 0) {
+      top = std::max<uint64_t>(top, lay_.bound - 1);
+    } else {
+      for (size_t i = 0; i < n_; ++i)
+        for (int p : lay_.perm) top = std::max(top, word(at(i)[p]));
+    }
     int bits = 0;
     while (top >> bits) ++bits;
     const size_t packed = std::min<size_t>(lay_.perm.size(), 64 / bits);
@@ -514,33 +522,48 @@ class Buffer {
       for (size_t j = 0; j < packed; ++j) v = v << bits | word(r[lay_.perm[j]]);
       idx[i] = {v, static_cast<uint32_t>(i)};
     }
-    // ties broken by the record number: a strict total order, so that sorting the halves on two
-    // threads and merging them gives exactly the one-thread order
-    if (packed == lay_.perm.size()) {
-      sort_two_threads(idx, [](const SortEntry& a, const SortEntry& b) {
-        return a.prefix != b.prefix ? a.prefix < b.prefix : a.idx < b.idx;
-      });
-    } else {
-      sort_two_threads(idx, [this](const SortEntry& a, const SortEntry& b) {
-        if (a.prefix != b.prefix) return a.prefix < b.prefix;
+    // the order is (prefix, then the record where the prefix holds only some of its words, then
+    // the record number): a strict total order, so the result is the one sorted permutation. The
+    // prefixes are radix-sorted, which is stable, and the index starts in record-number order, so
+    // equal prefixes stay in record-number order; only runs of equal prefixes whose records have
+    // more words than the prefix holds need comparisons
+    radix_sort(idx, static_cast<int>(packed) * bits);
+    if (packed < lay_.perm.size()) {
+      auto less = [this](const SortEntry& a, const SortEntry& b) {
         int c = lay_.cmp(at(a.idx), at(b.idx));
         return c != 0 ? c < 0 : a.idx < b.idx;
-      });
+      };
+      for (size_t i = 0; i < idx.size();) {
+        size_t j = i + 1;
+        while (j < idx.size() && idx[j].prefix == idx[i].prefix) ++j;
+        if (j - i > 1) std::sort(idx.begin() + static_cast<std::ptrdiff_t>(i), idx.begin() + static_cast<std::ptrdiff_t>(j), less);
+        i = j;
+      }
     }
     return idx;
   }
 
-  template <class Less>
-  static void sort_two_threads(std::vector<SortEntry>& v, Less less) {
-    if (v.size() < kParallelSort) {
-      std::sort(v.begin(), v.end(), less);
-      return;
+  // least significant digit first, kDigitBits at a time, each pass stable; a pass whose digit is
+  // the same in every entry moves nothing and is skipped
+  static void radix_sort(std::vector<SortEntry>& v, int key_bits) {
+    constexpr int kDigitBits = 11;
+    constexpr size_t kBuckets = size_t{1} << kDigitBits;
+    if (v.size() < 2) return;
+    std::vector<SortEntry> other(v.size());
+    std::vector<size_t> count(kBuckets);
+    for (int shift = 0; shift < key_bits; shift += kDigitBits) {
+      std::fill(count.begin(), count.end(), 0);
+      for (const SortEntry& e : v) ++count[(e.prefix >> shift) & (kBuckets - 1)];
+      if (count[(v[0].prefix >> shift) & (kBuckets - 1)] == v.size()) continue;
+      size_t sum = 0;
+      for (size_t& c : count) {
+        size_t k = c;
+        c = sum;
+        sum += k;
+      }
+      for (const SortEntry& e : v) other[count[(e.prefix >> shift) & (kBuckets - 1)]++] = e;
+      v.swap(other);
     }
-    auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
-    std::thread first([&] { std::sort(v.begin(), mid, less); });
-    std::sort(mid, v.end(), less);
-    first.join();
-    std::inplace_merge(v.begin(), mid, v.end(), less);
   }
 
   std::vector<std::unique_ptr<Stream>> open_runs(const std::vector<std::string>& paths) const {
@@ -631,12 +654,82 @@ inline size_t space_at(std::string_view s, size_t p, size_t end) {
   return d == 0x81 && e == 0x9f ? 3 : 0;
 }
 
-// as arpa._log10, printf's %.9g of log10(p) (Python's f"{v:.9g}"; std::to_chars is specified as printf),
-// or -99 for a zero probability
+// printf's %.9g of x (Python's f"{x:.9g}"). std::to_chars gives it (it is specified as printf) but
+// spent most of the ARPA formatter's time, the estimation's longest thread; this is exact for the
+// magnitudes an ARPA file holds, 1e-5 <= |x| < 1e9, and leaves the others to std::to_chars. printf
+// rounds the double's exact binary value to nine significant digits, ties to even: with x = m·2^k
+// (m < 2^53, k < 0 in that range), x·10^s is m·10^s / 2^-k, whose integer part and remainder are
+// exact in 128 bits (m·10^s < 2^53·10^14 < 2^100).
+char* format_g9(char* buf, double x) {
+  const double a = std::fabs(x);
+  if (!(a >= 1e-5 && a < 1e9)) return std::to_chars(buf, buf + 40, x, std::chars_format::general, 9).ptr;
+  uint64_t bits;
+  std::memcpy(&bits, &a, sizeof bits);
+  const int biased = static_cast<int>(bits >> 52);  // a normal number in this range
+  const uint64_t m = (bits & ((uint64_t{1} << 52) - 1)) | (uint64_t{1} << 52);
+  const int sh = 1075 - biased;  // a = m / 2^sh, with 23 <= sh <= 69 in this range
+  static constexpr uint64_t kPow10[] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull,
+                                        10000000ull, 100000000ull, 1000000000ull, 10000000000ull,
+                                        100000000000ull, 1000000000000ull, 10000000000000ull,
+                                        100000000000000ull, 1000000000000000ull};
+  // the decimal exponent from the binary one (log10(2) = 0.30103), off by at most one: corrected below
+  int e = static_cast<int>(std::floor((biased - 1023) * 0.30102999566398120));
+  uint64_t q = 0;
+  for (int tries = 0;; ++tries) {
+    const int s = 8 - e;  // q = round(a·10^s) has nine digits when e is right
+    if (s < 0 || s > 15 || tries > 3) return std::to_chars(buf, buf + 40, x, std::chars_format::general, 9).ptr;
+    const unsigned __int128 n = static_cast<unsigned __int128>(m) * kPow10[s];
+    q = static_cast<uint64_t>(n >> sh);
+    const unsigned __int128 rem = n & ((static_cast<unsigned __int128>(1) << sh) - 1);
+    const unsigned __int128 half = static_cast<unsigned __int128>(1) << (sh - 1);
+    if (rem > half || (rem == half && (q & 1))) ++q;
+    if (q >= kPow10[9]) {
+      ++e;
+    } else if (q < kPow10[8]) {
+      --e;
+    } else {
+      break;
+    }
+  }
+  char digits[9];
+  for (int i = 8; i >= 0; --i) digits[i] = static_cast<char>('0' + q % 10), q /= 10;
+  int last = 8;  // %g drops trailing zeros
+  while (last > 0 && digits[last] == '0') --last;
+  char* p = buf;
+  if (x < 0) *p++ = '-';
+  if (e < -4) {  // d.ddde-XX
+    *p++ = digits[0];
+    if (last > 0) {
+      *p++ = '.';
+      for (int i = 1; i <= last; ++i) *p++ = digits[i];
+    }
+    *p++ = 'e';
+    *p++ = '-';
+    const int x10 = -e;
+    if (x10 >= 100) *p++ = static_cast<char>('0' + x10 / 100);
+    *p++ = static_cast<char>('0' + x10 / 10 % 10);
+    *p++ = static_cast<char>('0' + x10 % 10);
+    return p;
+  }
+  if (e >= 0) {  // the integer part's e + 1 digits, then the decimals left
+    for (int i = 0; i <= e; ++i) *p++ = digits[i];
+    if (last > e) {
+      *p++ = '.';
+      for (int i = e + 1; i <= last; ++i) *p++ = digits[i];
+    }
+    return p;
+  }
+  *p++ = '0';  // 0.000ddd
+  *p++ = '.';
+  for (int i = 0; i < -e - 1; ++i) *p++ = '0';
+  for (int i = 0; i <= last; ++i) *p++ = digits[i];
+  return p;
+}
+
+// as arpa._log10, printf's %.9g of log10(p), or -99 for a zero probability
 void append_log10(std::string& out, double p) {
-  char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof buf, p > 0 ? std::log10(p) : -99.0, std::chars_format::general, 9);
-  out.append(buf, r.ptr);
+  char buf[48];
+  out.append(buf, format_g9(buf, p > 0 ? std::log10(p) : -99.0));
 }
 
 // The ARPA text, formatted on a thread of its own while the estimation goes on (a quarter of the
@@ -858,14 +951,14 @@ class KneserNeyCounter {
       auto backoff = std::make_unique<Buffer>(mem_, tmp_, word_order(len - 1, 2), Buffer::kSequential);
       std::unique_ptr<Buffer> terms =
           len == 2 ? std::make_unique<Buffer>(mem_, tmp_, word_order(2, 2), Buffer::kSequential)
-                   : std::make_unique<Buffer>(mem_, tmp_, suffix_word_order(len, 4), Buffer::kSorted);
+                   : std::make_unique<Buffer>(mem_, tmp_, bounded(suffix_word_order(len, 4)), Buffer::kSorted);
       context_pass(len, discounts[len - 1], *backoff, *terms);
       if (len == 2) {
         auto bo = backoff->open();
         write_unigrams(bo.get());
         lower = std::move(terms);
       } else {
-        auto prob = std::make_unique<Buffer>(mem_, tmp_, word_order(len, 2), Buffer::kSorted);
+        auto prob = std::make_unique<Buffer>(mem_, tmp_, bounded(word_order(len, 2)), Buffer::kSorted);
         interpolate(len, *terms, *lower, *backoff, *prob);
         lower = std::move(prob);
       }
@@ -922,6 +1015,12 @@ class KneserNeyCounter {
     if (rank_.size() != words_.size()) rank_ = word_ranks();
   }
 
+  // a layout of word ranks, which the vocabulary bounds (once it is complete)
+  Layout bounded(Layout lay) const {
+    lay.bound = words_.size();
+    return lay;
+  }
+
   // -- pass 2: adjusted counts ------------------------------------------------------------------
 
   // one lower order while the adjusting pass runs: the suffix being counted and the <s> n-grams
@@ -946,7 +1045,7 @@ class KneserNeyCounter {
     sizes_.assign(order_, 0);
     contexts_.resize(order_ + 1);
     for (int k = 2; k <= order_; ++k)
-      contexts_[k] = std::make_unique<Buffer>(mem_, tmp_, word_order(k, 2), Buffer::kSorted);
+      contexts_[k] = std::make_unique<Buffer>(mem_, tmp_, bounded(word_order(k, 2)), Buffer::kSorted);
 
     scratch_.resize(order_ + 2);
     levels_.clear();
@@ -1224,4 +1323,9 @@ PYBIND11_MODULE(_kn, m) {
       .def("counts_of_counts", &KneserNeyCounter::counts_of_counts)
       .def("write_arpa", &KneserNeyCounter::write_arpa, py::arg("discounts"), py::arg("write"))
       .def("close", &KneserNeyCounter::close);
+  // the ARPA writer's number format, for the tests: f"{x:.9g}"
+  m.def("format_g9", [](double x) {
+    char buf[48];
+    return std::string(buf, format_g9(buf, x));
+  }, py::arg("x"));
 }

@@ -1,7 +1,7 @@
 """cad against the real Moses on the same machine, in one run: decoding, and the language model.
 
     python bench/moses_side_by_side.py [--model models/baseline/moses.ini] [--data ../shared/data]
-        [--moses PATH] [--limit N] [--threads 1,2] [--pop-limit 1000] [--no-lm]
+        [--moses PATH] [--limit N] [--threads 1,2] [--pop-limit 1000] [--no-lm] [--lm-runs 7]
 
 The Moses programs are the shared build (../shared/tools/moses/bin, its README) or $MOSES (and
 `lmplz` beside it); without them the bench says so and exits 0, as it is a comparison, not a part of
@@ -17,9 +17,11 @@ count of the time translating). The 1-best lists are compared: the same text, a 
 1e-4 of what Moses prints (six significant digits), and where the 1-best differ which decoder found
 the better model score (the other made a search error).
 
-LM: `cad lm --order 5` against `lmplz -o 5` on the French side of the model's corpus (corpus.fr
-beside the moses.ini, as make train estimates it): wall time, peak RSS and the ARPA files compared
-entry by entry (the same n-grams, the largest difference of a log10 probability or back-off).
+LM: `cad lm --order 5` against `lmplz -o 5 -S 1G` on the French side of the model's corpus (corpus.fr
+beside the moses.ini, as make train estimates it): --lm-runs alternating runs of each (about a
+second each, on a machine whose speed drifts), the medians of their wall times, the largest peak
+RSS, and the ARPA files compared entry by entry (the same n-grams, the largest difference of a
+log10 probability or back-off).
 
 Extraction: `cad lex` + `cad extract` (its default workers) against train-model.perl's steps 5-7 run
 with Moses's programs (extract, LC_ALL=C sort, score both ways, consolidate, lexical-reordering-score:
@@ -34,6 +36,7 @@ import math
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -161,16 +164,21 @@ def language_model(a, lmplz: str, work: Path) -> None:
     if not text.exists():
         print(f"lm: skipped, no {text}")
         return
-    secs_cad, rss_cad, _ = timed(cad("-q", "lm", "--text", str(text), "--order", "5", "--out", str(work / "cad.arpa")))
-    secs_kl, rss_kl, _ = timed([lmplz, "-o", "5", "-S", "1G", "-T", str(work)], stdout=work / "lmplz.arpa",
-                               stdin=text)
+    # a second or so each, on a machine whose speed drifts: alternating pairs, their medians
+    runs_cad, runs_kl = [], []
+    for _ in range(a.lm_runs):
+        runs_cad.append(timed(cad("-q", "lm", "--text", str(text), "--order", "5", "--out", str(work / "cad.arpa"))))
+        runs_kl.append(timed([lmplz, "-o", "5", "-S", "1G", "-T", str(work)], stdout=work / "lmplz.arpa", stdin=text))
+    secs_cad, secs_kl = statistics.median(r[0] for r in runs_cad), statistics.median(r[0] for r in runs_kl)
+    rss_cad, rss_kl = max(r[1] for r in runs_cad), max(r[1] for r in runs_kl)
     mine, theirs = read_arpa_entries(work / "cad.arpa"), read_arpa_entries(work / "lmplz.arpa")
     common = mine.keys() & theirs.keys()
     worst_p = max((abs(mine[k][0] - theirs[k][0]) for k in common), default=0.0)
     worst_b = max((abs((mine[k][1] or 0.0) - (theirs[k][1] or 0.0)) for k in common), default=0.0)
-    print(f"lm: 5-gram on {text.name} ({sum(1 for _ in open(text, encoding='utf-8'))} lines): cad lm {secs_cad:.2f} s, "
-          f"peak RSS {rss_cad:.0f} MiB; lmplz -o 5 {secs_kl:.2f} s, peak RSS {rss_kl:.0f} MiB; "
-          f"cad / lmplz time {secs_cad / secs_kl:.2f}x")
+    print(f"lm: 5-gram on {text.name} ({sum(1 for _ in open(text, encoding='utf-8'))} lines), {a.lm_runs} alternating "
+          f"runs each, medians: cad lm {secs_cad:.2f} s, peak RSS {rss_cad:.0f} MiB; lmplz -o 5 -S 1G {secs_kl:.2f} s, "
+          f"peak RSS {rss_kl:.0f} MiB; cad / lmplz time {secs_cad / secs_kl:.2f}x")
+    print("  the pairs (cad, lmplz seconds): " + ", ".join(f"{x[0]:.2f}/{y[0]:.2f}" for x, y in zip(runs_cad, runs_kl)))
     print(f"  ARPA: {len(mine)} entries against {len(theirs)}, {len(common)} in both "
           f"({len(mine.keys() - theirs.keys())} only cad's, {len(theirs.keys() - mine.keys())} only lmplz's); "
           f"largest difference: log10 probability {worst_p:.2g}, back-off {worst_b:.2g}")
@@ -241,6 +249,8 @@ def main() -> None:
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--pop-limit", type=int, default=1000)
     ap.add_argument("--no-lm", action="store_true", help="skip cad lm against lmplz")
+    ap.add_argument("--lm-runs", type=int, default=7, help="alternating runs of cad lm and lmplz, whose medians are "
+                    "compared (default: %(default)s)")
     ap.add_argument("--no-extraction", action="store_true", help="skip cad extract against Moses's training steps")
     ap.add_argument("--work", help="keep the filtered model, outputs and ARPA files in this folder")
     a = ap.parse_args()

@@ -139,7 +139,10 @@ def decoding(a, moses: str, work: Path) -> None:
             else:
                 # cad reads only the input's phrases of a text table, so the empty input's load
                 # misses that reading; its own log says the whole load
-                loaded = float(CAD_LOADED.search(log).group(1))
+                found = CAD_LOADED.search(log)
+                if found is None:
+                    raise SystemExit(f"cad decode -v 1 did not log its load time:\n{log[-2000:]}")
+                loaded = float(found.group(1))
                 rates[("cad-own", threads)] = len(lines) / max(secs - loaded, 1e-9)
                 own = (f"; its own load (model loaded in {loaded:.1f} s, the input's phrases read) leaves "
                        f"{rates[('cad-own', threads)]:.2f} sentences/s")

@@ -505,7 +505,7 @@ class Buffer {
     // radix passes), else read
     uint64_t top = 1;
     if (lay_.rank != nullptr) {
-      top = std::max<uint64_t>(top, lay_.rank->size() - 1);
+      if (!lay_.rank->empty()) top = std::max<uint64_t>(top, lay_.rank->size() - 1);
     } else if (lay_.bound > 0) {
       top = std::max<uint64_t>(top, lay_.bound - 1);
     } else {

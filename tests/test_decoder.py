@@ -483,9 +483,47 @@ def test_an_option_placed_from_its_template_copies_every_field(tmp_path, engine)
     placed = _place(TranslationOption(**values), 7, 9)
     assert (placed.start, placed.end) == (7, 9)
     for name, v in values.items():
-        if name not in ("start", "end"):
+        if name not in ("start", "end", "native"):
             assert getattr(placed, name) is v, name
+    # the compiled search's packed copy is not carried over: a placed option's scores may change
+    assert placed.native is None
     assert not hasattr(placed, "__dict__")          # slots: the kept templates are small
+
+
+def test_compiled_core_packs_an_option_once_and_reads_its_packed_copy(tmp_path, engine):
+    """The core packs what it reads of a kept template into the template's `native` slot and
+    reads that copy in later sentences: the same output as reading the fields; a copy that another
+    core packed, or that is damaged, is read afresh from the fields."""
+    if engine == "python":
+        pytest.skip("about the native engine")
+    from cad.decoder import native
+    from cad.decoder.options import sentence_options
+
+    ini, sentences = random_model(tmp_path, 47, n_sentences=3)
+    model = DecoderModel.load(ini)
+    dec = Decoder(model)
+    first = [dec.translate(s, nbest=3) for s in sentences]
+    kept = [o for opts in model.limit_cache[next(iter(model.limit_cache))].values() for o in opts]
+    assert kept and all(isinstance(o.native, bytes) for o in kept)
+    packed = {id(o): o.native for o in kept}
+    again = [dec.translate(s, nbest=3) for s in sentences]
+    for a, b in zip(first, again):
+        _same(a, b)
+    assert all(o.native is packed[id(o)] for o in kept)      # read, not packed again
+    # a copy another core packed (its LM's word indices may differ) or a damaged one is not
+    # trusted: the fields are read, and the option packed again by the core that reads it
+    core = native.core_for(dec.stateful)
+    lm = next(f.lm.model for f in dec.stateful if hasattr(f, "lm"))
+    other = type(core)(lm, LN10)
+    native.search(dec, other, sentences[0].split(), sentence_options(model, sentences[0].split()).raw, 0, False)
+    by_other = {id(o): o.native for o in kept if o.native is not packed[id(o)]}
+    assert by_other
+    for o in kept[1::2]:
+        o.native = o.native[:-1]
+    for a, s in zip(first, sentences):
+        _same(dec.translate(s, nbest=3), a)
+    assert all(o.native is not by_other[id(o)] for o in kept if id(o) in by_other)
+    assert all(len(o.native) == len(packed[id(o)]) for o in kept)      # the damaged ones packed again
 
 
 def test_compiled_core_takes_each_option_span_from_its_list(tmp_path, engine):

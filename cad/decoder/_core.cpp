@@ -141,7 +141,7 @@ struct Option {
   int start, end;
   double stateless;
   double future;  // stateless + the stateful features' estimate: the future-cost table's input
-  std::vector<lm::WordIndex> lm_words;
+  int word_first = 0, word_count = 0;  // its LM words: words_[word_first:word_first + word_count]
   bool has_ro = false;
   double ro[6] = {0, 0, 0, 0, 0, 0};
 };
@@ -160,19 +160,21 @@ struct Hyp {
   Coverage cov;
   int ncov;
   double score, total;
+  // the last option's span: also the distortion's state (its end) and, with its forward
+  // scores (read from the option), the lexicalized reordering's; the root's is (0, 0)
   int last_start, last_end;
-  // lexicalized reordering state: the previous option's span and forward scores
-  int ro_start = 0, ro_end = 0;
-  bool ro_has_fwd = false;
-  double ro_fwd[3] = {0, 0, 0};
-  int distortion_state = 0;
   int lm_state = -1;  // offset into the sentence's LM state pool
-  std::vector<int> arcs;
+  // the recombination arcs (hypotheses of the same key that lost to this one), in the order
+  // they were added: a list in the core's arc pool, -1 for none. Small hypotheses are most of
+  // a search's memory traffic (tens of millions made per dev run)
+  int arc_first = -1, arc_last = -1;
 };
 
 class Core {
  public:
   Core(py::object kenlm_model, double ln10) : ln10_(ln10) {
+    static std::atomic<uint64_t> cores{0};
+    serial_ = ++cores;
     if (kenlm_model.is_none()) return;
     // the Cython object: PyObject_HEAD, then its lm::base::Model pointer
     PyObject *obj = kenlm_model.ptr();
@@ -232,6 +234,7 @@ class Core {
       // the next documents) run meanwhile
       py::gil_scoped_release unlocked;
       hyps_.clear();
+      arcs_.clear();
       pool_.clear();
       spans_cache_.clear();
       future_costs(limit);
@@ -311,14 +314,14 @@ class Core {
       Hyp &hn = core->hyps_[h];
       if (hn.score > ho.score) {
         if (core->keep_arcs_) {
-          std::vector<int> arcs = std::move(ho.arcs);
-          ho.arcs.clear();
-          arcs.push_back(old);
-          core->hyps_[h].arcs = std::move(arcs);
+          hn.arc_first = ho.arc_first;
+          hn.arc_last = ho.arc_last;
+          ho.arc_first = ho.arc_last = -1;
+          core->add_arc(hn, old);
         }
         order[at] = h;
       } else if (core->keep_arcs_) {
-        ho.arcs.push_back(h);
+        core->add_arc(ho, h);
       }
     }
 
@@ -379,6 +382,24 @@ class Core {
     }
   };
 
+  // the lexicalized reordering's forward scores of `h`'s last option, or none
+  const double *forward(const Hyp &h) const {
+    if (h.opt < 0) return nullptr;
+    const Option &o = opts_[h.opt];
+    return o.has_ro ? o.ro + 3 : nullptr;
+  }
+
+  void add_arc(Hyp &h, int arc) {
+    const int at = static_cast<int>(arcs_.size());
+    arcs_.push_back(Arc{arc, -1});
+    if (h.arc_last >= 0) {
+      arcs_[h.arc_last].next = at;
+    } else {
+      h.arc_first = at;
+    }
+    h.arc_last = at;
+  }
+
   size_t hash_of(int h) const {
     const Hyp &x = hyps_[h];
     size_t v = 1469598103934665603ULL;
@@ -388,12 +409,14 @@ class Core {
     mix(static_cast<uint64_t>(x.last_end));
     for (const Feature &f : features_) {
       if (f.kind == DISTORTION) {
-        mix(static_cast<uint64_t>(x.distortion_state));
+        mix(static_cast<uint64_t>(x.last_end));
       } else if (f.kind == REORDERING) {
-        mix(static_cast<uint64_t>(x.ro_start) * 131 + static_cast<uint64_t>(x.ro_end));
-        mix(x.ro_has_fwd);
-        if (x.ro_has_fwd)
-          for (double d : x.ro_fwd) {
+        mix(static_cast<uint64_t>(x.last_start) * 131 + static_cast<uint64_t>(x.last_end));
+        const double *fwd = forward(x);
+        mix(fwd != nullptr);
+        if (fwd != nullptr)
+          for (int i = 0; i < 3; ++i) {
+            const double d = fwd[i];
             uint64_t b;
             double z = d == 0.0 ? 0.0 : d;  // -0.0 == 0.0 as Python compares them
             std::memcpy(&b, &z, 8);
@@ -419,12 +442,14 @@ class Core {
     if (x.cov != y.cov || x.last_end != y.last_end) return false;
     for (const Feature &f : features_) {
       if (f.kind == DISTORTION) {
-        if (x.distortion_state != y.distortion_state) return false;
+        continue;  // its state is last_end, compared above
       } else if (f.kind == REORDERING) {
-        if (x.ro_start != y.ro_start || x.ro_end != y.ro_end || x.ro_has_fwd != y.ro_has_fwd) return false;
-        if (x.ro_has_fwd)
+        if (x.last_start != y.last_start) return false;
+        const double *fx = forward(x), *fy = forward(y);
+        if ((fx != nullptr) != (fy != nullptr)) return false;
+        if (fx != nullptr)
           for (int i = 0; i < 3; ++i)
-            if (!(x.ro_fwd[i] == y.ro_fwd[i])) return false;
+            if (!(fx[i] == fy[i])) return false;
       } else {
         const char *s = &pool_[x.lm_state];
         const char *t = &pool_[y.lm_state];
@@ -463,20 +488,41 @@ class Core {
     return id;
   }
 
+  // What the search reads of an option, packed once into the option's `native` slot: an option
+  // kept across sentences (a phrase's table-limited templates) is read again by every sentence
+  // that has its phrase, and the packed bytes spare the attribute reads and the LM vocabulary
+  // lookups of its words. The bytes name the core that packed them (the LM's word indices are its
+  // own); an option any other core packed is read afresh.
+  struct Packed {
+    uint64_t core;
+    double stateless, future;
+    double ro[6];
+    int32_t has_ro, word_count;
+  };
+
   void read_options(py::list options) {
     opts_.clear();
+    words_.clear();
     opts_.reserve(py::len(options));
     py::str STATELESS("stateless"), WORDS("words"), REORDERING_("reordering"),
-        FUTURE("future");
+        FUTURE("future"), NATIVE("native");
     for (py::handle o : options) {
       Option x;
       x.start = x.end = -1;    // from the option's span (read_spans)
+      PyObject *got = PyObject_GetAttr(o.ptr(), NATIVE.ptr());
+      if (got == nullptr) PyErr_Clear();  // an option without the slot: read, not packed
+      py::object kept = py::reinterpret_steal<py::object>(got);
+      if (got != nullptr && PyBytes_Check(got) && unpack(got, x)) {
+        opts_.push_back(x);
+        continue;
+      }
       x.stateless = py::cast<double>(o.attr(STATELESS));
       x.future = py::cast<double>(o.attr(FUTURE));
+      x.word_first = static_cast<int>(words_.size());
       if (model_ != nullptr) {
         py::tuple words = o.attr(WORDS);
-        x.lm_words.reserve(words.size());
-        for (py::handle w : words) x.lm_words.push_back(word_index(w.ptr()));
+        x.word_count = static_cast<int>(words.size());
+        for (py::handle w : words) words_.push_back(word_index(w.ptr()));
       }
       py::object ro = o.attr(REORDERING_);
       if (!ro.is_none()) {
@@ -485,8 +531,36 @@ class Core {
         x.has_ro = true;
         for (int i = 0; i < 6; ++i) x.ro[i] = py::cast<double>(r[i]);
       }
-      opts_.push_back(std::move(x));
+      if (got != nullptr) o.attr(NATIVE) = pack(x);
+      opts_.push_back(x);
     }
+  }
+
+  py::bytes pack(const Option &x) const {
+    Packed p{serial_, x.stateless, x.future, {}, x.has_ro, x.word_count};
+    std::memcpy(p.ro, x.ro, sizeof p.ro);
+    std::string out(sizeof p + 4 * static_cast<size_t>(x.word_count), '\0');
+    std::memcpy(&out[0], &p, sizeof p);
+    if (x.word_count > 0) std::memcpy(&out[sizeof p], words_.data() + x.word_first, 4 * static_cast<size_t>(x.word_count));
+    return py::bytes(out);
+  }
+
+  bool unpack(PyObject *bytes, Option &x) {
+    const size_t size = static_cast<size_t>(PyBytes_GET_SIZE(bytes));
+    if (size < sizeof(Packed)) return false;
+    const char *at = PyBytes_AS_STRING(bytes);
+    Packed p;
+    std::memcpy(&p, at, sizeof p);
+    if (p.core != serial_ || p.word_count < 0 || size != sizeof p + 4 * static_cast<size_t>(p.word_count)) return false;
+    x.stateless = p.stateless;
+    x.future = p.future;
+    x.has_ro = p.has_ro != 0;
+    std::memcpy(x.ro, p.ro, sizeof x.ro);
+    x.word_first = static_cast<int>(words_.size());
+    x.word_count = p.word_count;
+    words_.resize(words_.size() + p.word_count);
+    if (p.word_count > 0) std::memcpy(words_.data() + x.word_first, at + sizeof p, 4 * static_cast<size_t>(p.word_count));
+    return true;
   }
 
   // the options of each span, by start and length (a band: linear in the sentence's length):
@@ -636,11 +710,6 @@ class Core {
     double future = fc_of(nh.cov);
     bool complete = nh.cov.base == n_;
     double score = h.score + o.stateless;
-    nh.distortion_state = h.distortion_state;
-    nh.ro_start = h.ro_start;
-    nh.ro_end = h.ro_end;
-    nh.ro_has_fwd = h.ro_has_fwd;
-    std::memcpy(nh.ro_fwd, h.ro_fwd, sizeof nh.ro_fwd);
     int lm_state = -1;
     for (const Feature &f : features_) {
       if (f.expensive && score + future + f.bound < threshold) {
@@ -649,17 +718,13 @@ class Core {
       }
       if (f.kind == DISTORTION) {
         score += f.weights[0] * static_cast<double>(-std::abs(h.last_end - o.start));
-        nh.distortion_state = o.end;
       } else if (f.kind == REORDERING) {
-        int orient = o.start == h.ro_end ? MONO : o.end == h.ro_start ? SWAP : OTHER;
+        int orient = o.start == h.last_end ? MONO : o.end == h.last_start ? SWAP : OTHER;
         double v = 0.0;
         if (o.has_ro) v = f.weights[orient] * o.ro[orient];
-        if (h.ro_has_fwd) v += f.weights[3 + orient] * h.ro_fwd[orient];
+        const double *fwd = forward(h);
+        if (fwd != nullptr) v += f.weights[3 + orient] * fwd[orient];
         score += v;
-        nh.ro_start = o.start;
-        nh.ro_end = o.end;
-        nh.ro_has_fwd = o.has_ro;
-        if (o.has_ro) std::memcpy(nh.ro_fwd, o.ro + 3, sizeof nh.ro_fwd);
       } else {
         lm_state = new_state();
         double lm = lm_score(h.lm_state, o, complete, lm_state);
@@ -687,8 +752,8 @@ class Core {
     char *a = buf[0], *b = buf[1];
     std::memcpy(a, &pool_[in], state_size_);
     double total = 0.0;
-    for (lm::WordIndex w : o.lm_words) {
-      total += static_cast<double>(model_->BaseScore(a, w, b));
+    for (const lm::WordIndex *w = words_.data() + o.word_first, *end = w + o.word_count; w != end; ++w) {
+      total += static_cast<double>(model_->BaseScore(a, *w, b));
       std::swap(a, b);
     }
     double lm = total * ln10_;
@@ -754,49 +819,120 @@ class Core {
     const std::vector<int> *opts;
   };
 
+  // A queued candidate: its score and its place in the stack's queue order, which breaks ties as
+  // the Python search's counter does; what it is lies in `queued_` at that place. Sixteen bytes,
+  // so that the heap moves less than the whole record
   struct Cand {
     double neg_total;
-    uint64_t counter;
-    int edge, i, j, hyp;
+    uint32_t seq;
     bool operator>(const Cand &o) const {
       if (neg_total != o.neg_total) return neg_total > o.neg_total;
-      return counter > o.counter;
+      return seq > o.seq;
+    }
+  };
+  struct Queued {
+    int edge, i, j, hyp;
+  };
+
+  // A 4-ary min-heap of candidates: their order is total (no two share a place), so it pops
+  // them in the order any priority queue would, with fewer levels than a binary heap, and a pop
+  // followed by a push is one replacement of the top
+  struct CandHeap {
+    std::vector<Cand> v;
+    static bool before(const Cand &a, const Cand &b) {
+      return a.neg_total < b.neg_total || (a.neg_total == b.neg_total && a.seq < b.seq);
+    }
+    void clear() { v.clear(); }
+    bool empty() const { return v.empty(); }
+    const Cand &top() const { return v[0]; }
+    void heapify() {
+      for (size_t i = v.size() / 4 + 1; i-- > 0;) sift_down(i);
+    }
+    void push(Cand c) {
+      size_t i = v.size();
+      v.push_back(c);
+      while (i > 0) {
+        const size_t parent = (i - 1) / 4;
+        if (!before(c, v[parent])) break;
+        v[i] = v[parent];
+        i = parent;
+      }
+      v[i] = c;
+    }
+    void replace_top(Cand c) {
+      v[0] = c;
+      sift_down(0);
+    }
+    void pop() {
+      v[0] = v.back();
+      v.pop_back();
+      if (!v.empty()) sift_down(0);
+    }
+
+   private:
+    void sift_down(size_t i) {
+      const size_t n = v.size();
+      const Cand c = v[i];
+      for (;;) {
+        const size_t first = 4 * i + 1;
+        if (first >= n) break;
+        size_t best = first;
+        const size_t last = std::min(first + 4, n);
+        for (size_t k = first + 1; k < last; ++k)
+          if (before(v[k], v[best])) best = k;
+        if (!before(v[best], c)) break;
+        v[i] = v[best];
+        i = best;
+      }
+      v[i] = c;
     }
   };
 
   void cube_pruning(std::vector<Stack> &stacks, int pop_limit, int limit, int size, double log_beam) {
     std::vector<std::vector<Edge>> edges(n_ + 1);
-    uint64_t counter = 0;
+    std::vector<Queued> &queued = queued_;
     for (int k = 0; k <= n_; ++k) {
       collect(stacks, k, &edges);
       if (k > 0) {
-        std::vector<Cand> heap;
+        CandHeap &heap = heap_;
+        heap.clear();
+        queued.clear();
         seen_.clear();
         SeenSet &seen = seen_;
         auto id = [](size_t ei, size_t i, size_t j) { return (uint64_t(ei) << 40) ^ (uint64_t(i) << 20) ^ uint64_t(j); };
         std::vector<Edge> &es = edges[k];
         for (size_t ei = 0; ei < es.size(); ++ei) {
           int nh = expand(es[ei].hyps[0], (*es[ei].opts)[0], NEG_INF);
-          heap.push_back(Cand{-hyps_[nh].total, counter++, static_cast<int>(ei), 0, 0, nh});
+          heap.v.push_back(Cand{-hyps_[nh].total, static_cast<uint32_t>(queued.size())});
+          queued.push_back(Queued{static_cast<int>(ei), 0, 0, nh});
           seen.insert(id(ei, 0, 0));
         }
-        std::priority_queue<Cand, std::vector<Cand>, std::greater<Cand>> pq(std::greater<Cand>(), std::move(heap));
+        heap.heapify();
         int pops = 0;
-        while (!pq.empty() && pops < pop_limit) {
-          Cand c = pq.top();
-          pq.pop();
+        while (!heap.empty() && pops < pop_limit) {
+          const Queued c = queued[heap.top().seq];
           ++pops;
           stacks[k].add(c.hyp);
           const Edge &edge = es[c.edge];
           const int next[2][2] = {{c.i + 1, c.j}, {c.i, c.j + 1}};
+          Cand made[2];
+          int m = 0;
           for (auto &nx : next) {
             int ni = nx[0], nj = nx[1];
             if (ni < static_cast<int>(edge.hyps.size()) && nj < static_cast<int>(edge.opts->size()) &&
                 seen.insert(id(c.edge, ni, nj))) {
               int h2 = expand(edge.hyps[ni], (*edge.opts)[nj], NEG_INF);
-              pq.push(Cand{-hyps_[h2].total, counter++, c.edge, ni, nj, h2});
+              made[m++] = Cand{-hyps_[h2].total, static_cast<uint32_t>(queued.size())};
+              queued.push_back(Queued{c.edge, ni, nj, h2});
             }
           }
+          // the popped candidate's place goes to the first one made
+          if (m > 0) {
+            heap.replace_top(made[0]);
+          } else {
+            heap.pop();
+          }
+          if (m > 1) heap.push(made[1]);
         }
         edges[k].clear();
       }
@@ -870,7 +1006,7 @@ class Core {
         todo.pop_back();
         for (; x >= 0 && !live[x]; x = hyps_[x].prev) {
           live[x] = 1;
-          for (int a : hyps_[x].arcs) todo.push_back(a);
+          for (int a = hyps_[x].arc_first; a >= 0; a = arcs_[a].next) todo.push_back(arcs_[a].hyp);
         }
       }
     };
@@ -902,9 +1038,13 @@ class Core {
     }
     hyps_.resize(m);
     hyps_.shrink_to_fit();
+    std::vector<Arc> arcs;
+    arcs.swap(arcs_);
     for (Hyp &h : hyps_) {
       if (h.prev >= 0) h.prev = remap[h.prev];
-      for (int &a : h.arcs) a = remap[a];
+      const int first = h.arc_first;
+      h.arc_first = h.arc_last = -1;
+      for (int a = first; a >= 0; a = arcs[a].next) add_arc(h, remap[arcs[a].hyp]);
     }
     pool_.swap(pool);
     for (int k = from; k <= n_; ++k) {
@@ -988,7 +1128,8 @@ class Core {
       out.append(py::cast(chain_options(p.chain)));
       for (int i = p.dev_limit - 1; i >= 0; --i) {
         const Hyp &node = hyps_[p.chain[i]];
-        for (int arc : node.arcs) {
+        for (int a = node.arc_first; a >= 0; a = arcs_[a].next) {
+          const int arc = arcs_[a].hyp;
           std::vector<int> ac = chain(arc);
           int dl = static_cast<int>(ac.size()) - 1;
           ac.insert(ac.end(), p.chain.begin() + i + 1, p.chain.end());
@@ -1019,10 +1160,18 @@ class Core {
   size_t next_collect_ = 0;
   std::vector<Feature> features_;
   std::vector<Option> opts_;
+  uint64_t serial_ = 0;  // this core's number in the process: packed options name it
+  std::vector<lm::WordIndex> words_;  // the options' LM words, one after another
   std::vector<std::vector<int>> span_opts_;
   std::vector<Hyp> hyps_;
+  struct Arc {
+    int hyp, next;
+  };
+  std::vector<Arc> arcs_;  // the hypotheses' arc lists
   std::vector<char> pool_;
   SeenSet seen_;
+  std::vector<Queued> queued_;
+  CandHeap heap_;
   std::unordered_map<Coverage, std::vector<std::pair<int, int>>, CovHash> spans_cache_;
 };
 

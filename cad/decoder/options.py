@@ -31,6 +31,10 @@ class TranslationOption:
     in_context: float = 0.0         # the weighted part from features that read the sentence's context
     reordering_forward: tuple[float, ...] | None = None     # reordering[3:6], kept once for the search state
     estimate: float = 0.0           # the stateful features' part of `future`
+    # what the compiled search reads of the option, packed by it the first time it reads it (a
+    # template is read again by every sentence with its phrase); a placed copy starts without,
+    # as the features that read the context may change its scores
+    native: bytes | None = None
 
     @property
     def unknown(self) -> bool:
@@ -128,8 +132,9 @@ def _limit_entries(model: DecoderModel, t: int, src: str, entries: list, limit: 
 
 
 def _place(t: TranslationOption, start: int, end: int) -> TranslationOption:
-    # every field but the span from the template (tests/test_decoder.py checks that none is left
-    # out); options have slots, not a __dict__, to keep the kept templates small
+    # every field but the span and the compiled search's packed copy from the template
+    # (tests/test_decoder.py checks that none is left out); options have slots, not a __dict__,
+    # to keep the kept templates small
     return TranslationOption(start, end, t.words, t.table, t.scores, t.alignment, t.reordering, t.stateless, t.future,
                              t.values, t.in_context, t.reordering_forward, t.estimate)
 

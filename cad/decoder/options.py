@@ -108,13 +108,34 @@ def _limited(model: DecoderModel) -> dict:
     return got
 
 
-def _template(model: DecoderModel, t: int, entry) -> TranslationOption:
-    """An option of `entry` with everything that does not depend on the sentence but the stateful
-    features' annotations: the context-free features' values, sum and future cost, which are
-    `_finish`'s result wherever no context-reading feature scores the option."""
-    opt = TranslationOption(0, 0, entry.words, t, entry.scores, entry.alignment, None)
-    _finish(opt, model, with_context=False)
-    return opt
+def _templates(model: DecoderModel, t: int, entries: list) -> list[TranslationOption]:
+    """An option of each entry with everything that does not depend on the sentence but the
+    stateful features' annotations: the context-free features' values, sum and future cost, which
+    are `_finish(opt, model, with_context=False)` operation for operation, and so its result
+    wherever no context-reading feature scores the option. The features and their weights are
+    looked up once per phrase, not once per entry (a dev run makes a third of a million)."""
+    plan = [(f.evaluate, f.slot.offset, f.slot.weights) for f in model.stateless if not f.reads_context]
+    estimates = [f.estimate for f in model.stateful]
+    out = []
+    for entry in entries:
+        opt = TranslationOption(0, 0, entry.words, t, entry.scores, entry.alignment, None)
+        s = 0.0
+        values = []
+        for evaluate, offset, weights in plan:
+            v = evaluate(opt)
+            if v is None:
+                continue
+            values.append((offset, v))
+            s += sum(map(mul, weights, v))
+        opt.values = tuple(values)
+        opt.stateless = s
+        est = 0.0
+        for estimate in estimates:
+            est += estimate(opt)
+        opt.estimate = est
+        opt.future = s + est
+        out.append(opt)
+    return out
 
 
 def _limit_entries(model: DecoderModel, t: int, src: str, entries: list, limit: int) -> list[TranslationOption]:
@@ -122,7 +143,7 @@ def _limit_entries(model: DecoderModel, t: int, src: str, entries: list, limit: 
     estimate (stable), cut to the table limit, then annotated by the stateful features (what they
     attach, the reordering scores, is read by neither a future-cost estimate nor a stateless
     feature: most entries fall to the limit, and need none)."""
-    templates = sorted((_template(model, t, e) for e in entries), key=lambda o: -o.future)
+    templates = sorted(_templates(model, t, entries), key=lambda o: -o.future)
     if limit > 0:
         del templates[limit:]
     for opt in templates:

@@ -511,7 +511,7 @@ class Core {
       x.start = x.end = -1;    // from the option's span (read_spans)
       PyObject *got = PyObject_GetAttr(o.ptr(), NATIVE.ptr());
       if (got == nullptr) PyErr_Clear();  // an option without the slot: read, not packed
-      py::object kept = py::reinterpret_steal<py::object>(got);
+      const py::object owned = py::reinterpret_steal<py::object>(got);  // released at the loop's end
       if (got != nullptr && PyBytes_Check(got) && unpack(got, x)) {
         opts_.push_back(x);
         continue;

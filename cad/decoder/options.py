@@ -41,29 +41,40 @@ class TranslationOption:
         return self.table < 0
 
 
-def _finish(opt: TranslationOption, model: DecoderModel, with_context: bool = True) -> None:
-    """Score `opt` with the stateless features (without those that read the sentence's context
-    when `with_context` is false) and add the stateful features' estimate to its future cost."""
+def _plan(model: DecoderModel, with_context: bool) -> tuple[list, list]:
+    """What scoring an option calls, looked up once for many options: (evaluate, slot offset,
+    weights, reads the context) per stateless feature (without those that read the sentence's
+    context when `with_context` is false), and the stateful features' estimates."""
+    return ([(f.evaluate, f.slot.offset, f.slot.weights, f.reads_context) for f in model.stateless
+             if with_context or not f.reads_context],
+            [f.estimate for f in model.stateful])
+
+
+def _score(opt: TranslationOption, stateless: list, estimates: list) -> None:
     s = 0.0
     values = []
-    for f in model.stateless:
-        if f.reads_context and not with_context:
-            continue
-        v = f.evaluate(opt)
+    for evaluate, offset, weights, reads_context in stateless:
+        v = evaluate(opt)
         if v is None:
             continue
-        values.append((f.slot.offset, v))
-        x = sum(map(mul, f.slot.weights, v))       # the same floats as a generator's sum, faster
+        values.append((offset, v))
+        x = sum(map(mul, weights, v))       # the same floats as a generator's sum, faster
         s += x
-        if f.reads_context:
+        if reads_context:
             opt.in_context += x
     opt.values = tuple(values)
     opt.stateless = s
     est = 0.0
-    for f in model.stateful:
-        est += f.estimate(opt)
+    for estimate in estimates:
+        est += estimate(opt)
     opt.estimate = est
     opt.future = s + est
+
+
+def _finish(opt: TranslationOption, model: DecoderModel, with_context: bool = True) -> None:
+    """Score `opt` with the stateless features (without those that read the sentence's context
+    when `with_context` is false) and add the stateful features' estimate to its future cost."""
+    _score(opt, *_plan(model, with_context))
 
 
 def _finish_in_context(opt: TranslationOption, model: DecoderModel, scoring: list) -> None:
@@ -110,30 +121,14 @@ def _limited(model: DecoderModel) -> dict:
 
 def _templates(model: DecoderModel, t: int, entries: list) -> list[TranslationOption]:
     """An option of each entry with everything that does not depend on the sentence but the
-    stateful features' annotations: the context-free features' values, sum and future cost, which
-    are `_finish(opt, model, with_context=False)` operation for operation, and so its result
-    wherever no context-reading feature scores the option. The features and their weights are
+    stateful features' annotations: `_finish(opt, model, with_context=False)`, and so its result
+    wherever no context-reading feature scores the option, with the features and their weights
     looked up once per phrase, not once per entry (a dev run makes a third of a million)."""
-    plan = [(f.evaluate, f.slot.offset, f.slot.weights) for f in model.stateless if not f.reads_context]
-    estimates = [f.estimate for f in model.stateful]
+    stateless, estimates = _plan(model, with_context=False)
     out = []
     for entry in entries:
         opt = TranslationOption(0, 0, entry.words, t, entry.scores, entry.alignment, None)
-        s = 0.0
-        values = []
-        for evaluate, offset, weights in plan:
-            v = evaluate(opt)
-            if v is None:
-                continue
-            values.append((offset, v))
-            s += sum(map(mul, weights, v))
-        opt.values = tuple(values)
-        opt.stateless = s
-        est = 0.0
-        for estimate in estimates:
-            est += estimate(opt)
-        opt.estimate = est
-        opt.future = s + est
+        _score(opt, stateless, estimates)
         out.append(opt)
     return out
 

@@ -98,3 +98,37 @@ def test_unknown_gender_source_is_an_error(monkeypatch):
     monkeypatch.setenv("CAD_GENDER_SOURCES", "lexicon,guess")
     with pytest.raises(CadError, match="guess"):
         gender_sources()
+
+
+def test_a_noun_the_tagger_reads_as_an_adjective_is_found_through_the_lexicon(lexicons):
+    """*si vous avez capsules*: without its article the small tagger reads *capsules* as an
+    adjective, so no noun is aligned to the antecedent; the word aligned to the English head is a
+    feminine plural noun in the lexicon."""
+    from cad.cm.projection import project
+    from cad.lang.fr_morph import tag
+
+    source = ["if", "you", "have", "capsules", ",", "they", "work", "."]
+    target = ["si", "vous", "avez", "capsules", ",", "elles", "marchent", "."]
+    morph = tag([target])[0]
+    assert morph[3].pos != "NOUN"                  # what the fallback is for
+    al = [(k, k) for k in range(8)]
+    p = project(Candidate(0, 3, 4, 3, "capsules"), source, target, al, morph)
+    assert (p.gender, p.number, p.word, p.source, p.position) == ("fem", "plur", "capsules", "lexicon", 3)
+    # only the words aligned to the head count (here *vous*, no noun), not the span's others (*avez*)
+    assert project(Candidate(0, 2, 4, 3, "have capsules"), source, target, [(2, 2), (3, 1)], morph) is None
+
+
+def test_the_word_aligned_to_the_head_stands_for_the_antecedent(lexicons):
+    """*some natural fireflies* → *une réelle lucioles*: the span's first word the tagger calls a noun
+    (*réelle*, feminine singular after *une*) is not the head's translation, *lucioles* is."""
+    from cad.cm.projection import project
+    from cad.lang.fr_morph import tag
+
+    source = ["so", "here", "we", "have", "some", "natural", "fireflies", "."]
+    target = ["on", "a", "donc", "une", "réelle", "lucioles", "."]
+    al = [(0, 0), (1, 1), (2, 0), (3, 2), (4, 3), (5, 4), (6, 5), (7, 6)]
+    p = project(Candidate(0, 4, 7, 6, "some natural fireflies"), source, target, al, tag([target])[0])
+    assert (p.gender, p.number, p.word, p.position) == ("fem", "plur", "lucioles", 5)
+    # nothing aligned to the head: the span's first noun, as seed 004 reads it
+    p = project(Candidate(0, 4, 7, 6, "some natural fireflies"), source, target, al[:6], tag([target])[0])
+    assert (p.gender, p.number, p.word, p.position) == ("fem", "sing", "réelle", 4)

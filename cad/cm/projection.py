@@ -1,7 +1,8 @@
 """The projection of an antecedent through a word alignment (seed 004 §3.2): of the target words
-aligned to the antecedent's source span, the first noun or pronoun with a gender and a number
-stands for the antecedent's translation, and gives the gender and number a pronoun that refers to
-it takes in French.
+aligned to the antecedent's head, else to its source span, the first noun or pronoun with a gender
+and a number stands for the antecedent's translation, and gives the gender and number a pronoun
+that refers to it takes in French. (Seed 004 reads the span; the head first keeps an adjective the
+tagger calls a noun, *une réelle lucioles*, from standing for *some natural fireflies*.)
 
 The gender is read, in order, from the French noun lexicon (cad/lang/fr_morph.py tags a noun with
 the lexicon's gender where the lexicon gives exactly one), the determiner before the noun, and
@@ -113,12 +114,35 @@ def _from_dictionary(c, source_tokens: Sequence[str] | None, morph: Sequence[Mor
     return Projected(found[0], number, found[1], "dictionary", None)
 
 
+def lexicon_noun_of_head(c, target: Sequence[str], alignment: Iterable[tuple[int, int]]) -> Projected | None:
+    """Where the tagger saw no noun among the antecedent's words: the first French word aligned to
+    the English head that the lexicon knows as a noun of one gender and one number. The small
+    tagger reads a noun without its article as an adjective (*si vous avez capsules*), but the
+    English head is a noun and the lexicon says what its translation is."""
+    for t in sorted(t for s, t in alignment if s == c.head):
+        if 0 <= t < len(target):
+            gender, number = lexicon_features(target[t])
+            if gender is not None and number is not None:
+                return Projected(gender, number, target[t], "lexicon", t)
+    return None
+
+
 def project(c, source_tokens: Sequence[str] | None, target: Sequence[str], alignment: Iterable[tuple[int, int]],
             morph: Sequence[Morph]) -> Projected | None:
     """The translation of candidate antecedent `c` (its span and head in `source_tokens`, the
     sentence it lies in) read from `target` (that sentence's translation, tagged `morph`) through
     `alignment`. `source_tokens` None: no dictionary fallback."""
-    head = first_noun_or_pronoun(aligned_targets(c.start, c.end, alignment), morph)
+    alignment = list(alignment)
+    # the words aligned to the English head first: *some natural fireflies* → *une réelle lucioles*,
+    # where the tagger takes *réelle* for a noun, is *lucioles*
+    head = first_noun_or_pronoun(aligned_targets(c.head, c.head + 1, alignment), morph)
+    if head is None and "lexicon" in gender_sources():
+        found = lexicon_noun_of_head(c, target, alignment)
+        if found is not None:
+            SOURCES[found.source] += 1
+            return found
+    if head is None:
+        head = first_noun_or_pronoun(aligned_targets(c.start, c.end, alignment), morph)
     out = None
     if _untranslated(c, source_tokens, target, head):
         out = _from_dictionary(c, source_tokens, morph, head)

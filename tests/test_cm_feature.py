@@ -185,7 +185,7 @@ def test_feature_mode_document_reads_the_antecedent_from_the_previous_translatio
         trs, traces = translate_document_feature(dec, "d", sents, recs)
         assert [t.text.split()[0] for t in trs[1:]] == [expected, expected]
         # both animals: WordNet's animacy is the bundle's finest part
-        assert traces[0].features == f"it-subj-{'fem' if expected == 'elle' else 'masc'}-sing-ent"
+        assert traces[0].features == f"it-subj-{'fem' if expected == 'elle' else 'masc'}-sing-anim"
         assert traces[1].bundles == traces[0].bundles
         # the trace says what the antecedent was read as, from which source, and in which pass:
         # *souris* has both genders in the lexicon, so its article decides; *chat* is masculine there
@@ -831,3 +831,50 @@ def test_context_scores_added_to_the_template_equal_scoring_the_option_whole(tmp
     plain = sentence_options(model, words, None)
     empty = sentence_options(model, words, {"pronouns": {}})
     assert empty.read == frozenset() and view(empty.options) == view(plain.options)
+
+
+def test_an_animate_antecedent_reads_a_subject_of_be_as_a_subject():
+    """*it was dead* with *the mouse* is *elle était morte*: the animate antecedent's bundle takes
+    the subject role; the nonref share, a thing's bundle and *it is a mouse* (copn) keep theirs."""
+    from cad.cm.class_classifier import role_of_mixture
+
+    kinds = {"the mouse": "anim", "the key": "ent", "the idea": "abst"}
+    fem = {"the mouse": ("fem", "sing"), "the key": ("fem", "sing"), "the idea": ("fem", "sing")}
+    cands = [Candidate(0, 0, 2, 1, text, p) for text, p in (("the mouse", 0.5), ("the key", 0.3), ("the idea", 0.2))]
+    r = PronounResolution("d", 1, 0, "it", True, cands, 0.8)
+
+    def mix(role):
+        return pronoun_mixture(r, role, lambda c: {fem[c.text]: 1.0}, animacy=lambda c: kinds[c.text])
+
+    assert mix("copa") == pytest.approx({"it-copa-nonref": 0.2, "it-subj-fem-sing-anim": 0.4,
+                                         "it-copa-fem-sing-ent": 0.24, "it-copa-fem-sing-abst": 0.16})
+    assert mix("cop")["it-subj-fem-sing-anim"] == pytest.approx(0.4)
+    assert mix("copn") == pytest.approx({"it-copn-nonref": 0.2, "it-copn-fem-sing-anim": 0.4,
+                                         "it-copn-fem-sing-ent": 0.24, "it-copn-fem-sing-abst": 0.16})
+    assert mix("obj")["it-obj-fem-sing-anim"] == pytest.approx(0.4)
+    # the classifier's role feature follows the most weight: subj .4 against copa .6 here
+    assert role_of_mixture(mix("copa")) == "copa"
+    assert role_of_mixture({"it-copa-nonref": 0.2, "it-subj-fem-sing-anim": 0.8}) == "subj"
+    assert role_of_mixture({"it-copa-nonref": 0.5, "it-subj-fem-sing-anim": 0.5}) == "copa"
+    # a later pronoun of the chain passes the animacy on, and its own role is read the same way
+    chained = PronounResolution("d", 2, 0, "it", True, [Candidate(1, 0, 1, 0, "it", 1.0)], 1.0)
+    passed = antecedent_distribution(mix("copa"))
+    assert passed[("fem", "sing", "anim")] == pytest.approx(0.4 / 0.8)
+    assert pronoun_mixture(chained, "copa", lambda c: passed, animacy=lambda c: None) == pytest.approx(
+        {"it-subj-fem-sing-anim": 0.5, "it-copa-fem-sing-ent": 0.3, "it-copa-fem-sing-abst": 0.2})
+
+
+def test_referent_types_of_debians_wordnet():
+    from cad.cm.referent import head_animacy
+    from cad.lang import resources
+
+    try:
+        resources.package_files(resources.WORDNET)
+    except Exception as exc:            # noqa: BLE001 - the message names make resources
+        pytest.skip(f"WordNet is not installed: {exc}")
+    assert [head_animacy(w) for w in ("mouse", "cat", "teacher", "woman")] == ["anim"] * 4
+    assert [head_animacy(w) for w in ("car", "house", "computer")] == ["ent"] * 3
+    assert [head_animacy(w) for w in ("idea", "explosion", "country")] == ["abst"] * 3
+    # a group of people is no living being to WordNet (noun.group), a name or a pronoun is unknown
+    assert head_animacy("people") == "abst"
+    assert head_animacy("it") is None and head_animacy("qwzx") is None

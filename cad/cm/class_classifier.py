@@ -78,12 +78,15 @@ def antecedent_features(mixture: dict[str, float]) -> dict[str, float]:
 
 
 def role_of_mixture(mixture: dict[str, float]) -> str:
-    """Every bundle of one pronoun starts pronoun-role."""
-    for b in mixture:
+    """Every bundle of one pronoun starts pronoun-role, and the role is the pronoun's own but where an
+    animate antecedent reads a subject of *be* as a subject (cad/cm/referent.py): the role of the
+    most weight (ties: the first in order of name)."""
+    weight: dict[str, float] = defaultdict(float)
+    for b, w in mixture.items():
         parts = b.split("-")
         if len(parts) > 1:
-            return parts[1]
-    return "other"
+            weight[parts[1]] += w
+    return min(weight, key=lambda r: (-weight[r], r)) if weight else "other"
 
 
 def features(tokens: list[str], index: int, mixture: dict[str, float]) -> dict[str, float]:

@@ -23,6 +23,7 @@ from functools import lru_cache
 from typing import Callable
 
 from cad.cm.classes import CLASSES
+from cad.cm.referent import ANIMACY, subject_role
 from cad.core.errors import CadError
 from cad.core.textio import atomic_output, read_lines
 from cad.lang import OTHER
@@ -58,8 +59,9 @@ def np_bundle(base: str, gender: str, number: str, human: bool | None, with_huma
 
 def pronoun_mixture(r: PronounResolution, role: str, project: Projection, with_human: bool = False,
                     animacy: Callable[[Candidate], str | None] | None = None) -> dict[str, float]:
-    """{bundle: weight}, weights summing to 1. `animacy`: candidate -> "anim", "inan" or None
-    (cad/cm/referent.py), the finest part of a gendered bundle where it says something."""
+    """{bundle: weight}, weights summing to 1. `animacy`: candidate -> "anim", "ent", "abst" or None
+    (cad/cm/referent.py), the finest part of a gendered bundle where it says something; an
+    animate antecedent's bundle is read under `subject_role`."""
     base = f"{r.token.lower()}-{role}"
     if r.anaphoricity is not None:
         a = min(max(float(r.anaphoricity), 0.0), 1.0)
@@ -82,9 +84,13 @@ def pronoun_mixture(r: PronounResolution, role: str, project: Projection, with_h
             z = sum(dist.values())
             kind = animacy(c) if animacy is not None else None
             for gn, v in dist.items():
+                if gn is None:
+                    out[base] += w * v / z
+                    continue
                 # a pronoun antecedent passes on its chain's animacy with its gender and number
-                b = base if gn is None else np_bundle(base, gn[0], gn[1], c.human, with_human,
-                                                      gn[2] if len(gn) > 2 and animacy is not None else kind)
+                kind_gn = gn[2] if len(gn) > 2 and animacy is not None else kind
+                b = np_bundle(f"{r.token.lower()}-{subject_role(role, kind_gn)}", gn[0], gn[1], c.human,
+                              with_human, kind_gn)
                 out[b] += w * v / z
     return dict(out)
 
@@ -98,7 +104,7 @@ def antecedent_distribution(mixture: dict[str, float]) -> dict[tuple[str, ...] |
     for b, w in mixture.items():
         parts = b.split("-")
         if len(parts) >= 4 and parts[2] in ("masc", "fem") and parts[3] in ("sing", "plur"):
-            animacy = parts[-1] if len(parts) > 4 and parts[-1] in ("ent", "abst") else None
+            animacy = parts[-1] if len(parts) > 4 and parts[-1] in ANIMACY else None
             out[(parts[2], parts[3]) if animacy is None else (parts[2], parts[3], animacy)] += w
         elif len(parts) == 2:
             out[None] += w

@@ -424,6 +424,15 @@ def test_expected_credit_and_objectives_by_hand():
     assert table.score(mix, "ce", "likelihood") == pytest.approx(math.log(0.5 * 0.2 + 0.5 * 0.6))
     # dropping earns nothing: the credit floor
     assert table.score(mix, NONE, "credit") == pytest.approx(math.log(0.01))
+    # APT's own score counts a similar pair (ce for il, ce for ça) half, the exact word not at all:
+    # ce 0.5 * (0.2 + 0.6) the same word, 0.5 * (0.1 + 0.3) il
+    assert table.score(mix, "ce", "apt") == pytest.approx(math.log(0.4 + 0.5 * 0.2))
+    assert table.score(mix, "ce", "exact") == pytest.approx(math.log(0.4))
+    assert table.score(mix, "il", "apt") == pytest.approx(math.log(0.2 + 0.5 * 0.4))
+    assert table.score(mix, "il", "exact") == pytest.approx(math.log(0.2))
+    # a word with no similar pair scores alike under every credit objective
+    assert table.score(fem, "elle", "exact") == table.score(fem, "elle", "apt") == table.score(fem, "elle", "credit")
+    assert table.score(mix, NONE, "exact") == pytest.approx(math.log(0.01))
     from cad.core.errors import CadError
 
     with pytest.raises(CadError, match="objective"):

@@ -32,7 +32,10 @@ from cad.lang.fr import EQUAL as FR_EQUAL, SIMILAR as FR_SIMILAR, TARGET_PRONOUN
 from coref.records import Candidate, PronounResolution
 
 FLOOR = 1e-7
-OBJECTIVES = ("likelihood", "credit")
+# the credit of a similar pair (*ce* for *il*) in each expected-credit objective: C1+C2 accuracy's,
+# APT's score (its w2), none
+CREDIT_OF_SIMILAR = {"credit": 1.0, "apt": 0.5, "exact": 0.0}
+OBJECTIVES = ("likelihood", *CREDIT_OF_SIMILAR)
 # ln of the expected credit is floored here: a dropped pronoun earns no credit, but a floor far
 # below the other options' would make dropping impossible whatever the phrase table says
 CREDIT_FLOOR = 0.01
@@ -135,24 +138,27 @@ def _apt_word(cls: str) -> str | None:
 
 def score_class(dist: dict[str, float], cls: str, objective: str = "likelihood") -> float:
     """A pronoun model's score of translating the pronoun as `cls`, from its distribution over
-    classes: ln P(cls) ("likelihood") or ln of the expected APT credit Σ_r P(r) credit(cls, r)
-    ("credit"; see ClassTable.expected_credit), each floored as ClassTable.score floors it."""
+    classes: ln P(cls) ("likelihood"), or ln of the expected credit Σ_r P(r) credit(cls, r) under
+    one of CREDIT_OF_SIMILAR's weights for a similar pair ("credit", "apt", "exact"; see
+    ClassTable.expected_credit), each floored as ClassTable.score floors it."""
     if objective == "likelihood":
         return math.log(max(dist.get(cls, 0.0), FLOOR))
-    if objective == "credit":
-        return math.log(max(sum(dist.get(r, 0.0) for r in credit_matrix()[cls]), CREDIT_FLOOR))
+    if objective in CREDIT_OF_SIMILAR:
+        row = credit_matrix(CREDIT_OF_SIMILAR[objective])[cls]
+        return math.log(max(sum(v * dist.get(r, 0.0) for r, v in row.items()), CREDIT_FLOOR))
     raise CadError(f"unknown CM objective {objective!r} (choose from {', '.join(OBJECTIVES)})")
 
 
-@lru_cache(maxsize=1)
-def credit_matrix() -> dict[str, dict[str, float]]:
-    """{candidate class: {reference class: 1.0}} for the pairs that APT counts as correct in C1+C2
-    accuracy: the same word up to its equal group (*ce* = *c'*, *ça* = *cela*), a pair of one
-    similar group (*ce*/*il*, *ce*/*ça*), OTHER for OTHER; a dropped pronoun earns nothing."""
+@lru_cache(maxsize=4)
+def credit_matrix(similar: float = 1.0) -> dict[str, dict[str, float]]:
+    """{candidate class: {reference class: credit}} for the pairs that APT counts as correct: 1 for
+    the same word up to its equal group (*ce* = *c'*, *ça* = *cela*) and OTHER for OTHER, `similar`
+    for a pair of one similar group (*ce*/*il*, *ce*/*ça*); a dropped pronoun earns nothing. A
+    similar pair is worth 1 in C1+C2 accuracy, .5 in APT's own score (w2), 0 in the exact word's."""
     def canon(w: str) -> str:
         return next((g[0] for g in FR_EQUAL if w in g), w)
 
-    similar = [{canon(w) for w in g} for g in FR_SIMILAR]
+    groups = [{canon(w) for w in g} for g in FR_SIMILAR]
     out: dict[str, dict[str, float]] = {}
     for c in CLASSES:
         out[c] = {}
@@ -162,8 +168,10 @@ def credit_matrix() -> dict[str, dict[str, float]]:
             if a is None or b is None:
                 continue
             a2, b2 = canon(a), canon(b)
-            if a2 == b2 or any(a2 in g and b2 in g for g in similar):
+            if a2 == b2:
                 out[c][r] = 1.0
+            elif similar > 0 and any(a2 in g and b2 in g for g in groups):
+                out[c][r] = similar
     return out
 
 

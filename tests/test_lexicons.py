@@ -361,7 +361,8 @@ def test_lexnames_match_the_man_page_when_it_is_there():
 
 def test_wordnet_classes_of_a_tiny_database(tmp_path):
     nouns = wordnet.load(write_wordnet(tmp_path / "wn"), cache_dir=tmp_path / "cache")
-    assert (tmp_path / "cache/nltk_data/corpora/wordnet/lexnames").read_text() == wordnet.lexnames_text()
+    (folder,) = (tmp_path / "cache/wordnet").glob("*/nltk_data/corpora/wordnet")
+    assert (folder / "lexnames").read_text() == wordnet.lexnames_text()
     assert nouns.lexname("mouse") == "noun.animal" and nouns.lexname("mice") == "noun.animal"
     assert nouns.lexnames("mouse") == {"noun.animal": 0.75, "noun.artifact": 0.25}
     assert nouns.lexnames("teacher") == {"noun.person": 1.0}
@@ -382,8 +383,11 @@ def test_wordnet_folder_is_laid_out_once_and_again_when_the_files_change(tmp_pat
     assert wordnet.corpus_folder(source, tmp_path / "cache") == folder
     assert (folder / "data.noun").stat().st_mtime_ns == stamp
     write(source / "noun.exc", "mice mouse\ngeese goose\n")
-    wordnet.corpus_folder(source, tmp_path / "cache")
-    assert "geese" in (folder / "noun.exc").read_text()
+    changed = wordnet.corpus_folder(source, tmp_path / "cache")
+    assert changed != folder and "geese" in (changed / "noun.exc").read_text()
+    # the folder laid out before is left whole for a process that may still be reading it
+    assert "geese" not in (folder / "noun.exc").read_text() and (folder / "data.noun").stat().st_mtime_ns == stamp
+    assert wordnet.corpus_folder(source, tmp_path / "cache") == changed
     (source / "cntlist.rev").unlink()
     with pytest.raises(CadError, match="cntlist.rev"):
         wordnet.corpus_folder(source, tmp_path / "cache")

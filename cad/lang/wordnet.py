@@ -4,9 +4,9 @@ cad/lang/resources.py) read by NLTK's WordNetCorpusReader: nothing is downloaded
 
 NLTK reads a folder laid out as `nltk_data/corpora/wordnet` that holds the database files and a
 `lexnames` file, which wordnet-base lacks. So the first load lays out that folder in cad's cache
-(~/.cache/cad/nltk_data/corpora/wordnet), with copies of the database files (NLTK 3.10 refuses to
-open a symlink that leaves its folder, and a hard link) and `lexnames` written from LEXNAMES below;
-it is laid out again when the Debian files change. wordnet-base has no `index.sense` either, which
+(~/.cache/cad/wordnet/<digest>/nltk_data/corpora/wordnet), with copies of the database files (NLTK
+3.10 refuses to open a symlink that leaves its folder, and a hard link) and `lexnames` written from
+LEXNAMES below; Debian files that change get a new folder beside it. wordnet-base has no `index.sense` either, which
 NLTK reads only to map another WordNet version onto 3.0, for multilingual data cad does not use:
 the reader skips that mapping.
 
@@ -18,6 +18,7 @@ sense of the word was tagged.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -66,10 +67,15 @@ def _source_state(source: Path) -> dict:
 
 
 def corpus_folder(source: str | os.PathLike, cache: str | os.PathLike) -> Path:
-    """`cache`/nltk_data/corpora/wordnet, laid out from the database files in `source` unless it
-    already holds copies of them as they are now."""
-    source, target = Path(source), Path(cache) / "nltk_data" / "corpora" / "wordnet"
+    """`cache`/wordnet/<digest>/nltk_data/corpora/wordnet, laid out from the database files in
+    `source` unless it is already there. The digest names the source's path, sizes and times: a
+    changed or other WordNet gets a folder of its own, and a folder once laid out is never
+    replaced, since another process may be reading it (NLTK opens the files as it needs them;
+    replacing the folder under a running `make` gave it a truncated read)."""
+    source = Path(source)
     state = _source_state(source)
+    digest = hashlib.sha256(json.dumps(state, sort_keys=True).encode("utf-8")).hexdigest()[:16]
+    target = Path(cache) / "wordnet" / digest / "nltk_data" / "corpora" / "wordnet"
     try:
         if json.loads((target / _MANIFEST).read_text(encoding="utf-8")) == state:
             return target
@@ -82,13 +88,23 @@ def corpus_folder(source: str | os.PathLike, cache: str | os.PathLike) -> Path:
             shutil.copyfile(source / name, tmp / name)
         (tmp / "lexnames").write_text(lexnames_text(), encoding="utf-8")
         (tmp / _MANIFEST).write_text(json.dumps(state), encoding="utf-8")
-        if target.exists():
-            shutil.rmtree(target)
-        os.replace(tmp, target)
-    except BaseException:
+        try:
+            os.rename(tmp, target)
+        except OSError:
+            # laid out meanwhile by another process (or a broken earlier copy): keep a whole one
+            if not _complete(target, state):
+                shutil.rmtree(target, ignore_errors=True)
+                os.rename(tmp, target)
+    finally:
         shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return target
+
+
+def _complete(folder: Path, state: dict) -> bool:
+    try:
+        return json.loads((folder / _MANIFEST).read_text(encoding="utf-8")) == state
+    except (OSError, ValueError):
+        return False
 
 
 def _reader(folder: Path):

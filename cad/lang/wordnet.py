@@ -6,9 +6,9 @@ NLTK reads a folder laid out as `nltk_data/corpora/wordnet` that holds the datab
 `lexnames` file, which wordnet-base lacks. So the first load lays out that folder in cad's cache
 (~/.cache/cad/wordnet/<digest>/nltk_data/corpora/wordnet), with copies of the database files (NLTK
 3.10 refuses to open a symlink that leaves its folder, and a hard link) and `lexnames` written from
-LEXNAMES below; Debian files that change get a new folder beside it. wordnet-base has no `index.sense` either, which
-NLTK reads only to map another WordNet version onto 3.0, for multilingual data cad does not use:
-the reader skips that mapping.
+LEXNAMES below; Debian files that change get a new folder beside it. wordnet-base has no
+`index.sense` either, which NLTK reads only to map another WordNet version onto 3.0, for
+multilingual data cad does not use: the reader skips that mapping.
 
 Senses come from NLTK's lemmatizer (morphy: *mice* → mouse, *data* → data and datum) in the order of
 index.noun, most frequently tagged first. `lexname` is the class of the first sense; `lexnames` the
@@ -76,11 +76,8 @@ def corpus_folder(source: str | os.PathLike, cache: str | os.PathLike) -> Path:
     state = _source_state(source)
     digest = hashlib.sha256(json.dumps(state, sort_keys=True).encode("utf-8")).hexdigest()[:16]
     target = Path(cache) / "wordnet" / digest / "nltk_data" / "corpora" / "wordnet"
-    try:
-        if json.loads((target / _MANIFEST).read_text(encoding="utf-8")) == state:
-            return target
-    except (OSError, ValueError):
-        pass
+    if _complete(target, state):
+        return target
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".wordnet-", dir=target.parent))
     try:

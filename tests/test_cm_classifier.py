@@ -8,7 +8,7 @@ import pytest
 
 from cad.cm.class_classifier import ClassifierCM, antecedent_features, features, load_pronoun_model, \
     source_features, train_classifier
-from cad.cm.class_model import ClassTable, score_class
+from cad.cm.class_model import ClassTable, gender_shares, score_class
 from cad.cm.classes import NONE
 from cad.cm.config import FEATURE_NAME, feature_config
 from cad.decoder import Decoder, DecoderModel
@@ -115,8 +115,10 @@ def test_score_class_equals_the_tables_own_score():
     dist = table.class_distribution(mix)
     for cls in ("elle", "ce", "il", NONE):
         for obj in ("likelihood", "credit"):
-            assert score_class(dist, cls, obj) == pytest.approx(table.score(mix, cls, obj))
+            assert score_class(dist, cls, obj, gender_shares(mix)) == pytest.approx(table.score(mix, cls, obj))
     assert score_class(dist, "elle", "credit") == pytest.approx(math.log(0.7 * 0.5 + 0.3 * 0.1))
+    # il takes ce's similar credit in the 30% that is not feminine only
+    assert table.score(mix, "il", "credit") == pytest.approx(math.log(0.3 * (0.7 * 0.3 + 0.3 * 0.6)))
 
 
 def test_decoder_feature_reads_the_classifier(tmp_path):

@@ -396,6 +396,31 @@ def test_class_instances_from_an_aligned_document():
     assert cls2 == "il" and mix2 == pytest.approx({"it-subj-nonref": 0.9, "it-subj": 0.1})
 
 
+def test_pronoun_candidate_that_says_nothing_passes_its_weight_back():
+    # *the fireflies … their lights … they*: the ranker links *they* to *their* (.6), whose
+    # translation *leur* has no gender, and to *the fireflies* (.3, *lucioles*) and *the lights*
+    # (.1, *feux*) before it; *their*'s weight goes to the two nouns in proportion, 3:1
+    cands = [Candidate(1, 3, 4, 3, "their", 0.6), Candidate(0, 0, 2, 1, "the fireflies", 0.3),
+             Candidate(0, 5, 7, 6, "the lights", 0.1)]
+    r = PronounResolution("d", 2, 0, "they", True, cands, 1.0)
+    said = {"their": None, "the fireflies": ("fem", "plur"), "the lights": ("masc", "plur")}
+    mix = pronoun_mixture(r, "subj", lambda c: {said[c.text]: 1.0}, pass_through=True)
+    assert mix == pytest.approx({"they-subj-fem-plur": 0.75, "they-subj-masc-plur": 0.25})
+    # training reads each candidate as it is (the default): *their* stays the bare bundle
+    assert pronoun_mixture(r, "subj", lambda c: {said[c.text]: 1.0}) == pytest.approx(
+        {"they-subj": 0.6, "they-subj-fem-plur": 0.3, "they-subj-masc-plur": 0.1})
+    # only towards mentions before it, and only for a pronoun: an untranslated noun keeps its weight
+    later = [Candidate(1, 3, 4, 3, "their", 0.6), Candidate(1, 6, 8, 7, "the lamps", 0.4)]
+    r2 = PronounResolution("d", 2, 0, "they", True, later, 1.0)
+    assert pronoun_mixture(r2, "subj", lambda c: {("fem", "plur") if c.text == "the lamps" else None: 1.0},
+                           pass_through=True) == \
+        pytest.approx({"they-subj": 0.6, "they-subj-fem-plur": 0.4})
+    noun = [Candidate(1, 3, 4, 3, "kindergarteners", 0.6), Candidate(0, 0, 2, 1, "the fireflies", 0.4)]
+    r3 = PronounResolution("d", 2, 0, "they", True, noun, 1.0)
+    assert pronoun_mixture(r3, "subj", lambda c: {said.get(c.text): 1.0}, pass_through=True) == pytest.approx(
+        {"they-subj": 0.6, "they-subj-fem-plur": 0.4})
+
+
 def test_credit_matrix_follows_apt_groups():
     from cad.cm.class_model import credit_matrix
 
@@ -428,8 +453,21 @@ def test_expected_credit_and_objectives_by_hand():
     # ce 0.5 * (0.2 + 0.6) the same word, 0.5 * (0.1 + 0.3) il
     assert table.score(mix, "ce", "apt") == pytest.approx(math.log(0.4 + 0.5 * 0.2))
     assert table.score(mix, "ce", "exact") == pytest.approx(math.log(0.4))
-    assert table.score(mix, "il", "apt") == pytest.approx(math.log(0.2 + 0.5 * 0.4))
+    # il earns ce's similar credit only in the half of the mixture whose antecedent is not
+    # feminine: P(il) .2, P(ce) .4 of which half
+    assert table.score(mix, "il", "apt") == pytest.approx(math.log(0.2 + 0.5 * 0.4 * 0.5))
+    assert table.score(mix, "il", "credit") == pytest.approx(math.log(0.2 + 0.4 * 0.5))
     assert table.score(mix, "il", "exact") == pytest.approx(math.log(0.2))
+    # all feminine: il is the wrong gender, not the impersonal il that alternates with ce
+    assert table.expected_credit(fem, "il") == pytest.approx(0.1)
+    nonref = {"it-cop-nonref": 1.0}
+    assert table.expected_credit(nonref, "il") == pytest.approx(0.3 + 0.6)
+    # the same from the class distribution alone (the classifier CM's), given the shares
+    from cad.cm.class_model import credit, gender_shares
+
+    assert gender_shares(mix) == {"masc": 0.0, "fem": 0.5}
+    assert credit(table.class_distribution(mix), "il", 1.0, gender_shares(mix)) == pytest.approx(0.2 + 0.4 * 0.5)
+    assert credit(table.class_distribution(mix), "il", 1.0) == pytest.approx(0.2 + 0.4)
     # a word with no similar pair scores alike under every credit objective
     assert table.score(fem, "elle", "exact") == table.score(fem, "elle", "apt") == table.score(fem, "elle", "credit")
     assert table.score(mix, NONE, "exact") == pytest.approx(math.log(0.01))
@@ -440,10 +478,16 @@ def test_expected_credit_and_objectives_by_hand():
 
 
 def test_feature_objective_from_moses_ini(tmp_path):
-    table = ClassTable({"it-cop-fem-sing": {"elle": 0.5, "ce": 0.3, "il": 0.2}})
+    table = ClassTable({"it-cop-fem-sing": {"elle": 0.5, "ce": 0.3, "il": 0.2},
+                        "it-cop": {"elle": 0.5, "ce": 0.3, "il": 0.2}})
     slot = FeatureSlot("CM", "CoreferenceModel", 0, 1, [1.0])
     f = CoreferenceModelFeature(slot, Feature("CoreferenceModel", "CM", {"objective": "credit"}), table=table)
     f.begin_sentence(["and", "it", "was", "dead"], {"pronouns": {1: {"it-cop-fem-sing": 1.0}}})
+    # il for a feminine antecedent: its own probability, not ce's similar credit
+    assert f.evaluate(option(1, 2, ["il"], [(0, 0)])) == pytest.approx((math.log(0.2),))
+    assert f.evaluate(option(1, 2, ["elle"], [(0, 0)])) == pytest.approx((math.log(0.5),))
+    assert f.evaluate(option(1, 2, ["c'"], [(0, 0)])) == pytest.approx((math.log(0.5),))      # ce + il
+    f.begin_sentence(["and", "it", "was", "dead"], {"pronouns": {1: {"it-cop": 1.0}}})
     assert f.evaluate(option(1, 2, ["il"], [(0, 0)])) == pytest.approx((math.log(0.5),))      # il + ce
     from cad.core.errors import CadError
 

@@ -157,7 +157,7 @@ def add_cm_parsers(sub) -> None:
                         "feature scoring every option that translates it/they (default: backoff)")
     s.add_argument("--weight", type=float, help="the CM's weight (default 0.8 backoff, 3 feature)")
     s.add_argument("--objective", choices=OBJECTIVES, default="credit",
-                   help="feature: ln of the expected credit of the option's pronoun with a similar pair (ce for il) worth 1 (credit, default: C1+C2 accuracy), 0.5 (apt: APT's score) or 0 (exact: the same word), or ln P(class) (likelihood)")
+                   help="feature: ln of the expected credit of the option's pronoun with a similar pair (ce for il) worth 1 (credit, default: C1+C2 accuracy), 0.5 (apt: APT's score) or 0 (exact: the same word), or ln P(class) (likelihood); il earns ce's credit only where the antecedent is not feminine")
     add_out(s, "--out", required=True, help="the new moses.ini")
     s.set_defaults(func=_config)
 

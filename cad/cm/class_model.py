@@ -32,6 +32,9 @@ from cad.lang.fr import EQUAL as FR_EQUAL, SIMILAR as FR_SIMILAR, TARGET_PRONOUN
 from coref.records import Candidate, PronounResolution
 
 FLOOR = 1e-7
+# the personal pronouns' own gender, and the other one
+_PERSONAL_GENDER = {"il": "masc", "ils": "masc", "elle": "fem", "elles": "fem"}
+_OTHER_GENDER = {"masc": "fem", "fem": "masc"}
 # the credit of a similar pair (*ce* for *il*) in each expected-credit objective: C1+C2 accuracy's,
 # APT's score (its w2), none
 CREDIT_OF_SIMILAR = {"credit": 1.0, "apt": 0.5, "exact": 0.0}
@@ -42,6 +45,10 @@ CREDIT_FLOOR = 0.01
 
 # candidate -> what its translation says: {(gender, number) | None (nothing): weight}; a
 # distribution, so that a pronoun antecedent can pass on what its own antecedents said
+# third-person and demonstrative pronouns that stand for an earlier mention of a thing or a group
+LINK_PRONOUNS = frozenset({"it", "its", "itself", "they", "them", "their", "theirs", "themselves",
+                           "this", "that", "these", "those"})
+
 Projection = Callable[[Candidate], "dict[tuple[str, str] | None, float]"]
 
 
@@ -61,10 +68,14 @@ def np_bundle(base: str, gender: str, number: str, human: bool | None, with_huma
 
 
 def pronoun_mixture(r: PronounResolution, role: str, project: Projection, with_human: bool = False,
-                    animacy: Callable[[Candidate], str | None] | None = None) -> dict[str, float]:
+                    animacy: Callable[[Candidate], str | None] | None = None,
+                    pass_through: bool = False) -> dict[str, float]:
     """{bundle: weight}, weights summing to 1. `animacy`: candidate -> "anim", "ent", "abst" or None
     (cad/cm/referent.py), the finest part of a gendered bundle where it says something; an
-    animate antecedent's bundle is read under `subject_role`."""
+    animate antecedent's bundle is read under `subject_role`. `pass_through`: a pronoun candidate
+    that says nothing passes its weight to the earlier candidates that do (pass_through_pronouns);
+    translation sets it, training does not (the reference's own pronouns mostly say their gender,
+    and where they do not, *c'*, *leur*, reading a noun instead made the tables worse)."""
     base = f"{r.token.lower()}-{role}"
     if r.anaphoricity is not None:
         a = min(max(float(r.anaphoricity), 0.0), 1.0)
@@ -78,12 +89,18 @@ def pronoun_mixture(r: PronounResolution, role: str, project: Projection, with_h
         mass = sum(c.probability for c in cands)
         if not cands or mass <= 0:
             out[base] += a
+        weights = {id(c): a * c.probability / mass for c in cands}
+        dists = {id(c): project(c) or {None: 1.0} for c in cands if c.kind != "event"}
+        if pass_through:
+            pass_through_pronouns(cands, dists, weights)
         for c in cands:
-            w = a * c.probability / mass
+            w = weights[id(c)]
+            if w <= 0:
+                continue
             if c.kind == "event":
                 out[f"{base}-event"] += w
                 continue
-            dist = project(c) or {None: 1.0}
+            dist = dists[id(c)]
             z = sum(dist.values())
             kind = animacy(c) if animacy is not None else None
             for gn, v in dist.items():
@@ -96,6 +113,30 @@ def pronoun_mixture(r: PronounResolution, role: str, project: Projection, with_h
                               with_human, kind_gn)
                 out[b] += w * v / z
     return dict(out)
+
+
+def _says_nothing(dist: dict) -> bool:
+    return all(gn is None for gn in dist)
+
+
+def pass_through_pronouns(cands: list[Candidate], dists: dict[int, dict], weights: dict[int, float]) -> None:
+    """Move the weight of a pronoun candidate whose translation and chain say nothing (*their* →
+    *leur*, *these* → *ces*, a *they* left unresolved) to the candidates before it that say
+    something, in proportion to their probabilities (in `weights`, keyed by id). Such a pronoun is
+    a link to an earlier mention of the same entity, which the ranked list usually holds too:
+    *they* → *their* → *the kindergarteners*. Left where it is when nothing before it says anything."""
+    for c in cands:
+        if c.kind == "event" or c.text.lower() not in LINK_PRONOUNS or not _says_nothing(dists[id(c)]):
+            continue
+        before = [d for d in cands if d.kind != "event" and (d.sentence, d.start) < (c.sentence, c.start)
+                  and not _says_nothing(dists[id(d)]) and weights[id(d)] > 0]
+        z = sum(weights[id(d)] for d in before)
+        if z <= 0:
+            continue
+        w = weights[id(c)]
+        for d in before:
+            weights[id(d)] += w * weights[id(d)] / z
+        weights[id(c)] = 0.0
 
 
 def antecedent_distribution(mixture: dict[str, float]) -> dict[tuple[str, ...] | None, float]:
@@ -136,16 +177,43 @@ def _apt_word(cls: str) -> str | None:
     return cls if cls in FR_TARGET_PRONOUNS else OTHER
 
 
-def score_class(dist: dict[str, float], cls: str, objective: str = "likelihood") -> float:
+def gender_shares(mixture: dict[str, float]) -> dict[str, float]:
+    """{"masc": w, "fem": w}: the mixture's weight on bundles of each antecedent gender."""
+    out = {"masc": 0.0, "fem": 0.0}
+    for b, w in mixture.items():
+        parts = b.split("-")
+        if len(parts) > 2 and parts[2] in out:
+            out[parts[2]] += w
+    return out
+
+
+def credit(dist: dict[str, float], cls: str, similar: float = 1.0, shares: dict[str, float] | None = None) -> float:
+    """Σ_r P(r) credit(cls, r): the probability that translating the pronoun as `cls` is judged
+    correct against a reference class drawn from `dist`, a similar pair (*ce* for *il*) worth
+    `similar` (see credit_matrix). `shares` (the mixture's gender_shares): a personal pronoun earns a
+    similar pair's credit only in the share of the mixture whose antecedent is not of the other
+    gender. APT counts *il* right for a *ce* reference because impersonal *il* and *ce* alternate
+    (*il est / c'est important que*); *il* for a feminine antecedent is not that *il* but the wrong
+    gender, and without this it collects *ce*'s mass and outweighs *elle* wherever French favours
+    *c'est*."""
+    row = credit_matrix(similar)[cls]
+    keep = 1.0
+    if shares is not None and cls in _PERSONAL_GENDER:
+        keep = 1.0 - shares.get(_OTHER_GENDER[_PERSONAL_GENDER[cls]], 0.0)
+    same = credit_matrix(0.0)[cls]
+    return sum(v * dist.get(r, 0.0) * (1.0 if r in same else keep) for r, v in row.items())
+
+
+def score_class(dist: dict[str, float], cls: str, objective: str = "likelihood",
+                shares: dict[str, float] | None = None) -> float:
     """A pronoun model's score of translating the pronoun as `cls`, from its distribution over
-    classes: ln P(cls) ("likelihood"), or ln of the expected credit Σ_r P(r) credit(cls, r) under
-    one of CREDIT_OF_SIMILAR's weights for a similar pair ("credit", "apt", "exact"; see
-    ClassTable.expected_credit), each floored as ClassTable.score floors it."""
+    classes: ln P(cls) ("likelihood"), or ln of its expected credit (`credit`) under one of
+    CREDIT_OF_SIMILAR's weights for a similar pair ("credit", "apt", "exact"), gendered by the
+    mixture's `shares` where given; each floored as ClassTable.score floors it."""
     if objective == "likelihood":
         return math.log(max(dist.get(cls, 0.0), FLOOR))
     if objective in CREDIT_OF_SIMILAR:
-        row = credit_matrix(CREDIT_OF_SIMILAR[objective])[cls]
-        return math.log(max(sum(v * dist.get(r, 0.0) for r, v in row.items()), CREDIT_FLOOR))
+        return math.log(max(credit(dist, cls, CREDIT_OF_SIMILAR[objective], shares), CREDIT_FLOOR))
     raise CadError(f"unknown CM objective {objective!r} (choose from {', '.join(OBJECTIVES)})")
 
 
@@ -201,16 +269,15 @@ class ClassTable:
         return math.log(max(self.mixture_prob(mixture, cls), FLOOR))
 
     def expected_credit(self, mixture: dict[str, float], cls: str) -> float:
-        """Σ_b w_b Σ_r P(r | b) credit(cls, r): the probability that a translation making the
-        pronoun `cls` is judged correct (identical or equivalent) against a reference drawn
-        from the table, the expected C1+C2 accuracy of that choice (minimum Bayes risk under
-        APT's loss instead of the most likely exact word: *ce* is right for *il*, *ce* and *ça*)."""
-        row = credit_matrix()[cls]
-        return sum(w * sum(self.prob(b, r) for r in row) for b, w in mixture.items())
+        """The expected C1+C2 credit of translating the pronoun as `cls` (`credit`, gendered by
+        the mixture): minimum Bayes risk under APT's loss instead of the most likely exact word,
+        *ce* being right for *il*, *ce* and *ça*."""
+        return credit(self.class_distribution(mixture), cls, 1.0, gender_shares(mixture))
 
     def score(self, mixture: dict[str, float], cls: str, objective: str = "likelihood") -> float:
-        """The feature's value: ln P(cls) ("likelihood") or ln of the expected credit ("credit")."""
-        return score_class(self.class_distribution(mixture), cls, objective)
+        """The feature's value: ln P(cls) ("likelihood") or ln of the expected credit ("credit"),
+        gendered as score_class genders it."""
+        return score_class(self.class_distribution(mixture), cls, objective, gender_shares(mixture))
 
     def class_distribution(self, mixture: dict[str, float], tokens: list[str] | None = None,
                            index: int | None = None) -> dict[str, float]:

@@ -13,7 +13,8 @@ Per sentence, the caller passes `context={"pronouns": {token index: {bundle: wei
 P(class | source words, mixture), the class read from the option's target words aligned to the
 pronoun, with APT's alignment improvement inside the phrase (nothing: NONE); every other option
 scores 0. The phrase table stays whole. `objective=credit` scores ln of the option's expected APT
-credit instead of ln P(class) (ClassTable.expected_credit).
+credit instead of ln P(class) (ClassTable.expected_credit), where *il* earns the credit of a *ce*
+reference only in the share of the mixture whose antecedent is not feminine (class_model.score_class).
 
 Importing this module registers the feature under its moses.ini type (cad/decoder/registry.py);
 installed distributions also find it through the `cad.decoder_features` entry point.
@@ -24,7 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from cad.cm.class_classifier import CM_MODELS, load_pronoun_model
-from cad.cm.class_model import OBJECTIVES, ClassTable, score_class
+from cad.cm.class_model import OBJECTIVES, ClassTable, gender_shares, score_class
 from cad.cm.classes import aligned_words, pronoun_class
 from cad.core.errors import CadError
 from cad.decoder.features import Option, StatelessFeature
@@ -95,6 +96,7 @@ class CoreferenceModelFeature(StatelessFeature):
                 raise CadError(f"coreference context names token {i} of a {len(tokens)}-token sentence")
         # one distribution per pronoun and sentence; each option then reads its class's score
         self.pronouns = {i: self.table.class_distribution(mix, tokens, i) for i, mix in mixtures.items()}
+        self.shares = {i: gender_shares(mix) for i, mix in mixtures.items()}
         self._scores: dict[tuple[int, str], float] = {}
 
     def reads_sentence(self) -> bool:
@@ -117,6 +119,6 @@ class CoreferenceModelFeature(StatelessFeature):
                     cls = self._classes[key] = self.option_class(opt, i, self.tokens)
                 v = self._scores.get((i, cls))
                 if v is None:
-                    v = self._scores[(i, cls)] = score_class(dist, cls, self.objective)
+                    v = self._scores[(i, cls)] = score_class(dist, cls, self.objective, self.shares.get(i))
                 total = v if total is None else total + v
         return None if total is None else (total,)

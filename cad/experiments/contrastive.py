@@ -23,7 +23,8 @@ report counts the items that needed them.
 Fallback, only where forced decoding still finds nothing (a search that pruned every
 hypothesis): alignments come from the phrase table's one-word entries (each source word to the
 target word of highest direct probability φ(e|f)), and a candidate scores
-    w_LM · LM(target) + w_CM · CM(pronoun classes under that alignment) + w_φ · Σ ln φ(e|f) of its links.
+    w_LM · LM(target) + w_CM · CM(pronoun classes under that alignment, the feature's objective)
+    + w_φ · Σ ln φ(e|f) of its links.
 When any candidate of an item is unreachable, all its candidates are scored by the fallback, so
 that the scores of one item are always comparable.
 
@@ -41,7 +42,8 @@ from dataclasses import dataclass, field
 
 # registers the CoreferenceModel feature that the configurations loaded here may name
 import cad.cm.feature  # noqa: F401
-from cad.cm.class_model import CM_PRONOUNS, antecedent_distribution, pronoun_mixture, score_class, through_chain
+from cad.cm.class_model import (CM_PRONOUNS, antecedent_distribution, gender_shares, pronoun_mixture, score_class,
+                                through_chain)
 from cad.cm.classes import aligned_words, pronoun_class
 from cad.cm.feature import CoreferenceModelFeature
 from cad.cm.referent import animacy_of
@@ -163,7 +165,8 @@ class ContextScorer:
                         gn = None if found is None else (found.gender, found.number)
                         return through_chain(gn, passed_on.get((c.sentence, c.head)))
 
-                    mix = pronoun_mixture(r, roles[(kk, r.index)], project, self.with_human, animacy)
+                    mix = pronoun_mixture(r, roles[(kk, r.index)], project, self.with_human, animacy,
+                                          pass_through=True)
                     if kk < k:
                         passed_on[(kk, r.index)] = antecedent_distribution(mix)
                     else:
@@ -209,8 +212,9 @@ class ContextScorer:
         for i, m in sorted(mix.items()):
             cls = pronoun_class(aligned_words(src, tgt, links, i))
             classes.append(cls)
-            # ln P(class) of the feature's pronoun model (the class table or the classifier CM)
-            total += self.cm.slot.weights[0] * score_class(self.cm.table.class_distribution(m, src, i), cls)
+            # the feature's own score of that class (the class table or the classifier CM, its objective)
+            total += self.cm.slot.weights[0] * score_class(self.cm.table.class_distribution(m, src, i), cls,
+                                                           self.cm.objective, gender_shares(m))
         total += self.lexicon.weight * sum(self.lexicon.logp(src[i], tgt[j]) for i, j in links)
         return total, ",".join(classes)
 

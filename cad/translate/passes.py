@@ -110,7 +110,7 @@ class FeaturePasses:
         mixes = {}
         for r in sorted(self.recs_of[k], key=lambda r: r.index):
             mixes[r.index] = pronoun_mixture(r, self.roles[(k, r.index)], lambda c: self.project(k, first, c),
-                                             self.with_human, self.animacy)
+                                             self.with_human, self.animacy, pass_through=True)
             self.passed_on[(k, r.index)] = antecedent_distribution(mixes[r.index])
             best = r.best
             if best is not None:

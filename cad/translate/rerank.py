@@ -20,7 +20,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from cad.cm.bundles import Bundle
-from cad.cm.class_model import CM_PRONOUNS, antecedent_distribution, pronoun_mixture, score_class, through_chain
+from cad.cm.class_model import (CM_PRONOUNS, antecedent_distribution, gender_shares, pronoun_mixture, score_class,
+                                through_chain)
 from cad.cm.classes import aligned_words, pronoun_class
 from cad.cm.projection import aligned_targets, gender_number, project
 from cad.cm.referent import animacy_of
@@ -198,11 +199,13 @@ class ClassReranker:
             return through_chain(gn, passed_on.get((c.sentence, c.head)))
 
         animacy = animacy_of(sentences)
-        return {r.index: pronoun_mixture(r, roles[(k, r.index)], project, self.with_human, animacy) for r in records}
+        return {r.index: pronoun_mixture(r, roles[(k, r.index)], project, self.with_human, animacy, pass_through=True)
+                for r in records}
 
     def cm_score(self, mixtures: dict[int, dict[str, float]], h: Hypothesis, source: list[str]) -> float:
         return sum(score_class(self.table.class_distribution(mix, source, i),
-                               pronoun_class(aligned_words(source, h.words, h.alignment, i)), self.objective)
+                               pronoun_class(aligned_words(source, h.words, h.alignment, i)), self.objective,
+                               gender_shares(mix))
                    for i, mix in mixtures.items())
 
     def rerank_document(self, nbests: list[list[Hypothesis]], records: list[PronounResolution],

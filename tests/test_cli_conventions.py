@@ -173,6 +173,8 @@ def test_symmetrize_stdin_stdout_and_nothing_half_written(tmp_path, monkeypatch,
     _stdin(monkeypatch, fwd.read_text())
     assert main(args + ["--fwd", "-", "--out", "-"]) == 0
     assert capsys.readouterr().out == (tmp_path / "o").read_text() == "0-0 1-1\n0-0\n"
+    assert main(args + ["--fwd", str(fwd)]) == 0            # no --out: standard output
+    assert capsys.readouterr().out == "0-0 1-1\n0-0\n"
     bad = write(tmp_path / "bad", "0-0\n5-5\n")      # line 2 is out of range: the command fails there
     assert main(args + ["--fwd", str(bad), "--out", str(tmp_path / "o2")]) == 1
     assert not (tmp_path / "o2").exists()
@@ -233,6 +235,9 @@ def test_coref_sieve_stdin_and_stdout(tmp_path, monkeypatch, capsys):
     assert out == (tmp_path / "o.jsonl").read_text() and len(out.splitlines()) == 2
     _stdin(monkeypatch, "0\tone\n2\ttwo\n")
     assert main(base + ["--input", str(tmp_path / "in.txt"), "--docs", "-", "--out", "-"]) == 0
+    assert capsys.readouterr().out == out
+    # no --out: standard output
+    assert main(base + ["--input", str(tmp_path / "in.txt"), "--docs", str(tmp_path / "docs")]) == 0
     assert capsys.readouterr().out == out
 
 

@@ -221,7 +221,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     add_in(s, "--tgt", required=True, help="tokenized target text")
     add_in(s, "--fwd", required=True, help="source-to-target alignment (Moses i-j)")
     add_in(s, "--rev", required=True, help="target-to-source alignment, also as source-target i-j points")
-    add_out(s, "--out", required=True, help="the symmetrized alignment (Moses i-j)")
+    add_out(s, "--out", default="-", help="the symmetrized alignment (Moses i-j)")
     s.add_argument("--method", default="grow-diag-final-and", choices=SYM_METHODS,
                    help="symmetrization heuristic (default: %(default)s)")
     s.set_defaults(func=_cmd_symmetrize)

@@ -91,7 +91,7 @@ def add_coref_parsers(sub) -> None:
     add_in(s, "--human-lexicon", help="--backend corzu|spanish: a human-noun lexicon (python -m cad.lang.humanness)")
     add_in(s, "--gender-lexicon", help="--backend corzu|spanish: the gender of person names "
            "(python -m cad.lang.name_gender), instead of FreeLing's guess or spaCy's none")
-    add_out(s, "--out", required=True, help="JSON Lines output")
+    add_out(s, "--out", default="-", help="JSON Lines output")
     add_parallel_arguments(s, DEFAULT_SHARD_LINES, "; a text without --docs (one document), or a file option "
                            "set to '-', is resolved in this process")
     s.set_defaults(func=_coref)

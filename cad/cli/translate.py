@@ -266,7 +266,7 @@ def add_postedit_parser(sub) -> None:
     add_in(s, "--alignment", required=True, help="source-translation alignment (cad translate --alignment-out)")
     s.add_argument("--backend", default=DEFAULT_BACKEND, choices=BACKENDS,
                    help=f"coreference backend (default: {DEFAULT_BACKEND})")
-    add_out(s, "--out", required=True, help="the post-edited translation")
+    add_out(s, "--out", default="-", help="the post-edited translation")
     s.set_defaults(func=_postedit)
 
 
@@ -283,7 +283,7 @@ def add_rerank_parser(cs) -> None:
     s.add_argument("--weight", type=float, default=0.1,
                    help="lambda_CM, added to the decoder's total times the CM log-probability (default 0.1)")
     s.add_argument("--humanness", action="store_true", help="the CM's bundles carry humanness")
-    add_out(s, "--out", required=True, help="the reranked 1-best translations")
+    add_out(s, "--out", default="-", help="the reranked 1-best translations")
     add_out(s, "--trace", help="JSON line per sentence: chosen rank and each hypothesis's CM score")
     add_out(s, "--alignment-out", help="source-translation word alignment of the chosen hypotheses")
     s.set_defaults(func=_rerank)

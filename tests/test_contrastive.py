@@ -193,6 +193,35 @@ def test_score_reaches_every_candidate(tmp_path):
     assert blind[0].scores == blind[1].scores and not math.isnan(blind[0].scores[0])
 
 
+def test_a_pronoun_linked_to_an_earlier_one_of_its_sentence_reads_its_chain(tmp_path):
+    """*the mouse runs* / *it sleeps but then it runs*: the second *it* is linked to the first. It
+    is scored under the first one's chain (the mouse's *souris*: feminine) in both candidates, as
+    translation reads it, not under the word each candidate gives the first *it* (which made the
+    masculine candidate agree with itself)."""
+    pytest.importorskip("spacy")
+    from test_cm_feature import tiny_model
+
+    from cad.decoder import Decoder
+    from cad.experiments.contrastive import ContextScorer, read_suite, score_suite
+    from coref.backends import get_backend
+
+    source = "it sleeps but then it runs"
+    resolver = get_backend("ranker")
+    second = next(r for r in resolver.resolve("x", [["the", "mouse", "runs"], source.split()]) if r.index == 4)
+    assert (second.best.sentence, second.best.text) == (1, "it")
+    lines = [json.dumps({"id": f"t{k}", "context": [{"source": cs, "target": ct}], "source": source,
+                         "targets": ["elle dort mais puis elle court", "il dort mais puis il court"], "correct": k})
+             for k, (cs, ct) in enumerate((("the mouse runs", "la souris court"), ("the cat runs", "le chat court")))]
+    (tmp_path / "suite.jsonl").write_text("\n".join(lines) + "\n")
+    results, summary = score_suite(ContextScorer(Decoder(tiny_model(tmp_path, 2.0)), resolver),
+                                   read_suite(tmp_path / "suite.jsonl"))
+    assert summary["accuracy"] == 1.0
+    fem, masc = results
+    assert [f.split(",")[1].split("-")[2] for f in fem.features] == ["fem", "fem"]
+    assert [f.split(",")[1].split("-")[2] for f in masc.features] == ["masc", "masc"]
+    assert fem.classes == masc.classes == ["elle,elle", "il,il"]
+
+
 def test_shipped_dev_suites_are_balanced_pairs():
     """cad/data's dev suites (make contrastive-suite): each pair shares source and candidates (but
     for the noun replaced in them where the antecedent is in the sentence), one item of it right for

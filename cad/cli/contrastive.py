@@ -33,11 +33,11 @@ def _score(a: argparse.Namespace) -> None:
         scorer = ContextScorer(Decoder(model), scorer.resolver, a.humanness)
     results, summary = score_suite(scorer, items)
     with atomic_output(a.out) as fh:
-        fh.write("id\tmethod\tbest\tcorrect\tright\tscores\tclasses\tpenalized\n")
+        fh.write("id\tmethod\tbest\tcorrect\tright\tscores\tclasses\tpenalized\tfeatures\n")
         for r in results:
             fh.write(f"{r.id}\t{r.method}\t{r.best}\t{'' if r.correct is None else r.correct}\t"
                      f"{'' if r.right is None else int(r.right)}\t{','.join(f'{x:.4f}' for x in r.scores)}\t"
-                     f"{'|'.join(r.classes)}\t{','.join(map(str, r.penalized))}\n")
+                     f"{'|'.join(r.classes)}\t{','.join(map(str, r.penalized))}\t{'|'.join(r.features)}\n")
     if a.report:
         with atomic_output(a.report) as fh:
             json.dump(summary, fh, indent=1, ensure_ascii=False)
@@ -114,7 +114,8 @@ def add_score_arguments(s) -> None:
     s.add_argument("--cm-weight", type=float,
                    help="the CoreferenceModel's weight instead of the configuration's (0: the context-blind control)")
     add_out(s, "--out", default="-", help="one TSV line per item: id, method (forced|fallback), best, correct, right, "
-                                         "scores, pronoun classes and penalized options of each candidate")
+                                         "scores, pronoun classes, penalized options and CM features (each "
+                                         "pronoun's heaviest bundle) of each candidate")
     s.add_argument("--report", help="JSON file for the summary: accuracy overall and by pronoun, gender, "
                                     "distance and variant, forced/fallback/penalized counts, ties, pairs")
     s.set_defaults(func=_score)

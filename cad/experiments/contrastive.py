@@ -79,6 +79,9 @@ class ItemScore:
     correct: int | None = None
     classes: list[str] = field(default_factory=list)
     penalized: list[int] = field(default_factory=list)     # penalized (and unknown-word) options per candidate
+    # per candidate, the heaviest bundle of each source pronoun's mixture (in token order) that the
+    # CM scored it under
+    features: list[str] = field(default_factory=list)
 
     @property
     def right(self) -> bool | None:
@@ -87,6 +90,11 @@ class ItemScore:
             return None
         mine = self.scores[self.correct]
         return all(mine > s for i, s in enumerate(self.scores) if i != self.correct)
+
+
+def _heaviest(mixtures: dict[int, dict[str, float]]) -> str:
+    """The heaviest bundle of each pronoun's mixture, in token order, comma-separated."""
+    return ",".join(max(m, key=m.get) if m else "" for _, m in sorted(mixtures.items()))
 
 
 def read_suite(path: str | os.PathLike) -> list[SuiteItem]:
@@ -158,29 +166,41 @@ class ContextScorer:
         def mixtures(own) -> dict[int, dict[str, float]]:
             out = {}
             for kk in range(k + 1):
-                for r in (r for r in records if r.sentence == kk):
+                # in token order, so that a pronoun whose antecedent is an earlier pronoun of its
+                # sentence inherits what that one read
+                for r in sorted((r for r in records if r.sentence == kk), key=lambda r: r.index):
                     def project(c, kk=kk):
-                        tr = done[c.sentence] if c.sentence < kk else own if c.sentence == kk else None
+                        chain = passed_on.get((c.sentence, c.head))
+                        if chain is not None and c.sentence == kk == k:
+                            # an earlier pronoun of the scored sentence: its chain, as translation
+                            # reads it (cad/translate/passes.py), not the word each candidate gives
+                            # it, which would make every candidate agree with itself
+                            return chain
+                        tr = done[c.sentence] if c.sentence < k else own
                         found = None if tr is None else projection(tr, c, cache)
                         gn = None if found is None else (found.gender, found.number)
-                        return through_chain(gn, passed_on.get((c.sentence, c.head)))
+                        return through_chain(gn, chain)
 
                     mix = pronoun_mixture(r, roles[(kk, r.index)], project, self.with_human, animacy,
                                           pass_through=True)
-                    if kk < k:
-                        passed_on[(kk, r.index)] = antecedent_distribution(mix)
-                    else:
+                    passed_on[(kk, r.index)] = antecedent_distribution(mix)
+                    if kk == k:
                         out[r.index] = mix
             return out
 
         first = mixtures(None)
-        forced = []
+        forced, used = [], []
         for t in targets:
+            mixes = first
             tr = self.decoder.force(source, t, context={"pronouns": first}, reach=True)
             if tr is not None and any(c.sentence == k and c.kind == "np" for r in records for c in r.candidates):
                 # an antecedent in the sentence itself: read it from this candidate, score again
-                tr = self.decoder.force(source, t, context={"pronouns": mixtures(tr)}, reach=True) or tr
+                again = self.decoder.force(source, t, context={"pronouns": (second := mixtures(tr))}, reach=True)
+                if again is not None:
+                    tr, mixes = again, second
             forced.append(tr)
+            used.append(mixes)
+        features = [_heaviest(m) for m in used]
         if all(tr is not None for tr in forced):
             scores = [tr.best.total for tr in forced]
             classes = [",".join(pronoun_class(aligned_words(tr.source, tr.best.words, tr.best.word_alignment, i))
@@ -188,16 +208,18 @@ class ContextScorer:
             penalized = [sum(st.table < 0 for st in tr.best.steps) for tr in forced]
             method = "forced"
         else:
-            scores, classes, penalized = [], [], []
+            scores, classes, penalized, used = [], [], [], []
             for t in targets:
-                s, c = self._fallback(source, t, mixtures)
+                s, c, m = self._fallback(source, t, mixtures)
                 scores.append(s)
                 classes.append(c)
+                used.append(m)
+            features = [_heaviest(m) for m in used]
             method = "fallback"
         best = max(range(len(scores)), key=lambda i: (scores[i], -i))
-        return ItemScore(item.id, scores, method, best, item.correct, classes, penalized)
+        return ItemScore(item.id, scores, method, best, item.correct, classes, penalized, features)
 
-    def _fallback(self, source: str, target: str, mixtures) -> tuple[float, str]:
+    def _fallback(self, source: str, target: str, mixtures) -> tuple[float, str, dict]:
         src, tgt = source.split(), target.split()
         links = self.lexicon.align(src, tgt)
         own = Translation(src, Derivation(tgt, 0.0, [], [], given_alignment=links))
@@ -216,7 +238,7 @@ class ContextScorer:
             total += self.cm.slot.weights[0] * score_class(self.cm.table.class_distribution(m, src, i), cls,
                                                            self.cm.objective, gender_shares(m))
         total += self.lexicon.weight * sum(self.lexicon.logp(src[i], tgt[j]) for i, j in links)
-        return total, ",".join(classes)
+        return total, ",".join(classes), mix
 
 
 class _Lexicon:

@@ -43,12 +43,12 @@ OBJECTIVES = ("likelihood", *CREDIT_OF_SIMILAR)
 # below the other options' would make dropping impossible whatever the phrase table says
 CREDIT_FLOOR = 0.01
 
-# candidate -> what its translation says: {(gender, number) | None (nothing): weight}; a
-# distribution, so that a pronoun antecedent can pass on what its own antecedents said
 # third-person and demonstrative pronouns that stand for an earlier mention of a thing or a group
 LINK_PRONOUNS = frozenset({"it", "its", "itself", "they", "them", "their", "theirs", "themselves",
                            "this", "that", "these", "those"})
 
+# candidate -> what its translation says: {(gender, number) | None (nothing): weight}; a
+# distribution, so that a pronoun antecedent can pass on what its own antecedents said
 Projection = Callable[[Candidate], "dict[tuple[str, str] | None, float]"]
 
 

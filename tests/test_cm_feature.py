@@ -535,6 +535,11 @@ def test_class_reranker_with_the_credit_objective_by_hand():
     # likelihood at the same weight keeps the dropped pronoun: 0 + ln .2 > -0.5 + ln .2
     _, traces = ClassReranker(table, 1.0).rerank_document([hyps], [r], src, roles=roles)
     assert traces[0].chosen == 0
+    # a feminine antecedent: il earns no credit from ce (.2 alone), ce and elle as before
+    fem = ClassReranker(ClassTable({"it-cop-fem-sing": {"ce": 0.5, "il": 0.2, "elle": 0.1, NONE: 0.2}}), 1.0,
+                        objective="credit")
+    assert [fem.cm_score({0: {"it-cop-fem-sing": 1.0}}, h, src[0]) for h in hyps] == pytest.approx(
+        [math.log(0.01), math.log(0.2), math.log(0.1)])
 
 
 def test_experiment_reads_coreferencerecords_by_document_index(tmp_path):

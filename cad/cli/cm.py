@@ -11,7 +11,7 @@ from cad.cli.experiments import add_experiment_parsers
 from cad.cli.lexicons import add_spanish_lexicons, gender_lexicon, human_lexicon
 from cad.cli.translate import SOURCE_FEATURE_LANGUAGES, add_postedit_parser, add_rerank_parser, add_translate_parser
 from cad.cm.class_classifier import CM_MODELS
-from cad.cm.class_model import OBJECTIVES
+from cad.cm.class_model import OBJECTIVES, OBJECTIVES_HELP
 from cad.core.cliargs import add_input_argument as add_in, add_output_argument as add_out
 from cad.core.errors import CadError
 from coref.backends import BACKENDS, DEFAULT_BACKEND
@@ -157,7 +157,7 @@ def add_cm_parsers(sub) -> None:
                         "feature scoring every option that translates it/they (default: backoff)")
     s.add_argument("--weight", type=float, help="the CM's weight (default 0.8 backoff, 3 feature)")
     s.add_argument("--objective", choices=OBJECTIVES, default="credit",
-                   help="feature: ln of the expected credit of the option's pronoun with a similar pair (ce for il) worth 1 (credit, default: C1+C2 accuracy), 0.5 (apt: APT's score) or 0 (exact: the same word), or ln P(class) (likelihood); il earns ce's credit only where the antecedent is not feminine")
+                   help="feature: " + OBJECTIVES_HELP)
     add_out(s, "--out", required=True, help="the new moses.ini")
     s.set_defaults(func=_config)
 

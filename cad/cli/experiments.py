@@ -7,7 +7,7 @@ import argparse
 import sys
 
 from cad.cli.lexicons import add_spanish_lexicons, gender_lexicon, human_lexicon
-from cad.cm.class_model import OBJECTIVES
+from cad.cm.class_model import OBJECTIVES, OBJECTIVES_HELP
 from cad.core.cliargs import add_input_argument as add_in
 
 # Each command imports its implementation when it runs: `cad` then starts without loading
@@ -97,7 +97,7 @@ def add_experiment_parsers(cs) -> None:
     s.add_argument("--mert-cm-weight", type=float, default=3.0, help="the CM weight MERT starts from (default 3)")
     s.add_argument("--workers", type=int, default=2, help="decoding processes (default: %(default)s)")
     s.add_argument("--objective", choices=OBJECTIVES, default="credit",
-                   help="the class CM's score: ln of the expected credit of the option's pronoun with a similar pair (ce for il) worth 1 (credit, default: C1+C2 accuracy), 0.5 (apt: APT's score) or 0 (exact: the same word), or ln P(class) (likelihood); il earns ce's credit only where the antecedent is not feminine")
+                   help="the class CM's score: " + OBJECTIVES_HELP)
     s.add_argument("--coref", help="the ranker's coreference records for --source (JSON Lines, e.g. cad coref-eval "
                                    "--cv-folds K --out): default, the shipped ranker, which trained on ParCorFull TED")
     s.add_argument("--out", required=True, help="report prefix: PREFIX.md, PREFIX.json, PREFIX.png, PREFIX.work/")

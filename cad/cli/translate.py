@@ -12,7 +12,7 @@ import time
 
 from cad.cli.lexicons import add_spanish_lexicons
 from cad.cm.class_classifier import CM_MODELS
-from cad.cm.class_model import OBJECTIVES
+from cad.cm.class_model import OBJECTIVES, OBJECTIVES_HELP
 from cad.core.cliargs import add_input_argument as add_in, add_output_argument as add_out
 from cad.core.segments import LONG_LINES
 from coref.backends import BACKENDS, DEFAULT_BACKEND
@@ -326,7 +326,7 @@ def add_translate_parser(sub) -> None:
                    help="--cm-mode rerank: the pronoun model --classes holds (default: table)")
     s.add_argument("--cm-weight", type=float, default=1.0, help="lambda_CM for --cm-mode rerank (default 1)")
     s.add_argument("--objective", choices=OBJECTIVES, default="credit",
-                   help="--cm-mode rerank: ln of the expected credit of the option's pronoun with a similar pair (ce for il) worth 1 (credit, default: C1+C2 accuracy), 0.5 (apt: APT's score) or 0 (exact: the same word), or ln P(class) (likelihood); il earns ce's credit only where the antecedent is not feminine")
+                   help="--cm-mode rerank: " + OBJECTIVES_HELP)
     s.add_argument("--nbest", type=int, default=30, help="distinct n-best size for --cm-mode rerank (default 30)")
     s.add_argument("--backend", default=DEFAULT_BACKEND, choices=BACKENDS,
                    help=f"coreference backend (default: {DEFAULT_BACKEND})")

@@ -39,6 +39,10 @@ _OTHER_GENDER = {"masc": "fem", "fem": "masc"}
 # APT's score (its w2), none
 CREDIT_OF_SIMILAR = {"credit": 1.0, "apt": 0.5, "exact": 0.0}
 OBJECTIVES = ("likelihood", *CREDIT_OF_SIMILAR)
+# what each objective scores, for the commands that take --objective
+OBJECTIVES_HELP = ("ln of the expected credit of the option's pronoun with a similar pair (ce for il) worth 1 "
+                   "(credit, default: C1+C2 accuracy), 0.5 (apt: APT's score) or 0 (exact: the same word), or "
+                   "ln P(class) (likelihood); il earns ce's credit only where the antecedent is not feminine")
 # ln of the expected credit is floored here: a dropped pronoun earns no credit, but a floor far
 # below the other options' would make dropping impossible whatever the phrase table says
 CREDIT_FLOOR = 0.01

@@ -241,6 +241,26 @@ def test_coref_sieve_stdin_and_stdout(tmp_path, monkeypatch, capsys):
     assert capsys.readouterr().out == out
 
 
+def test_postedit_writes_stdout_without_out_and_names_a_short_alignment(tmp_path, monkeypatch, capsys):
+    pytest.importorskip("spacy")
+    src = write(tmp_path / "src", "I saw the mouse .\nIt is old .\n")
+    hyp = write(tmp_path / "hyp", "j' ai vu la souris .\nil est vieux .\n")
+    al = write(tmp_path / "al", "0-0 1-1 1-2 2-3 3-4 4-5\n0-0 1-1 2-2 3-3\n")
+    base = ["-q", "postedit", "--backend", "sieve", "--source", str(src), "--translation", str(hyp)]
+    assert main(base + ["--alignment", str(al)]) == 0           # no --out: standard output
+    out = capsys.readouterr().out
+    assert out == "j' ai vu la souris .\nelle est vieux .\n"      # il → elle for *souris*
+    assert main(base + ["--alignment", str(al), "--out", str(tmp_path / "pe")]) == 0
+    assert (tmp_path / "pe").read_text() == out
+    _stdin(monkeypatch, al.read_text())
+    assert main(base + ["--alignment", "-", "--out", "-"]) == 0
+    assert capsys.readouterr().out == out
+    short = write(tmp_path / "short", "0-0 1-1 1-2 2-3 3-4 4-5\n")
+    assert main(base + ["--alignment", str(short), "--out", str(tmp_path / "pe2")]) == 1
+    captured = capsys.readouterr()
+    assert "short:2" in captured.err and captured.out == "" and not (tmp_path / "pe2").exists()
+
+
 def test_plm_predict_and_score_stdin_and_stdout(tmp_path, monkeypatch, capsys, caplog):
     pytest.importorskip("spacy")
     from cad.plm.model import train_plm

@@ -241,3 +241,38 @@ def test_shipped_dev_suites_are_balanced_pairs():
             assert (a.targets == b.targets) == ("intra" not in name)
             assert a.meta["distance"] == b.meta["distance"] and (a.meta["distance"] > 0) == ("intra" not in name)
             assert {a.meta["gender"], b.meta["gender"]} == {"masc", "fem"}
+
+
+def test_the_fallback_scores_with_the_features_own_objective(tmp_path):
+    """Where no search reaches a candidate, `cad score` adds up w_LM·LM, w_CM·(the feature's own
+    score of the candidate's pronoun class) and w_φ·Σ ln φ(e|f). With a bundle where *ce* holds half
+    the mass, the credit objective gives *il* ce's credit for a masculine antecedent (ln .8 against
+    ln .3 under the likelihood) and not for a feminine one."""
+    from test_cm_feature import tiny_model
+
+    from cad.cm.class_model import ClassTable
+    from cad.cm.config import feature_config
+    from cad.decoder import Decoder, DecoderModel
+    from cad.experiments.contrastive import ContextScorer
+    from cad.moses.ini import write_config
+
+    tiny_model(tmp_path, 2.0)       # its phrase table, LM and base.ini
+    dist = {"il": 0.3, "ce": 0.5, "elle": 0.2}
+    ClassTable({"it-subj-masc-sing": dict(dist), "it-subj-fem-sing": dict(dist)}).write(tmp_path / "ce.gz")
+    write_config(feature_config(tmp_path / "base.ini", tmp_path / "ce.gz", 2.0), tmp_path / "ce.ini")
+    model = DecoderModel.load(tmp_path / "ce.ini")
+    scorer = ContextScorer(Decoder(model), None)
+    assert scorer.cm.objective == "credit"
+    w_phi = scorer.lexicon.weight
+    assert w_phi > 0
+
+    def difference(bundle: str) -> float:
+        """score(il dort) − score(elle dort): their LM scores are equal (each seen once)."""
+        il, cls_il, _ = scorer._fallback("it sleeps", "il dort", lambda own: {0: {bundle: 1.0}})
+        elle, cls_elle, _ = scorer._fallback("it sleeps", "elle dort", lambda own: {0: {bundle: 1.0}})
+        assert (cls_il, cls_elle) == ("il", "elle")
+        return il - elle
+
+    phi = w_phi * math.log(0.7 / 0.3)
+    assert difference("it-subj-masc-sing") == pytest.approx(2.0 * math.log(0.8 / 0.2) + phi)
+    assert difference("it-subj-fem-sing") == pytest.approx(2.0 * math.log(0.3 / 0.2) + phi)

@@ -20,6 +20,7 @@ import numpy as np
 
 from cad.core.errors import CadError
 from cad.core.textio import atomic_output
+from cad.core.threads import one_blas_thread
 
 Group = Sequence[Sequence[str]]          # the binary features of each alternative
 
@@ -84,8 +85,9 @@ class SoftmaxRanker:
             grad = x.T @ (p - q) + l2 * w
             return loss, grad
 
-        res = minimize(objective, np.zeros(len(vocab)), jac=True, method="L-BFGS-B",
-                       options={"maxiter": max_iter})
+        with one_blas_thread():
+            res = minimize(objective, np.zeros(len(vocab)), jac=True, method="L-BFGS-B",
+                           options={"maxiter": max_iter})
         return cls(vocab, res.x)
 
     # -- storage --------------------------------------------------------------------------------

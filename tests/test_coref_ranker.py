@@ -95,6 +95,26 @@ def test_softmax_learns_the_gold_feature():
 
 # -- features on hand-made documents -------------------------------------------------------------
 
+def test_softmax_fit_is_the_same_whatever_the_blas_threads():
+    """A vocabulary long enough that OpenBLAS splits its dot products over threads: fitted under
+    one thread and under two, the weights are the same bits (without `one_blas_thread` they differ
+    in their last digits, and a real corpus carries that into the stored model)."""
+    from threadpoolctl import threadpool_limits
+
+    rng = np.random.default_rng(0)
+    groups, gold = [], []
+    for _ in range(3000):
+        groups.append([[f"f{rng.integers(0, 40000)}" for _ in range(12)] + [f"b{rng.integers(0, 20)}"]
+                       for _ in range(8)])
+        right = int(rng.integers(0, 8))
+        gold.append([j == right for j in range(8)])
+    fits = []
+    for threads in (1, 2):
+        with threadpool_limits(limits=threads):
+            fits.append(SoftmaxRanker.fit(groups, gold, l2=1.0).weights)
+    assert len(fits[0]) > 30000 and np.array_equal(fits[0], fits[1])
+
+
 def test_pair_features_agreement_roles_and_distance(nlp):
     decs = decisions(nlp, "The farmers saw a red car .\nThey liked it a lot .")
     they = next(d for d in decs if d.site.word == "they")

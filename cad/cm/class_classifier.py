@@ -29,6 +29,7 @@ from cad.cm.referent import ANIMACY
 from cad.cm.source_cm import SourceClassTable
 from cad.core.errors import CadError
 from cad.core.textio import atomic_output
+from cad.core.threads import one_blas_thread
 from coref.english.roles import pleonastic_cues
 
 FORMAT = "cad-cm-classifier-1"
@@ -143,7 +144,8 @@ class ClassifierCM:
         vec = DictVectorizer()
         Xv = vec.fit_transform(X)
         clf = LogisticRegression(C=C, max_iter=2000)
-        clf.fit(Xv, y, sample_weight=weights)
+        with one_blas_thread():
+            clf.fit(Xv, y, sample_weight=weights)
         coef = clf.coef_.tolist()
         intercept = clf.intercept_.tolist()
         classes = [str(c) for c in clf.classes_]

@@ -13,6 +13,7 @@ from cad.core.aligned_docs import aligned_documents
 from cad.core.errors import CadError
 from cad.core.progress import progress
 from cad.core.textio import atomic_output
+from cad.core.threads import one_blas_thread
 from cad.lang.en import CM_PRONOUNS
 from cad.lang.fr_morph import tag
 from cad.plm.model import PLM
@@ -99,7 +100,8 @@ def train_source_aware(plm_dir: str, corpus: str, align: str, coref: str, out: s
     vec = DictVectorizer()
     clf = LogisticRegression(max_iter=3000, class_weight="balanced", C=0.5, random_state=1)
     Xv = vec.fit_transform(X)
-    clf.fit(Xv, y)
+    with one_blas_thread():
+        clf.fit(Xv, y)
     acc = sum(int(a == b) for a, b in zip(clf.predict(Xv), y)) / len(y)
     Path(out).mkdir(parents=True, exist_ok=True)
     save_model(vec, clf, len(y), Path(out) / MODEL_FILE)

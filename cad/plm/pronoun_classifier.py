@@ -26,6 +26,7 @@ from cad.core.docs import read_docs
 from cad.core.errors import CadError
 from cad.core.progress import progress
 from cad.core.textio import atomic_output, count_lines, read_parallel
+from cad.core.threads import one_blas_thread
 from cad.lang.fr_morph import tag
 from cad.lm.arpa import write_arpa
 from cad.lm.kneser_ney import estimate
@@ -218,7 +219,9 @@ def _fit(xs: list[dict], ys: list[str], c: float):
 
     vec = DictVectorizer()
     clf = LogisticRegression(max_iter=5000, class_weight="balanced", C=c, random_state=1)
-    return vec, clf.fit(vec.fit_transform(xs), ys)
+    x = vec.fit_transform(xs)
+    with one_blas_thread():
+        return vec, clf.fit(x, ys)
 
 
 def halves_macro_r(X: list[list[dict]], y: list[list[str]], dropped: tuple[str, ...],

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cad.core.errors import CadError
+from cad.core.threads import one_blas_thread
 from coref.english.lexicon import head_class, noun_lexnames, selection
 from coref.english.mentions import Mention
 from coref.gold.gum import ENTITY_TYPES
@@ -90,8 +91,9 @@ class TypeModel:
             loss = float(np.sum(lse - (s * y).sum(axis=1))) + 0.5 * l2 * float((w * w).sum())
             return loss, (x.T @ (p - y) + l2 * w).ravel()
 
-        res = minimize(objective, np.zeros(shape[0] * shape[1]), jac=True, method="L-BFGS-B",
-                       options={"maxiter": max_iter})
+        with one_blas_thread():
+            res = minimize(objective, np.zeros(shape[0] * shape[1]), jac=True, method="L-BFGS-B",
+                           options={"maxiter": max_iter})
         return cls(vocab, res.x.reshape(shape))
 
     def to_dict(self) -> dict:

@@ -20,6 +20,7 @@ import numpy as np
 
 from cad.core.errors import CadError
 from cad.core.textio import atomic_output
+from cad.core.threads import one_blas_thread
 from cad.eval.rank.kernels import gram, paired
 from cad.eval.rank.objects import Pair
 from cad.eval.rank.tree import Tree
@@ -66,7 +67,8 @@ class Nystrom:
     def fit(cls, landmarks: list[Pair], spec: KernelSpec, rel_tol: float = 1e-6) -> "Nystrom":
         k = pair_gram(landmarks, landmarks, spec)
         k = (k + k.T) / 2
-        vals, vecs = np.linalg.eigh(k)
+        with one_blas_thread():
+            vals, vecs = np.linalg.eigh(k)
         keep = vals > rel_tol * vals.max()
         return cls(landmarks, vecs[:, keep] / np.sqrt(vals[keep]))
 
@@ -148,5 +150,6 @@ def train_ranker(x: np.ndarray, wins: np.ndarray, loses: np.ndarray, c: float = 
     rng = np.random.default_rng(seed)
     sign = rng.choice([-1.0, 1.0], size=len(d))
     clf = LogisticRegression(C=c, fit_intercept=False, max_iter=2000)
-    clf.fit(d * sign[:, None], (sign > 0).astype(int))
+    with one_blas_thread():
+        clf.fit(d * sign[:, None], (sign > 0).astype(int))
     return clf.coef_[0], scale

@@ -302,6 +302,10 @@ def test_rerank_route_on_cad_nbest_lists(sample_system, tmp_path, capsys):
     assert targets[0.0][1] == first[0]                               # weight 0: the decoder's own 1-best
     assert any(h.split()[0] == "elle" for h in first)                # the list offers the feminine pronoun
     assert targets[5.0][1].split()[0] == "elle"                       # the CM chooses it: the mouse is feminine
+    capsys.readouterr()
+    assert main(["-q", "cm", "rerank", "--nbest", str(tmp_path / "nbest"), "--input", str(tmp_path / "src"),
+                 "--coref", str(tmp_path / "coref.jsonl"), "--cm", str(out / "cm" / "cm.gz"), "--weight", "5"]) == 0
+    assert capsys.readouterr().out.splitlines() == targets[5.0]       # no --out: standard output
     bad = tmp_path / "short"
     write(bad, "\n".join(l for l in lines if l.startswith("0 |||")) + "\n")
     assert main(["-q", "cm", "rerank", "--nbest", str(bad), "--input", str(tmp_path / "src"), "--coref",

@@ -154,6 +154,34 @@ def test_decoder_feature_changes_the_pronoun_and_reports_its_score(tmp_path):
     assert Decoder(tiny_model(tmp_path, 0.0)).translate("it sleeps", context=fem).text == "il dort"
 
 
+def test_decoder_with_the_map_reading_from_moses_ini(tmp_path):
+    model = tiny_model(tmp_path, 2.0)
+    # an antecedent of uncertain gender: the mixture gives elle .45 * .9 + .4 * .05 = .425 against
+    # il's .3825, too little against the phrase table's il; its likeliest bundle alone decides
+    uncertain = {"pronouns": {0: {"it-subj-fem-sing": 0.45, "it-subj-masc-sing": 0.4, "it-subj-nonref": 0.15}}}
+    assert Decoder(model).translate("it sleeps", context=uncertain).text == "il dort"
+    write_config(feature_config(tmp_path / "base.ini", tmp_path / "classes.gz", 2.0, reading="map"),
+                 tmp_path / "map.ini")
+    tr = Decoder(DecoderModel.load(tmp_path / "map.ini")).translate("it sleeps", context=uncertain)
+    assert tr.text == "elle dort"
+    assert tr.feature_dict()[FEATURE_NAME] == pytest.approx([math.log(0.9)])
+
+
+def test_cli_config_writes_the_reading(tmp_path, capsys):
+    from cad.cli import main
+
+    tiny_model(tmp_path, 2.0)
+    args = ["-q", "cm", "config", "--mode", "feature", "--base", str(tmp_path / "base.ini"),
+            "--cm", str(tmp_path / "classes.gz"), "--out", str(tmp_path / "out.ini")]
+    assert main(args + ["--reading", "map"]) == 0
+    assert "objective=credit reading=map" in (tmp_path / "out.ini").read_text()
+    assert main(args) == 0
+    assert "reading=" not in (tmp_path / "out.ini").read_text()
+    with pytest.raises(SystemExit) as e:
+        main(args + ["--reading", "vote"])
+    assert e.value.code == 2 and "invalid choice: 'vote'" in capsys.readouterr().err
+
+
 def test_class_reranker_picks_by_hand_computed_score():
     from cad.translate.rerank import ClassReranker, Hypothesis
 
@@ -495,6 +523,50 @@ def test_feature_objective_from_moses_ini(tmp_path):
         CoreferenceModelFeature(slot, Feature("CoreferenceModel", "CM", {"objective": "x"}), table=table)
     cfg = feature_config_with_objective(tmp_path)
     assert [f.args.get("objective") for f in cfg.features if f.type == "CoreferenceModel"] == ["credit"]
+
+
+def test_the_map_reading_scores_the_likeliest_bundle_by_hand(tmp_path):
+    from cad.cm.class_model import read_mixture
+    from cad.core.errors import CadError
+    from cad.moses.ini import parse_config
+
+    table = ClassTable({"it-cop-fem-sing": {"elle": 0.5, "ce": 0.2, "il": 0.1, "la": 0.1, NONE: 0.1},
+                        "it-cop-masc-sing": {"il": 0.6, "ce": 0.3, NONE: 0.1},
+                        "it-cop-nonref": {"il": 0.3, "ce": 0.6, NONE: 0.1}})
+    # two antecedents of one entity split its weight: the bundle, not the candidate, is read
+    mix = {"it-cop-fem-sing": 0.45, "it-cop-masc-sing": 0.3, "it-cop-nonref": 0.25}
+    assert read_mixture(mix, "mixture") is mix
+    assert read_mixture(mix, "map") == {"it-cop-fem-sing": 1.0}
+    assert read_mixture({"b": 0.5, "a": 0.5}, "map") == {"a": 1.0}        # a tie: the first in sorted order
+    assert read_mixture({}, "map") == {}
+    with pytest.raises(CadError, match="unknown CM reading"):
+        read_mixture(mix, "vote")
+    slot = FeatureSlot("CM", "CoreferenceModel", 0, 1, [1.0])
+    tokens = ["and", "it", "was", "dead"]
+    hedged = CoreferenceModelFeature(slot, Feature("CoreferenceModel", "CM", {"objective": "credit"}), table=table)
+    decided = CoreferenceModelFeature(slot, Feature("CoreferenceModel", "CM", {"objective": "credit", "reading": "map"}),
+                                      table=table)
+    for f in (hedged, decided):
+        f.begin_sentence(tokens, {"pronouns": {1: mix}})
+    elle, ce = option(1, 2, ["elle"], [(0, 0)]), option(1, 2, ["c'"], [(0, 0)])
+    # the mixture hedges: elle .45 * .5 + .3 * 0 + .25 * 0 = .225; ce earns ce and il everywhere:
+    # .45 * .3 + .3 * .9 + .25 * .9 = .63, so c' wins
+    assert hedged.evaluate(elle) == pytest.approx((math.log(0.225),))
+    assert hedged.evaluate(ce) == pytest.approx((math.log(0.63),))
+    # the map reading: the feminine bundle alone, elle .5 against ce's .2 + .1
+    assert decided.evaluate(elle) == pytest.approx((math.log(0.5),))
+    assert decided.evaluate(ce) == pytest.approx((math.log(0.3),))
+    with pytest.raises(CadError, match="unknown reading=vote"):
+        CoreferenceModelFeature(slot, Feature("CoreferenceModel", "CM", {"reading": "vote"}), table=table)
+    # written on the feature's line by cad cm config, and left off for the default
+    cfg = baseline_config(str(tmp_path / "pt"), None, str(tmp_path / "lm.arpa"), 2, table_limit=0)
+    write_config(cfg, tmp_path / "base.ini")
+    table.write(tmp_path / "classes.gz")
+    for reading, written in (("map", "map"), ("mixture", None)):
+        write_config(feature_config(tmp_path / "base.ini", tmp_path / "classes.gz", 1.0, "credit", reading=reading),
+                     tmp_path / "cm.ini")
+        got = [f.args.get("reading") for f in parse_config(tmp_path / "cm.ini").features if f.type == "CoreferenceModel"]
+        assert got == [written]
 
 
 def feature_config_with_objective(tmp_path):

@@ -276,3 +276,31 @@ def test_the_fallback_scores_with_the_features_own_objective(tmp_path):
     phi = w_phi * math.log(0.7 / 0.3)
     assert difference("it-subj-masc-sing") == pytest.approx(2.0 * math.log(0.8 / 0.2) + phi)
     assert difference("it-subj-fem-sing") == pytest.approx(2.0 * math.log(0.3 / 0.2) + phi)
+
+
+def test_the_fallback_reads_the_mixture_as_the_feature_does(tmp_path):
+    """With `reading=map` the fallback scores the likeliest bundle alone, as the feature does in
+    forced decoding: under a mixture of .6 feminine and .4 masculine, *elle* against *il* is
+    ln(.6·.9 + .4·.05) − ln(.4·.9 + .6·.05) with the whole mixture, ln(.9 / .05) with its map."""
+    from test_cm_feature import tiny_model
+
+    from cad.cm.config import feature_config
+    from cad.decoder import Decoder, DecoderModel
+    from cad.experiments.contrastive import ContextScorer
+    from cad.moses.ini import write_config
+
+    tiny_model(tmp_path, 2.0)       # classes.gz: elle .9 / il .05 for the feminine bundle, the reverse
+    mix = {"it-subj-fem-sing": 0.6, "it-subj-masc-sing": 0.4}
+    phi = None
+    got = {}
+    for reading in ("mixture", "map"):
+        write_config(feature_config(tmp_path / "base.ini", tmp_path / "classes.gz", 2.0, reading=reading),
+                     tmp_path / f"{reading}.ini")
+        scorer = ContextScorer(Decoder(DecoderModel.load(tmp_path / f"{reading}.ini")), None)
+        assert scorer.cm.reading == reading
+        elle, _, _ = scorer._fallback("it sleeps", "elle dort", lambda own: {0: dict(mix)})
+        il, _, _ = scorer._fallback("it sleeps", "il dort", lambda own: {0: dict(mix)})
+        phi = scorer.lexicon.weight * math.log(0.3 / 0.7)
+        got[reading] = elle - il
+    assert got["mixture"] == pytest.approx(2.0 * math.log((0.6 * 0.9 + 0.4 * 0.05) / (0.4 * 0.9 + 0.6 * 0.05)) + phi)
+    assert got["map"] == pytest.approx(2.0 * math.log(0.9 / 0.05) + phi)

@@ -11,7 +11,7 @@ from cad.cli.experiments import add_experiment_parsers
 from cad.cli.lexicons import add_spanish_lexicons, gender_lexicon, human_lexicon
 from cad.cli.translate import SOURCE_FEATURE_LANGUAGES, add_postedit_parser, add_rerank_parser, add_translate_parser
 from cad.cm.class_classifier import CM_MODELS
-from cad.cm.class_model import OBJECTIVES, OBJECTIVES_HELP
+from cad.cm.class_model import OBJECTIVES, OBJECTIVES_HELP, READINGS, READINGS_HELP
 from cad.core.cliargs import add_input_argument as add_in, add_output_argument as add_out
 from cad.core.errors import CadError
 from coref.backends import BACKENDS, DEFAULT_BACKEND
@@ -92,7 +92,7 @@ def _config(a: argparse.Namespace) -> None:
         # the source-feature table (Spanish→English) has no APT credit matrix: it scores ln P(class)
         objective = "likelihood" if a.cm_model == "source-table" else a.objective
         write_feature_config(a.base, a.cm, a.out, FEATURE_WEIGHT if a.weight is None else a.weight, objective,
-                             a.cm_model)
+                             a.cm_model, a.reading)
     elif a.cm_model != "table":
         raise CadError(f"--cm-model {a.cm_model} needs --mode feature (the back-off table is a phrase table)")
     else:
@@ -158,6 +158,8 @@ def add_cm_parsers(sub) -> None:
     s.add_argument("--weight", type=float, help="the CM's weight (default 0.8 backoff, 3 feature)")
     s.add_argument("--objective", choices=OBJECTIVES, default="credit",
                    help="feature: " + OBJECTIVES_HELP)
+    s.add_argument("--reading", choices=READINGS, default="mixture",
+                   help="feature: how the CM reads a pronoun's bundles: " + READINGS_HELP + " (default: mixture)")
     add_out(s, "--out", required=True, help="the new moses.ini")
     s.set_defaults(func=_config)
 

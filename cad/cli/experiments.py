@@ -7,7 +7,7 @@ import argparse
 import sys
 
 from cad.cli.lexicons import add_spanish_lexicons, gender_lexicon, human_lexicon
-from cad.cm.class_model import OBJECTIVES, OBJECTIVES_HELP
+from cad.cm.class_model import OBJECTIVES, OBJECTIVES_HELP, READINGS, READINGS_HELP
 from cad.core.cliargs import add_input_argument as add_in
 
 # Each command imports its implementation when it runs: `cad` then starts without loading
@@ -65,7 +65,7 @@ def _experiment(a: argparse.Namespace) -> None:
     systems = None if a.systems is None else parse_systems(a.systems)
     report = run_experiment(a.config, a.classes, a.cm, a.source, a.reference, a.align_ref, a.docs, a.gold, a.out,
                             grid, a.workers, a.nbest, a.folds, systems=systems, objective=a.objective,
-                            coref_records=a.coref, mert_iterations=a.mert_iterations, mert_nbest=a.mert_nbest,
+                            reading=a.reading, coref_records=a.coref, mert_iterations=a.mert_iterations, mert_nbest=a.mert_nbest,
                             mert_cm_weight=a.mert_cm_weight, classifier=a.classifier)
     sys.stdout.write(to_markdown(report))
 
@@ -98,6 +98,9 @@ def add_experiment_parsers(cs) -> None:
     s.add_argument("--workers", type=int, default=2, help="decoding processes (default: %(default)s)")
     s.add_argument("--objective", choices=OBJECTIVES, default="credit",
                    help="the class CM's score: " + OBJECTIVES_HELP)
+    s.add_argument("--reading", choices=READINGS, default="mixture",
+                   help="how the CM-feature systems and the oracles read a pronoun's bundles: " + READINGS_HELP
+                        + " (default: mixture)")
     s.add_argument("--coref", help="the ranker's coreference records for --source (JSON Lines, e.g. cad coref-eval "
                                    "--cv-folds K --out): default, the shipped ranker, which trained on ParCorFull TED")
     s.add_argument("--out", required=True, help="report prefix: PREFIX.md, PREFIX.json, PREFIX.png, PREFIX.work/")

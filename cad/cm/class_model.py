@@ -39,6 +39,12 @@ _OTHER_GENDER = {"masc": "fem", "fem": "masc"}
 # APT's score (its w2), none
 CREDIT_OF_SIMILAR = {"credit": 1.0, "apt": 0.5, "exact": 0.0}
 OBJECTIVES = ("likelihood", *CREDIT_OF_SIMILAR)
+# how a pronoun model reads a pronoun's mixture: all of it (seed 003's expected value), or only its
+# most probable bundle (a decision, as seed 004 takes the resolver's one antecedent)
+READINGS = ("mixture", "map")
+READINGS_HELP = ("mixture: every bundle by its weight (the coreference's uncertainty hedged, towards ce where the "
+                 "antecedents disagree); map: only the mixture's most probable bundle, weight 1 (the pronoun "
+                 "takes its likeliest antecedent's gender)")
 # what each objective scores, for the commands that take --objective
 OBJECTIVES_HELP = ("ln of the expected credit of the option's pronoun with a similar pair (ce for il) worth 1 "
                    "(credit, default: C1+C2 accuracy), 0.5 (apt: APT's score) or 0 (exact: the same word), or "
@@ -117,6 +123,18 @@ def pronoun_mixture(r: PronounResolution, role: str, project: Projection, with_h
                               with_human, kind_gn)
                 out[b] += w * v / z
     return dict(out)
+
+
+def read_mixture(mixture: dict[str, float], reading: str = "mixture") -> dict[str, float]:
+    """The mixture a pronoun model scores under `reading` (READINGS): the mixture itself, or its
+    most probable bundle alone ("map"; a tie goes to the bundle first in sorted order). The bundle,
+    not the candidate: the mentions of one entity (*it* ... *it* ... *a mouse*) split its weight."""
+    if reading == "mixture" or not mixture:
+        return mixture
+    if reading == "map":
+        top = max(sorted(mixture), key=lambda b: mixture[b])
+        return {top: 1.0}
+    raise CadError(f"unknown CM reading {reading!r} (choose from {', '.join(READINGS)})")
 
 
 def _says_nothing(dist: dict) -> bool:

@@ -42,10 +42,10 @@ def write_cm_config(base, cm_table, out, weight: float = 0.8) -> MosesConfig:
 
 
 def feature_config(base: str | os.PathLike, classes: str | os.PathLike, weight: float = FEATURE_WEIGHT,
-                   objective: str = "credit", model: str = "table") -> MosesConfig:
+                   objective: str = "credit", model: str = "table", reading: str = "mixture") -> MosesConfig:
     """The base configuration plus `CoreferenceModel` reading the class table (classes.gz) or,
-    `model="classifier"`, the classifier CM (classifier.json); `objective` and `model` are written
-    on the feature's line unless they are the decoder's defaults (likelihood, table)."""
+    `model="classifier"`, the classifier CM (classifier.json); `objective`, `model` and `reading` are
+    written on the feature's line unless they are the decoder's defaults (likelihood, table, mixture)."""
     cfg = copy.deepcopy(parse_config(base))
     cfg.features = [f for f in cfg.features if f.type != "CoreferenceModel"]
     cfg.weights.pop(FEATURE_NAME, None)
@@ -53,14 +53,15 @@ def feature_config(base: str | os.PathLike, classes: str | os.PathLike, weight: 
     cfg.features.insert(idx, Feature("CoreferenceModel", FEATURE_NAME,
                                      {"num-features": "1", "path": str(Path(classes).resolve()),
                                       **({} if objective == "likelihood" else {"objective": objective}),
-                                      **({} if model == "table" else {"model": model})}))
+                                      **({} if model == "table" else {"model": model}),
+                                      **({} if reading == "mixture" else {"reading": reading})}))
     cfg.weights[FEATURE_NAME] = [weight]
     cfg.source = None
     return cfg
 
 
 def write_feature_config(base, classes, out, weight: float = FEATURE_WEIGHT, objective: str = "credit",
-                         model: str = "table") -> MosesConfig:
-    cfg = feature_config(base, classes, weight, objective, model)
+                         model: str = "table", reading: str = "mixture") -> MosesConfig:
+    cfg = feature_config(base, classes, weight, objective, model, reading)
     write_config(cfg, out)
     return cfg

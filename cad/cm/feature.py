@@ -2,7 +2,7 @@
 function in the decoder, while keeping the standard translation model").
 
 moses.ini:
-    CoreferenceModel name=CoreferenceModel0 num-features=1 path=tables/baseline/classes.gz [objective=credit]
+    CoreferenceModel name=CoreferenceModel0 num-features=1 path=tables/baseline/classes.gz [objective=credit] [reading=map]
     [weight]  CoreferenceModel0= 0.1
 or, with the classifier CM (cad/cm/class_classifier.py) in place of the class table,
     CoreferenceModel name=CoreferenceModel0 num-features=1 path=tables/baseline/classifier.json model=classifier
@@ -15,6 +15,9 @@ pronoun, with APT's alignment improvement inside the phrase (nothing: NONE); eve
 scores 0. The phrase table stays whole. `objective=credit` scores ln of the option's expected APT
 credit instead of ln P(class) (ClassTable.expected_credit), where *il* earns the credit of a *ce*
 reference only in the share of the mixture whose antecedent is not feminine (class_model.score_class).
+`reading=map` scores the mixture's most probable bundle alone instead of the whole mixture
+(class_model.read_mixture): a decision on the antecedent's features, as seed 004 takes the
+resolver's one antecedent, where the mixture hedges between the antecedents' genders.
 
 Importing this module registers the feature under its moses.ini type (cad/decoder/registry.py);
 installed distributions also find it through the `cad.decoder_features` entry point.
@@ -25,7 +28,7 @@ from __future__ import annotations
 from typing import Any
 
 from cad.cm.class_classifier import CM_MODELS, load_pronoun_model
-from cad.cm.class_model import OBJECTIVES, ClassTable, gender_shares, score_class
+from cad.cm.class_model import OBJECTIVES, READINGS, ClassTable, gender_shares, read_mixture, score_class
 from cad.cm.classes import aligned_words, pronoun_class
 from cad.core.errors import CadError
 from cad.decoder.features import Option, StatelessFeature
@@ -77,6 +80,10 @@ class CoreferenceModelFeature(StatelessFeature):
         if self.objective not in OBJECTIVES:
             raise CadError(f"{feature.name}: unknown objective={self.objective} (choose from {', '.join(OBJECTIVES)})",
                            config_path, feature.line)
+        self.reading = feature.args.get("reading", "mixture")
+        if self.reading not in READINGS:
+            raise CadError(f"{feature.name}: unknown reading={self.reading} (choose from {', '.join(READINGS)})",
+                           config_path, feature.line)
         self.pronouns: dict[int, dict[str, float]] = {}
         self.tokens: list[str] = []
         # an option's class depends on its words, alignment and source span only: a phrase pair is
@@ -94,10 +101,15 @@ class CoreferenceModelFeature(StatelessFeature):
         for i in mixtures:
             if not 0 <= i < len(tokens):
                 raise CadError(f"coreference context names token {i} of a {len(tokens)}-token sentence")
+        mixtures = {i: self.read(mix) for i, mix in mixtures.items()}
         # one distribution per pronoun and sentence; each option then reads its class's score
         self.pronouns = {i: self.table.class_distribution(mix, tokens, i) for i, mix in mixtures.items()}
         self.shares = {i: gender_shares(mix) for i, mix in mixtures.items()}
         self._scores: dict[tuple[int, str], float] = {}
+
+    def read(self, mixture: dict[str, float]) -> dict[str, float]:
+        """The part of a pronoun's mixture this feature scores (its `reading=`)."""
+        return read_mixture(mixture, self.reading)
 
     def reads_sentence(self) -> bool:
         return bool(self.pronouns)

@@ -234,7 +234,9 @@ class ContextScorer:
         for i, m in sorted(mix.items()):
             cls = pronoun_class(aligned_words(src, tgt, links, i))
             classes.append(cls)
-            # the feature's own score of that class (the class table or the classifier CM, its objective)
+            # the feature's own score of that class (the class table or the classifier CM, its
+            # objective, the part of the mixture it reads)
+            m = self.cm.read(m)
             total += self.cm.slot.weights[0] * score_class(self.cm.table.class_distribution(m, src, i), cls,
                                                            self.cm.objective, gender_shares(m))
         total += self.lexicon.weight * sum(self.lexicon.logp(src[i], tgt[j]) for i, j in links)

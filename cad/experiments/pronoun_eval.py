@@ -102,9 +102,11 @@ def run_experiment(config: str, classes: str, cm_table: str, source: str, refere
                    docs: str, gold: str | None, out: str, grid=DEFAULT_GRID, workers: int = 2, nbest: int = 30,
                    folds: int = 2, backoff_weight: float = 0.8, systems: tuple[str, ...] | None = None,
                    objective: str = "credit", coref_records: str | None = None, mert_iterations: int = 0,
-                   mert_nbest: int = 100, mert_cm_weight: float = 3.0, classifier: str | None = None) -> dict:
+                   mert_nbest: int = 100, mert_cm_weight: float = 3.0, classifier: str | None = None,
+                   reading: str = "mixture") -> dict:
     """`systems`: the names of SYSTEMS to run (default: all; BL always). `objective`: the class
-    CM's score in CM-feature, CM-rerank and the oracles (ClassTable.score). `coref_records`:
+    CM's score in CM-feature, CM-rerank and the oracles (ClassTable.score); `reading`: how the
+    CM-feature systems and the oracles read each pronoun's mixture (class_model.read_mixture). `coref_records`:
     the ranker's records for the source documents (e.g. `cad coref-eval --cv-folds K --out`,
     where no talk is resolved by a model that saw it); documents without records there are
     resolved by the shipped ranker. `mert_iterations` > 0 adds the two MERT systems (MERT_BL,
@@ -113,7 +115,7 @@ def run_experiment(config: str, classes: str, cm_table: str, source: str, refere
     table; default, classifier.json beside `classes`."""
     exp = PronounEvaluation(config, classes, cm_table, source, reference, align_ref, docs, gold, out, grid, workers,
                             nbest, folds, backoff_weight, systems, objective, coref_records, mert_iterations,
-                            mert_nbest, mert_cm_weight, classifier)
+                            mert_nbest, mert_cm_weight, classifier, reading)
     return exp.run()
 
 
@@ -122,13 +124,13 @@ class PronounEvaluation:
 
     def __init__(self, config, classes, cm_table, source, reference, align_ref, docs, gold, out, grid, workers,
                  nbest, folds, backoff_weight, systems, objective, coref_records, mert_iterations, mert_nbest,
-                 mert_cm_weight, classifier):
+                 mert_cm_weight, classifier, reading="mixture"):
         self.t_all = time.time()
         self.config, self.classes, self.cm_table, self.align_ref, self.docs = config, classes, cm_table, align_ref, docs
         self.gold, self.out, self.grid, self.workers, self.nbest = gold, out, grid, workers, nbest
         self.backoff_weight, self.objective, self.coref_records = backoff_weight, objective, coref_records
         self.mert_iterations, self.mert_nbest, self.mert_cm_weight = mert_iterations, mert_nbest, mert_cm_weight
-        self.classifier = classifier
+        self.classifier, self.reading = classifier, reading
         systems = tuple((SYSTEMS if mert_iterations > 0 else SYSTEMS[:-2]) if systems is None else systems)
         unknown = [x for x in systems if x not in SYSTEMS]
         if unknown:
@@ -160,6 +162,7 @@ class PronounEvaluation:
         # later stages are kept in the work directory under this key (model, tables, input, coreference)
         self.stage_key = (bl_key(self.config, self.sentences, self.nbest) + file_key(self.classes)
                           + file_key(self.cm_table) + str(self.gold) + f"objective={self.objective}"
+                          + ("" if self.reading == "mixture" else f"reading={self.reading}")
                           + (file_key(self.coref_records) if self.coref_records else ""))
         self.feature_systems()
         self.mert_systems()
@@ -243,7 +246,7 @@ class PronounEvaluation:
             kinds["classifier"] = self.classifier
         decoders = {}
         for kind, path in kinds.items():
-            fcfg = feature_config(self.config, path, 0.0, self.objective, kind)
+            fcfg = feature_config(self.config, path, 0.0, self.objective, kind, self.reading)
             fmodel = DecoderModel.from_config(fcfg, self.sentences, SearchSettings(search_algorithm=1))
             for w in self.grid:
                 decoders[(kind, w)] = Decoder(fmodel.with_weights(FEATURE_NAME, [w]))
@@ -325,7 +328,8 @@ class PronounEvaluation:
         for name, in_context in ((MERT_BL, False), (MERT_CM, True)):
             if name not in self.systems:
                 continue
-            cfg = feature_config(self.config, self.classes, self.mert_cm_weight, self.objective) if in_context \
+            cfg = feature_config(self.config, self.classes, self.mert_cm_weight, self.objective,
+                                 reading=self.reading) if in_context \
                 else parse_config(self.config)
             self.runs[name] = stage(self.work, name, mert_key, lambda: mert_run(self, name, cfg, in_context))
             with open(self.work / slug(name) / "tuning.json", encoding="utf-8") as fh:
@@ -354,7 +358,7 @@ class PronounEvaluation:
             "total_seconds": round(time.time() - self.t_all, 1), "tuning": self.tuning,
             "note": "decoder weights are the base configuration's for every system but the MERT ones; the others "
                     "tune only the CM weight",
-            "objective": self.objective, "coreference": self.coref_records or "the shipped ranker",
+            "objective": self.objective, "reading": self.reading, "coreference": self.coref_records or "the shipped ranker",
         }
         write_report(report, self.out)
         return report

@@ -136,13 +136,18 @@ tables/$(CM_NAME)/cm.gz tables/$(CM_NAME)/classes.gz tables/$(CM_NAME)/classifie
 moses_configs/$(CM_NAME).ini: tables/$(CM_NAME)/cm.gz $(OUT)/moses.ini
 	$(CAD) -q cm config --base $(OUT)/moses.ini --cm tables/$(CM_NAME)/cm.gz --out $@
 
-# the class CM (tables/<name>/classes.gz, written by cm build) as a CoreferenceModel decoder feature
+# the class CM (tables/<name>/classes.gz, written by cm build) as a CoreferenceModel decoder feature.
+# CM_READING: how it reads each pronoun's bundles, map (the likeliest alone: the pronoun takes its likeliest
+# antecedent's gender) or mixture (all of them by their weights: hedges towards ce, 2 points more C1+C2
+# on the dev talks, 8 fewer feminine references; docs/results.md)
+CM_READING ?= map
 moses_configs/$(CM_NAME).feature.ini: tables/$(CM_NAME)/classes.gz $(OUT)/moses.ini
-	$(CAD) -q cm config --mode feature --base $(OUT)/moses.ini --cm tables/$(CM_NAME)/classes.gz --out $@
+	$(CAD) -q cm config --mode feature --reading $(CM_READING) --base $(OUT)/moses.ini \
+		--cm tables/$(CM_NAME)/classes.gz --out $@
 
 # the same feature reading the classifier CM (source words and antecedent features) instead
 moses_configs/$(CM_NAME).classifier.ini: tables/$(CM_NAME)/classifier.json $(OUT)/moses.ini
-	$(CAD) -q cm config --mode feature --cm-model classifier --base $(OUT)/moses.ini \
+	$(CAD) -q cm config --mode feature --cm-model classifier --reading $(CM_READING) --base $(OUT)/moses.ini \
 		--cm tables/$(CM_NAME)/classifier.json --out $@
 
 # The Pronoun Language Model (seed 001) over the target side of the training corpus, for
@@ -168,12 +173,12 @@ $(OUT)/dev.coref-cv.jsonl: $(VENV)/.installed
 # Every pronoun system on the 11 dev documents, tuned on one half by document and reported on the other
 # (BL, PE, CM-backoff, CM-feature, CM-rerank, the gold-coreference oracles): $(OUT)/pronoun-eval.{md,json,png}
 CM_OBJECTIVE ?= credit
-CM_GRID ?= 1,3,6,10
+CM_GRID ?= 1,3,6,10,15,25,40
 pronoun-eval: cm $(OUT)/dev.coref-cv.jsonl
 	$(CAD) cm experiment --config $(OUT)/moses.ini --classes tables/$(CM_NAME)/classes.gz \
 		--cm tables/$(CM_NAME)/cm.gz --source $(SHARED)/en-fr/dev.en --reference $(SHARED)/en-fr/dev.fr \
 		--align-ref $(SHARED)/en-fr/dev.en-fr.alig --docs $(SHARED)/en-fr/dev.docs \
-		--coref $(OUT)/dev.coref-cv.jsonl --objective $(CM_OBJECTIVE) --grid $(CM_GRID) \
+		--coref $(OUT)/dev.coref-cv.jsonl --objective $(CM_OBJECTIVE) --reading $(CM_READING) --grid $(CM_GRID) \
 		--gold $(SHARED)/coref/parcorfull/corpus/TED/EN --out $(OUT)/pronoun-eval
 	$(CAD) -q view --source $(SHARED)/en-fr/dev.en --docs $(SHARED)/en-fr/dev.docs --reference $(SHARED)/en-fr/dev.fr \
 		--align-ref $(SHARED)/en-fr/dev.en-fr.alig --coref $(OUT)/dev.coref-cv.jsonl --report $(OUT)/pronoun-eval.json \

@@ -138,8 +138,8 @@ moses_configs/$(CM_NAME).ini: tables/$(CM_NAME)/cm.gz $(OUT)/moses.ini
 
 # the class CM (tables/<name>/classes.gz, written by cm build) as a CoreferenceModel decoder feature.
 # CM_READING: how it reads each pronoun's bundles, map (the likeliest alone: the pronoun takes its likeliest
-# antecedent's gender) or mixture (all of them by their weights: hedges towards ce, 2 points more C1+C2
-# on the dev talks, 8 fewer feminine references; docs/results.md)
+# antecedent's gender) or mixture (all of them by their weights: hedges towards ce, 2-3 points more C1+C2
+# on the dev talks, 7-9 fewer feminine references; docs/results.md)
 CM_READING ?= map
 moses_configs/$(CM_NAME).feature.ini: tables/$(CM_NAME)/classes.gz $(OUT)/moses.ini
 	$(CAD) -q cm config --mode feature --reading $(CM_READING) --base $(OUT)/moses.ini \

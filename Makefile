@@ -29,7 +29,7 @@ PARALLEL_ARGS = $(if $(WORKERS),--workers $(WORKERS)) $(if $(SCHEDULER),--schedu
 TRAIN_ARGS = --corpus $(CORPUS) --src $(SRC) --tgt $(TGT) --out $(OUT) $(if $(filter 1,$(TOKENIZED)),--tokenized) \
 	$(if $(filter 1,$(LOWERCASE)),--lowercase) $(PARALLEL_ARGS)
 
-.PHONY: contrastive-suite contrastive-eval rank-eval es-en es-en-eval all install resources browser coref-model coref-ranker coref-eval cm plm demo pronoun-eval train prepare align lex phrases lm moses-ini check test test-all bench bench-shards clean decode binarize
+.PHONY: FORCE contrastive-suite contrastive-eval rank-eval es-en es-en-eval all install resources browser coref-model coref-ranker coref-eval cm plm demo pronoun-eval train prepare align lex phrases lm moses-ini check test test-all bench bench-shards clean decode binarize
 
 COREF_BACKEND ?= ranker
 CM_NAME ?= $(NAME)
@@ -141,12 +141,18 @@ moses_configs/$(CM_NAME).ini: tables/$(CM_NAME)/cm.gz $(OUT)/moses.ini
 # antecedent's gender) or mixture (all of them by their weights: hedges towards ce, 2-3 points more C1+C2
 # on the dev talks, 7-9 fewer feminine references; docs/results.md)
 CM_READING ?= map
-moses_configs/$(CM_NAME).feature.ini: tables/$(CM_NAME)/classes.gz $(OUT)/moses.ini
+# the reading the configurations were written with, rewritten only when CM_READING changes, so that
+# `make CM_READING=mixture` writes them again
+CM_READING_STAMP := moses_configs/.$(CM_NAME).reading
+$(CM_READING_STAMP): FORCE
+	@mkdir -p $(@D); [ "$$(cat $@ 2>/dev/null)" = "$(CM_READING)" ] || echo "$(CM_READING)" > $@
+FORCE:
+moses_configs/$(CM_NAME).feature.ini: tables/$(CM_NAME)/classes.gz $(OUT)/moses.ini $(CM_READING_STAMP)
 	$(CAD) -q cm config --mode feature --reading $(CM_READING) --base $(OUT)/moses.ini \
 		--cm tables/$(CM_NAME)/classes.gz --out $@
 
 # the same feature reading the classifier CM (source words and antecedent features) instead
-moses_configs/$(CM_NAME).classifier.ini: tables/$(CM_NAME)/classifier.json $(OUT)/moses.ini
+moses_configs/$(CM_NAME).classifier.ini: tables/$(CM_NAME)/classifier.json $(OUT)/moses.ini $(CM_READING_STAMP)
 	$(CAD) -q cm config --mode feature --cm-model classifier --reading $(CM_READING) --base $(OUT)/moses.ini \
 		--cm tables/$(CM_NAME)/classifier.json --out $@
 

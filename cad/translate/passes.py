@@ -7,7 +7,7 @@ translated again (seed 004's two passes).
 
 from __future__ import annotations
 
-from cad.cm.class_model import CM_PRONOUNS, antecedent_distribution, pronoun_mixture, through_chain
+from cad.cm.class_model import CM_PRONOUNS, antecedent_distribution, pronoun_mixture, read_mixture, through_chain
 from cad.cm.classes import aligned_words, pronoun_class
 from cad.cm.referent import animacy_of
 from cad.decoder.search import Translation
@@ -137,7 +137,8 @@ class FeaturePasses:
                 if found is not None:
                     tr.antecedent_translation, tr.gender_source = found.word, found.source
             tr.bundles = {b: round(w, 4) for b, w in sorted(ctx["pronouns"][r.index].items(), key=lambda x: -x[1])}
-            tr.features = next(iter(tr.bundles), None)
+            # the likeliest bundle, the one reading=map scores (ties as it breaks them)
+            tr.features = next(iter(read_mixture(ctx["pronouns"][r.index], "map")), None)
             # what the feature scored: the aligned words with APT's improvement (*la tuer*, *it* unaligned)
             words = aligned_words(sent, result.best.words, result.best.word_alignment, r.index)
             tr.target = " ".join(words)

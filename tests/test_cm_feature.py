@@ -387,6 +387,12 @@ def test_translate_cli_modes(tmp_path, capsys):
     assert main(args + ["--config", str(tmp_path / "base.ini"), "--cm-mode", "rerank",
                         "--classes", str(tmp_path / "classes.gz"), "--cm-weight", "2"]) == 0
     assert (tmp_path / "out").read_text() == "la souris court\nelle dort\n"
+    assert main(args + ["--config", str(tmp_path / "base.ini"), "--cm-mode", "rerank", "--reading", "map",
+                        "--classes", str(tmp_path / "classes.gz"), "--cm-weight", "2"]) == 0
+    assert (tmp_path / "out").read_text() == "la souris court\nelle dort\n"
+    with pytest.raises(SystemExit):
+        main(args + ["--config", str(tmp_path / "base.ini"), "--cm-mode", "rerank", "--reading", "vote",
+                     "--classes", str(tmp_path / "classes.gz")])
     assert main(args + ["--config", str(tmp_path / "base.ini"), "--system", "baseline", "--trace",
                         str(tmp_path / "bl.trace")]) == 0
     assert (tmp_path / "out").read_text() == "la souris court\nil dort\n"
@@ -612,6 +618,26 @@ def test_class_reranker_with_the_credit_objective_by_hand():
                         objective="credit")
     assert [fem.cm_score({0: {"it-cop-fem-sing": 1.0}}, h, src[0]) for h in hyps] == pytest.approx(
         [math.log(0.01), math.log(0.2), math.log(0.1)])
+
+
+def test_class_reranker_reads_the_mixture_as_the_feature_does():
+    from cad.core.errors import CadError
+    from cad.translate.rerank import ClassReranker, Hypothesis
+
+    table = ClassTable({"it-cop-fem-sing": {"elle": 0.5, "ce": 0.2, "il": 0.1, "la": 0.1, NONE: 0.1},
+                        "it-cop-masc-sing": {"il": 0.6, "ce": 0.3, NONE: 0.1},
+                        "it-cop-nonref": {"il": 0.3, "ce": 0.6, NONE: 0.1}})
+    mix = {"it-cop-fem-sing": 0.45, "it-cop-masc-sing": 0.3, "it-cop-nonref": 0.25}
+    src = ["and", "it", "was", "dead"]
+    elle = Hypothesis(["et", "elle", "était", "morte"], 0.0, [(0, 0), (1, 1), (2, 2), (3, 3)])
+    ce = Hypothesis(["et", "c'", "était", "mort"], 0.0, [(0, 0), (1, 1), (2, 2), (3, 3)])
+    # the numbers of the feature's test above: the mixture .225 against .63, the map reading .5 against .3
+    hedged = ClassReranker(table, 1.0, objective="credit")
+    decided = ClassReranker(table, 1.0, objective="credit", reading="map")
+    assert [hedged.cm_score({1: mix}, h, src) for h in (elle, ce)] == pytest.approx([math.log(0.225), math.log(0.63)])
+    assert [decided.cm_score({1: mix}, h, src) for h in (elle, ce)] == pytest.approx([math.log(0.5), math.log(0.3)])
+    with pytest.raises(CadError, match="unknown CM reading"):
+        ClassReranker(table, 1.0, reading="vote")
 
 
 def test_experiment_reads_coreferencerecords_by_document_index(tmp_path):

@@ -12,7 +12,7 @@ import time
 
 from cad.cli.lexicons import add_spanish_lexicons
 from cad.cm.class_classifier import CM_MODELS
-from cad.cm.class_model import OBJECTIVES, OBJECTIVES_HELP
+from cad.cm.class_model import OBJECTIVES, OBJECTIVES_HELP, READINGS, READINGS_HELP
 from cad.core.cliargs import add_input_argument as add_in, add_output_argument as add_out
 from cad.core.segments import LONG_LINES
 from coref.backends import BACKENDS, DEFAULT_BACKEND
@@ -179,7 +179,8 @@ def _reranker(a: argparse.Namespace, mode: str, source_features: bool):
     from cad.cm.class_classifier import load_pronoun_model
     from cad.translate.rerank import ClassReranker
 
-    return ClassReranker(load_pronoun_model(a.classes, a.cm_model), a.cm_weight, a.humanness, objective=a.objective)
+    return ClassReranker(load_pronoun_model(a.classes, a.cm_model), a.cm_weight, a.humanness, objective=a.objective,
+                          reading=a.reading)
 
 
 def _postedit(a: argparse.Namespace) -> None:
@@ -327,6 +328,9 @@ def add_translate_parser(sub) -> None:
     s.add_argument("--cm-weight", type=float, default=1.0, help="lambda_CM for --cm-mode rerank (default 1)")
     s.add_argument("--objective", choices=OBJECTIVES, default="credit",
                    help="--cm-mode rerank: " + OBJECTIVES_HELP)
+    s.add_argument("--reading", choices=READINGS, default="mixture",
+                   help="--cm-mode rerank: how the CM reads a pronoun's bundles, as the feature's reading=: "
+                        + READINGS_HELP + " (default: mixture)")
     s.add_argument("--nbest", type=int, default=30, help="distinct n-best size for --cm-mode rerank (default 30)")
     s.add_argument("--backend", default=DEFAULT_BACKEND, choices=BACKENDS,
                    help=f"coreference backend (default: {DEFAULT_BACKEND})")

@@ -106,7 +106,7 @@ def run_experiment(config: str, classes: str, cm_table: str, source: str, refere
                    reading: str = "mixture") -> dict:
     """`systems`: the names of SYSTEMS to run (default: all; BL always). `objective`: the class
     CM's score in CM-feature, CM-rerank and the oracles (ClassTable.score); `reading`: how the
-    CM-feature systems and the oracles read each pronoun's mixture (class_model.read_mixture). `coref_records`:
+    CM-feature systems, CM-rerank and the oracles read each pronoun's mixture (class_model.read_mixture). `coref_records`:
     the ranker's records for the source documents (e.g. `cad coref-eval --cv-folds K --out`,
     where no talk is resolved by a model that saw it); documents without records there are
     resolved by the shipped ranker. `mert_iterations` > 0 adds the two MERT systems (MERT_BL,
@@ -223,7 +223,7 @@ class PronounEvaluation:
         morph_cache: dict = {}
         for w in self.grid:
             translator = DocumentTranslator(None, "cm", "rerank", reranker=ClassReranker(
-                table, w, morph_cache=morph_cache, objective=self.objective))
+                table, w, morph_cache=morph_cache, objective=self.objective, reading=self.reading))
             outs, als = [], []
             for d, (doc_id, sents) in enumerate(self.docs_list):
                 result = translator.translate_document(doc_id, sents, self.records["ranker"][d], roles=self.roles[d],

@@ -20,8 +20,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from cad.cm.bundles import Bundle
-from cad.cm.class_model import (CM_PRONOUNS, antecedent_distribution, gender_shares, pronoun_mixture, score_class,
-                                through_chain)
+from cad.cm.class_model import (CM_PRONOUNS, READINGS, antecedent_distribution, gender_shares, pronoun_mixture,
+                                read_mixture, score_class, through_chain)
 from cad.cm.classes import aligned_words, pronoun_class
 from cad.cm.projection import aligned_targets, gender_number, project
 from cad.cm.referent import animacy_of
@@ -169,12 +169,17 @@ class ClassReranker:
     sentence (or from the hypothesis itself for a candidate in the same sentence)."""
 
     def __init__(self, table, weight: float, with_human: bool = False, tagger=None, morph_cache: dict | None = None,
-                 objective: str = "likelihood"):
+                 objective: str = "likelihood", reading: str = "mixture"):
         """`morph_cache`: French morphology by hypothesis words, shareable between rerankers of
-        the same lists (tagging every hypothesis is most of the cost)."""
+        the same lists (tagging every hypothesis is most of the cost). `reading`: the part of each
+        pronoun's mixture that is scored, as the decoder feature's `reading=` (READINGS); the next
+        pronouns of the chain inherit the whole mixture either way, as in the driver."""
+        if reading not in READINGS:
+            raise CadError(f"unknown CM reading {reading!r} (choose from {', '.join(READINGS)})")
         self.table = table
         self.weight = weight
         self.objective = objective
+        self.reading = reading
         self.with_human = with_human
         self._tag = tagger or tag
         self._cache: dict[tuple[str, ...], list] = {} if morph_cache is None else morph_cache
@@ -203,10 +208,11 @@ class ClassReranker:
                 for r in records}
 
     def cm_score(self, mixtures: dict[int, dict[str, float]], h: Hypothesis, source: list[str]) -> float:
+        read = {i: read_mixture(mix, self.reading) for i, mix in mixtures.items()}
         return sum(score_class(self.table.class_distribution(mix, source, i),
                                pronoun_class(aligned_words(source, h.words, h.alignment, i)), self.objective,
                                gender_shares(mix))
-                   for i, mix in mixtures.items())
+                   for i, mix in read.items())
 
     def rerank_document(self, nbests: list[list[Hypothesis]], records: list[PronounResolution],
                         sentences: list[list[str]], roles: dict | None = None) -> tuple[list[Hypothesis], list[RerankTrace]]:

@@ -1,0 +1,71 @@
+"""The Makefile's own logic where a wrong rule would go unnoticed: the CM configurations are
+written again when CM_READING changes, and only then.
+
+The real Makefile runs with a stand-in for `cad` that writes its arguments to --out, and with the
+configurations' inputs marked old (-o), so that nothing else is built."""
+
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+FAKE_CAD = """#!/bin/bash
+out=""
+while [ $# -gt 0 ]; do
+  if [ "$1" = "--out" ]; then out="$2"; fi
+  args="$args $1"; shift
+done
+echo "$args" > "$out"
+"""
+
+
+@pytest.fixture
+def workdir(tmp_path):
+    if shutil.which("make") is None:
+        pytest.skip("no make")
+    shutil.copy(ROOT / "Makefile", tmp_path / "Makefile")
+    for f in ("tables/x/classes.gz", "tables/x/classifier.json", "models/x/moses.ini"):
+        (tmp_path / f).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / f).write_text("")
+    cad = tmp_path / "fakecad"
+    cad.write_text(FAKE_CAD)
+    cad.chmod(0o755)
+    return tmp_path
+
+
+def make(cwd: Path, reading: str | None) -> None:
+    targets = ["moses_configs/x.feature.ini", "moses_configs/x.classifier.ini"]
+    old = [a for f in ("tables/x/classes.gz", "tables/x/classifier.json", "models/x/moses.ini") for a in ("-o", f)]
+    subprocess.run(["make", "-s", "NAME=x", f"CAD={cwd / 'fakecad'}", "SHARED=/nonexistent", *old,
+                    *([f"CM_READING={reading}"] if reading else []), *targets],
+                   cwd=cwd, check=True, capture_output=True, text=True)
+
+
+def state(cwd: Path) -> dict[str, tuple[str, int]]:
+    return {n: ((cwd / "moses_configs" / n).read_text(), (cwd / "moses_configs" / n).stat().st_mtime_ns)
+            for n in ("x.feature.ini", "x.classifier.ini")}
+
+
+def test_a_new_cm_reading_rewrites_the_configurations_and_the_same_one_does_not(workdir):
+    make(workdir, None)
+    first = state(workdir)
+    assert all("--reading map" in text for text, _ in first.values())       # the shipped default
+    assert "--cm-model classifier" in first["x.classifier.ini"][0]
+    time.sleep(1.1)      # coarse file-system clocks: a rewrite must show in the mtime
+    make(workdir, "map")
+    assert state(workdir) == first                                            # nothing written again
+    make(workdir, "mixture")
+    second = state(workdir)
+    assert all("--reading mixture" in text for text, _ in second.values())
+    assert all(second[n][1] > first[n][1] for n in first)
+    time.sleep(1.1)
+    make(workdir, "mixture")
+    assert state(workdir) == second
+    make(workdir, None)
+    assert all("--reading map" in text for text, _ in state(workdir).values())
+    assert os.path.exists(workdir / "moses_configs" / ".x.reading")

@@ -99,7 +99,7 @@ def add_experiment_parsers(cs) -> None:
     s.add_argument("--objective", choices=OBJECTIVES, default="credit",
                    help="the class CM's score: " + OBJECTIVES_HELP)
     s.add_argument("--reading", choices=READINGS, default="mixture",
-                   help="how the CM-feature systems and the oracles read a pronoun's bundles: " + READINGS_HELP
+                   help="how the CM-feature systems, CM-rerank and the oracles read a pronoun's bundles: " + READINGS_HELP
                         + " (default: mixture)")
     s.add_argument("--coref", help="the ranker's coreference records for --source (JSON Lines, e.g. cad coref-eval "
                                    "--cv-folds K --out): default, the shipped ranker, which trained on ParCorFull TED")

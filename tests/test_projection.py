@@ -100,7 +100,7 @@ def test_unknown_gender_source_is_an_error(monkeypatch):
         gender_sources()
 
 
-def test_a_noun_the_tagger_reads_as_an_adjective_is_found_through_the_lexicon(lexicons):
+def test_a_noun_the_tagger_reads_as_an_adjective_is_found_through_the_lexicon(lexicons, monkeypatch):
     """*si vous avez capsules*: without its article the small tagger reads *capsules* as an
     adjective, so no noun is aligned to the antecedent; the word aligned to the English head is a
     feminine plural noun in the lexicon."""
@@ -114,8 +114,13 @@ def test_a_noun_the_tagger_reads_as_an_adjective_is_found_through_the_lexicon(le
     al = [(k, k) for k in range(8)]
     p = project(Candidate(0, 3, 4, 3, "capsules"), source, target, al, morph)
     assert (p.gender, p.number, p.word, p.source, p.position) == ("fem", "plur", "capsules", "lexicon", 3)
-    # only the words aligned to the head count (here *vous*, no noun), not the span's others (*avez*)
-    assert project(Candidate(0, 2, 4, 3, "have capsules"), source, target, [(2, 2), (3, 1)], morph) is None
+    # only the words aligned to the head count (here *vous*, no noun), not the span's others (*avez*):
+    # the head is then untranslated: nothing by default, its cognate where asked (*capsule*)
+    wrong = Candidate(0, 2, 4, 3, "have capsules")
+    assert project(wrong, source, target, [(2, 2), (3, 1)], morph) is None
+    monkeypatch.setenv("CAD_GENDER_SOURCES", "lexicon,cognate,dictionary,determiner")
+    p = project(wrong, source, target, [(2, 2), (3, 1)], morph)
+    assert (p.gender, p.word, p.source) == ("fem", "capsule", "cognate")
 
 
 def test_the_word_aligned_to_the_head_stands_for_the_antecedent(lexicons):

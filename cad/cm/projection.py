@@ -6,10 +6,12 @@ tagger calls a noun, *une réelle lucioles*, from standing for *some natural fir
 
 The gender is read, in order, from the French noun lexicon (cad/lang/fr_morph.py tags a noun with
 the lexicon's gender where the lexicon gives exactly one), the determiner before the noun, and
-spaCy's morphology. Where the antecedent's head was left untranslated (an English word the
-phrase table does not know passes through the decoder) or no noun is aligned to it, the English
-head is looked up in the English-French dictionary and the gender of its translations is read
-from the lexicon (source "dictionary") before spaCy's guess is taken.
+spaCy's morphology. Where the antecedent's head was left untranslated (an English word the phrase
+table does not know passes through the decoder) or no noun is aligned to it, the English head's
+French cognate may be looked for in the lexicon (*adversity*: *adversité*, cad/lang/cognates.py;
+source "cognate", only where CAD_GENDER_SOURCES names it), else the head is looked up in the
+English-French dictionary and the gender of its translations is read from the lexicon (source
+"dictionary"), before spaCy's guess is taken.
 
 Every stage that reads an antecedent's translation goes through here: the CM's collection on the
 training corpus, coreference-aware translation (both passes), the n-best rerankers, post-editing,
@@ -24,7 +26,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Sequence
 
-from cad.lang import freedict
+from cad.lang import cognates, freedict
 from cad.lang.en import NOT_NOUN_HEADS
 from cad.lang.fr_morph import Morph, french_nouns, gender_sources, lexicon_features, tag
 
@@ -40,7 +42,7 @@ class Projected:
     gender: str                # "masc" | "fem"
     number: str                # "sing" | "plur"
     word: str                  # the French word the gender was read from
-    source: str                # lexicon | determiner | pronoun | dictionary | tagger
+    source: str                # lexicon | determiner | pronoun | cognate | dictionary | tagger
     position: int | None = None    # its target position (None: a dictionary translation)
 
 
@@ -114,6 +116,21 @@ def _from_dictionary(c, source_tokens: Sequence[str] | None, morph: Sequence[Mor
     return Projected(found[0], number, found[1], "dictionary", None)
 
 
+def _from_cognate(c, source_tokens: Sequence[str] | None, morph: Sequence[Morph], head: int | None
+                  ) -> Projected | None:
+    """The gender of the candidate's English head's French cognate (cad/lang/cognates.py)."""
+    if source_tokens is None or not 0 <= c.head < len(source_tokens) or "cognate" not in gender_sources():
+        return None
+    english = source_tokens[c.head]
+    if english.lower() in NOT_NOUN_HEADS:
+        return None
+    found = cognates.finder().find(english)
+    if found is None:
+        return None
+    number = getattr(c, "number", None) or (morph[head].number if head is not None else None) or found.number
+    return Projected(found.gender, number, found.french, "cognate", None)
+
+
 def lexicon_noun_of_head(c, target: Sequence[str], alignment: Iterable[tuple[int, int]]) -> Projected | None:
     """Where the tagger saw no noun among the antecedent's words: the first French word aligned to
     the English head that the lexicon knows as a noun of one gender and one number. The small
@@ -145,7 +162,7 @@ def project(c, source_tokens: Sequence[str] | None, target: Sequence[str], align
         head = first_noun_or_pronoun(aligned_targets(c.start, c.end, alignment), morph)
     out = None
     if _untranslated(c, source_tokens, target, head):
-        out = _from_dictionary(c, source_tokens, morph, head)
+        out = _from_cognate(c, source_tokens, morph, head) or _from_dictionary(c, source_tokens, morph, head)
     if out is None and head is not None:
         out = Projected(morph[head].gender, morph[head].number, target[head], morph[head].source, head)
     if out is not None:

@@ -27,15 +27,19 @@ class Morph:
 
 
 # the lexical sources of an antecedent's features a run may use (an ablation turns one off):
-# CAD_GENDER_SOURCES lists them, comma-separated, from lexicon, dictionary (cad/cm/projection.py),
-# determiner, and wordnet (the head's animacy, cad/cm/referent.py)
-GENDER_SOURCES = ("lexicon", "dictionary", "determiner", "wordnet")
+# CAD_GENDER_SOURCES lists them, comma-separated, from lexicon, cognate and dictionary
+# (cad/cm/projection.py), determiner, and wordnet (the head's animacy, cad/cm/referent.py)
+GENDER_SOURCES = ("lexicon", "cognate", "dictionary", "determiner", "wordnet")
+# the sources used when CAD_GENDER_SOURCES is not set: all but the cognates, which read the
+# antecedent's gender more accurately (docs/results.md) but cost C1+C2 on the dev talks without
+# turning one more feminine reference into elle/elles
+DEFAULT_GENDER_SOURCES = ("lexicon", "dictionary", "determiner", "wordnet")
 
 
 def gender_sources() -> frozenset[str]:
     value = os.environ.get("CAD_GENDER_SOURCES")
     if value is None:
-        return frozenset(GENDER_SOURCES)
+        return frozenset(DEFAULT_GENDER_SOURCES)
     chosen = frozenset(x.strip() for x in value.split(",") if x.strip())
     unknown = chosen - set(GENDER_SOURCES)
     if unknown:

@@ -23,7 +23,7 @@ class TraceRecord:
     antecedent: str | None = None
     antecedent_sentence: int | None = None
     antecedent_translation: str | None = None
-    gender_source: str | None = None      # lexicon | determiner | pronoun | dictionary | tagger
+    gender_source: str | None = None      # lexicon | determiner | pronoun | cognate | dictionary | tagger
     features: str | None = None
     pass_: str = "none"                   # inter | intra | none
     target: str | None = None             # what the pronoun became

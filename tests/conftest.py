@@ -28,3 +28,18 @@ def write(path: Path, text: str | bytes) -> Path:
     else:
         path.write_text(text, encoding="utf-8")
     return path
+
+
+@pytest.fixture
+def lexicons(monkeypatch):
+    """Debian's French noun lexicon and English-French dictionary (`make resources`), with the
+    default gender sources; skips with a message where they are absent."""
+    from cad.core.errors import CadError
+    from cad.lang import resources
+
+    for package in (resources.HUNSPELL_FR, resources.FREEDICT_ENG_FRA):
+        try:
+            resources.package_files(package)
+        except CadError:
+            pytest.skip(f"the Debian package {package} is not installed or extracted (`make resources`)")
+    monkeypatch.delenv("CAD_GENDER_SOURCES", raising=False)

@@ -3,8 +3,6 @@ the reader's own structure, and through the projection on Debian's lexicons."""
 
 import pytest
 
-from cad.core.errors import CadError
-from cad.lang import resources
 from cad.lang.cognates import CognateFinder
 from cad.lang.hunspell_fr import FrenchNouns
 from coref.records import Candidate
@@ -46,16 +44,11 @@ def test_no_cognate_where_the_lexicon_gives_no_single_gender_or_the_word_is_shor
 
 
 @pytest.fixture
-def lexicons(monkeypatch):
-    for package in (resources.HUNSPELL_FR, resources.FREEDICT_ENG_FRA):
-        try:
-            resources.package_files(package)
-        except CadError:
-            pytest.skip(f"the Debian package {package} is not installed or extracted (`make resources`)")
+def with_cognates(lexicons, monkeypatch):
     monkeypatch.setenv("CAD_GENDER_SOURCES", "lexicon,cognate,dictionary,determiner,wordnet")
 
 
-def test_an_untranslated_head_takes_its_cognates_gender_before_the_dictionarys(lexicons, monkeypatch):
+def test_an_untranslated_head_takes_its_cognates_gender_before_the_dictionarys(with_cognates, monkeypatch):
     from cad.cm.projection import SOURCES, project
     from cad.lang.fr_morph import tag
 

@@ -5,18 +5,7 @@ determiner over the tagger, and the dictionary for an untranslated head. On Debi
 import pytest
 
 from cad.core.errors import CadError
-from cad.lang import resources
 from coref.records import Candidate
-
-
-@pytest.fixture
-def lexicons(monkeypatch):
-    for package in (resources.HUNSPELL_FR, resources.FREEDICT_ENG_FRA):
-        try:
-            resources.package_files(package)
-        except CadError:
-            pytest.skip(f"the Debian package {package} is not installed or extracted (`make resources`)")
-    monkeypatch.delenv("CAD_GENDER_SOURCES", raising=False)
 
 
 def test_the_lexicon_gives_the_noun_its_own_gender_over_a_wrong_article(lexicons, monkeypatch):

@@ -101,34 +101,37 @@ def _untranslated(c, source_tokens: Sequence[str] | None, target: Sequence[str],
     return target[head].lower() == source_tokens[c.head].lower() and not french_nouns().analyses(target[head])
 
 
+def _english_head(c, source_tokens: Sequence[str] | None, source: str) -> str | None:
+    """The candidate's English head, where `source` (a gender source) may read it: a noun, not a
+    pronoun (*it* → *c'* has no gender a dictionary or a cognate could give)."""
+    if source_tokens is None or not 0 <= c.head < len(source_tokens) or source not in gender_sources():
+        return None
+    english = source_tokens[c.head]
+    return None if english.lower() in NOT_NOUN_HEADS else english
+
+
+def _number(c, morph: Sequence[Morph], head: int | None, default: str) -> str:
+    return getattr(c, "number", None) or (morph[head].number if head is not None else None) or default
+
+
 def _from_dictionary(c, source_tokens: Sequence[str] | None, morph: Sequence[Morph], head: int | None
                      ) -> Projected | None:
     """The gender of the candidate's English head's dictionary translations."""
-    if source_tokens is None or not 0 <= c.head < len(source_tokens) or "dictionary" not in gender_sources():
-        return None
-    english = source_tokens[c.head].lower()
-    if english in NOT_NOUN_HEADS:
-        return None
-    found = dictionary_gender(english)
+    english = _english_head(c, source_tokens, "dictionary")
+    found = None if english is None else dictionary_gender(english.lower())
     if found is None:
         return None
-    number = getattr(c, "number", None) or (morph[head].number if head is not None else None) or "sing"
-    return Projected(found[0], number, found[1], "dictionary", None)
+    return Projected(found[0], _number(c, morph, head, "sing"), found[1], "dictionary", None)
 
 
 def _from_cognate(c, source_tokens: Sequence[str] | None, morph: Sequence[Morph], head: int | None
                   ) -> Projected | None:
     """The gender of the candidate's English head's French cognate (cad/lang/cognates.py)."""
-    if source_tokens is None or not 0 <= c.head < len(source_tokens) or "cognate" not in gender_sources():
-        return None
-    english = source_tokens[c.head]
-    if english.lower() in NOT_NOUN_HEADS:
-        return None
-    found = cognates.finder().find(english)
+    english = _english_head(c, source_tokens, "cognate")
+    found = None if english is None else cognates.finder().find(english)
     if found is None:
         return None
-    number = getattr(c, "number", None) or (morph[head].number if head is not None else None) or found.number
-    return Projected(found.gender, number, found.french, "cognate", None)
+    return Projected(found.gender, _number(c, morph, head, found.number), found.french, "cognate", None)
 
 
 def lexicon_noun_of_head(c, target: Sequence[str], alignment: Iterable[tuple[int, int]]) -> Projected | None:

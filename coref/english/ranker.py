@@ -25,6 +25,7 @@ from coref.english.entities import SPEAKER_PRONOUNS, THIRD_PERSON, EntityTracker
 from coref.english.features import PronounSite, anaphoricity_features, event_candidates, pair_features, site_of
 from coref.english.lexicon import head_class
 from coref.english.mentions import Mention, mentions_of_sentence
+from coref.english.neuralcoref import NeuralCorefModel, ranker_features
 from coref.english.referent import (TypeModel, best_label, event_features, referent_distribution, type_distribution,
                                     type_features)
 from coref.english.tokens import moses_doc
@@ -45,6 +46,7 @@ class RankerModel:
     types: TypeModel | None = None   # the entity type of a mention (coref.english.referent)
     temperature: float = 1.0        # the ranker's scores are divided by it (coref.calibration.fit_temperature)
     events: SoftmaxRanker | None = None  # P(a clause | the pronoun refers), coref.english.referent
+    neuralcoref: bool = False       # its pair features include neuralcoref's scores (coref.english.neuralcoref)
 
     def antecedent_probabilities(self, pair_feats: list[list[str]]) -> np.ndarray:
         return softmax(self.ranker.scores(pair_feats) / self.temperature)
@@ -61,6 +63,8 @@ class RankerModel:
             d["events"] = self.events.to_dict()
         if self.temperature != 1.0:
             d["temperature"] = round(self.temperature, 4)
+        if self.neuralcoref:
+            d["neuralcoref"] = True
         save_json(d, path)
 
     @classmethod
@@ -74,7 +78,8 @@ class RankerModel:
                        int(d["window"]), float(d["threshold"]), d.get("info"),
                        TypeModel.from_dict(d["types"], str(path)) if "types" in d else None,
                        float(d.get("temperature", 1.0)),
-                       SoftmaxRanker.from_dict(d["events"], str(path)) if "events" in d else None)
+                       SoftmaxRanker.from_dict(d["events"], str(path)) if "events" in d else None,
+                       bool(d.get("neuralcoref", False)))
         except (KeyError, TypeError, ValueError) as exc:
             raise CadError(f"not a cad ranker model ({exc})", str(path)) from None
 
@@ -96,9 +101,11 @@ class Decision:
 Chooser = Callable[[Decision], "tuple[int | None, np.ndarray | None, float | None]"]
 
 
-def walk(parsed, window: int, choose: Chooser) -> list[tuple[Decision, int | None, np.ndarray | None, float | None]]:
+def walk(parsed, window: int, choose: Chooser, external: dict | None = None
+         ) -> list[tuple[Decision, int | None, np.ndarray | None, float | None]]:
     """Read a parsed document in order, asking `choose` for each third-person pronoun's antecedent
-    (an index into the candidates, or None) and recording the chains. Returns every decision."""
+    (an index into the candidates, or None) and recording the chains. Returns every decision.
+    `external`: neuralcoref's pair scores of this document, whose features join the pairs'."""
     mentions = [mentions_of_sentence(d, k) for k, d in enumerate(parsed)]
     events = [event_candidates(d, k) for k, d in enumerate(parsed)]
     tracker = EntityTracker()
@@ -125,7 +132,10 @@ def walk(parsed, window: int, choose: Chooser) -> list[tuple[Decision, int | Non
                 for c in cands:
                     ent = tracker.of.get((c.sentence, c.head)) if c.kind == "np" else None
                     hc = heads[parsed[c.sentence][c.head].lemma_.lower()] if c.kind == "np" else 0
-                    feats.append(pair_features(site, c, parsed, rank[c.kind], ent, hc))
+                    pf = pair_features(site, c, parsed, rank[c.kind], ent, hc)
+                    if external is not None and c.kind == "np":
+                        pf += ranker_features(external, site.pclass, c.sentence, c.head, k, pos)
+                    feats.append(pf)
                     ents.append(ent)
                     rank[c.kind] += 1
                 dec = Decision(site, cands, feats, anaphoricity_features(doc, site), ents)
@@ -179,6 +189,7 @@ class RankerResolver:
         self.shares_english_parse = nlp is None
         self.nlp = load_spacy() if nlp is None else nlp
         self.pronouns = tuple(p.lower() for p in pronouns)
+        self.scorer = NeuralCorefModel.default() if self.model.neuralcoref else None
 
     def parse(self, sentences: list[list[str]]) -> list:
         return list(self.nlp.pipe(moses_doc(self.nlp.vocab, s) for s in sentences))
@@ -192,8 +203,9 @@ class RankerResolver:
 
     def resolve(self, doc_id: str, sentences: list[list[str]], parsed=None) -> list[PronounResolution]:
         parsed = parsed if parsed is not None else self.parse(sentences)
+        external = self.scorer.pair_scores(parsed) if self.scorer is not None else None
         out = []
-        for dec, choice, probs, p_ref in walk(parsed, self.model.window, self.choose):
+        for dec, choice, probs, p_ref in walk(parsed, self.model.window, self.choose, external):
             site = dec.site
             tok = parsed[site.sentence][site.index]
             if tok.lower_ not in self.pronouns:

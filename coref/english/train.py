@@ -81,8 +81,9 @@ def read_gold_corpora(root: str | os.PathLike, corpora=CORPORA) -> list[tuple[st
     return out
 
 
-def instances(corpus: str, gold: GoldDocument, parsed, window: int = 3) -> DocInstances:
-    """Ranking groups (one per pronoun with a right candidate) and anaphoricity examples of one document."""
+def instances(corpus: str, gold: GoldDocument, parsed, window: int = 3, external: dict | None = None) -> DocInstances:
+    """Ranking groups (one per pronoun with a right candidate) and anaphoricity examples of one document
+    (`external`: neuralcoref's pair scores of the document, for a ranker that reads them)."""
     sentences = gold.sentences()
     gp = {(g.sentence, g.index): g for g in gold_pronouns(gold, sentences, gold.doc_id, tuple(sorted(THIRD_PERSON)))}
     inst = DocInstances(corpus, gold.doc_id)
@@ -111,7 +112,7 @@ def instances(corpus: str, gold: GoldDocument, parsed, window: int = 3) -> DocIn
         events = [j for j, ok in enumerate(right) if ok]
         return (nominal[0] if nominal else events[0] if events else None), None, None
 
-    walk(parsed, window, choose)
+    walk(parsed, window, choose, external)
     if corpus == "gum":
         inst.type_feats = typed_mentions(gold, parsed)
     return inst
@@ -179,8 +180,21 @@ def _store_parse(nlp, gold: GoldDocument, cache, parsed: list) -> None:
     os.replace(tmp, f)
 
 
+def neuralcoref_scores(parsed: list, use: bool) -> list[dict | None]:
+    """neuralcoref's pair scores of each parsed document (None each without it)."""
+    if not use:
+        return [None] * len(parsed)
+    from coref.english.neuralcoref import NeuralCorefModel
+
+    scorer = NeuralCorefModel.default()
+    t = time.time()
+    out = [scorer.pair_scores(p) for p in progress(parsed, total=len(parsed), desc="neuralcoref", unit="doc")]
+    log.info("neuralcoref scored %d documents in %.0fs", len(parsed), time.time() - t)
+    return out
+
+
 def fit(data: list[DocInstances], l2: float = 3.0, window: int = 3, info: dict | None = None,
-        in_domain_weight: int = 4) -> RankerModel:
+        in_domain_weight: int = 4, neuralcoref: bool = False) -> RankerModel:
     """Both models from the instances of `data`; ParCorFull's documents (the TED and news domain)
     count `in_domain_weight` times, LitBank's once."""
     data = [d for d in data for _ in range(max(1, in_domain_weight) if d.corpus in IN_DOMAIN else 1)]
@@ -201,7 +215,8 @@ def fit(data: list[DocInstances], l2: float = 3.0, window: int = 3, info: dict |
              len(rg), len(ag), len(typed), time.time() - t)
     info = dict(info or {})
     info.update({"ranking_groups": len(rg), "anaphoricity_examples": len(ag), "l2": l2, "typed_mentions": len(typed)})
-    return RankerModel(ranker, ana, window, 0.5, info, types, events=events)
+    info["neuralcoref"] = neuralcoref
+    return RankerModel(ranker, ana, window, 0.5, info, types, events=events, neuralcoref=neuralcoref)
 
 
 def fit_types(typed: list[tuple[list[str], str]], l2: float = 1.0) -> TypeModel:
@@ -219,7 +234,7 @@ def talk_folds(names: list[str], k: int) -> list[list[str]]:
 
 def train_ranker(root: str | os.PathLike, corpora: tuple[str, ...], out: str | os.PathLike, l2: float = 3.0,
                  window: int = 3, in_domain_weight: int = 4, temperature: float = 1.0,
-                 cache: str | os.PathLike | None = None) -> RankerModel:
+                 cache: str | os.PathLike | None = None, neuralcoref: bool = False) -> RankerModel:
     """Train both models (and the entity-type model, with GUM) on the gold `corpora` under `root`
     and write them to `out`; `temperature` divides the ranker's scores (chosen on held-out folds:
     coref.english.heldout)."""
@@ -227,9 +242,10 @@ def train_ranker(root: str | os.PathLike, corpora: tuple[str, ...], out: str | o
     nlp = load_spacy()
     t = time.time()
     parsed = parse_gold(nlp, docs, cache)
-    data = [instances(c, g, p, window) for (c, g), p in zip(docs, parsed)]
+    ext = neuralcoref_scores(parsed, neuralcoref)
+    data = [instances(c, g, p, window, e) for (c, g), p, e in zip(docs, parsed, ext)]
     model = fit(data, l2, window, {"corpora": list(corpora), "documents": len(docs),
-                                   "in_domain_weight": in_domain_weight}, in_domain_weight)
+                                   "in_domain_weight": in_domain_weight}, in_domain_weight, neuralcoref)
     model.temperature = temperature
     model.save(out)
     cli_log.info("ranker trained on %d documents in %.0fs: %s", len(docs), time.time() - t, out)
@@ -238,7 +254,7 @@ def train_ranker(root: str | os.PathLike, corpora: tuple[str, ...], out: str | o
 
 def fold_resolvers(root: str | os.PathLike, corpora: tuple[str, ...], pairs, k: int,
                    pronouns: tuple[str, ...] = ("it", "they"), l2: float = 3.0, window: int = 3,
-                   in_domain_weight: int = 4) -> tuple[dict[str, RankerResolver], str]:
+                   in_domain_weight: int = 4, neuralcoref: bool = False) -> tuple[dict[str, RankerResolver], str]:
     """One ranker per fold of the talks in `pairs` (coref.evaluate.pair_documents), each trained on
     the gold `corpora` under `root` without the talks it resolves: {talk's name in `pairs`:
     resolver}, and the protocol in words."""
@@ -247,7 +263,8 @@ def fold_resolvers(root: str | os.PathLike, corpora: tuple[str, ...], pairs, k: 
     folds = talk_folds(sorted(talks), k)
     nlp = load_spacy()
     parsed = parse_gold(nlp, docs)
-    data = [instances(c, g, p, window) for (c, g), p in zip(docs, parsed)]
+    ext = neuralcoref_scores(parsed, neuralcoref)
+    data = [instances(c, g, p, window, e) for (c, g), p, e in zip(docs, parsed, ext)]
     resolvers = {}
     for i, fold in enumerate(folds, 1):
         held = set(fold)
@@ -255,7 +272,7 @@ def fold_resolvers(root: str | os.PathLike, corpora: tuple[str, ...], pairs, k: 
         seen = sorted({d.name for d in train if d.corpus == "ted" and d.name in held})
         if seen:
             raise AssertionError(f"fold {i} would train on its own talks {seen}")
-        model = fit(train, l2, window, None, in_domain_weight)
+        model = fit(train, l2, window, None, in_domain_weight, neuralcoref)
         resolver = RankerResolver(model, nlp=nlp, pronouns=pronouns)
         for talk in fold:
             resolvers[talks[talk]] = resolver

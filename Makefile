@@ -79,6 +79,11 @@ browser:
 		echo "browser: apt-get install $(BROWSER_PACKAGES) failed: the browser test of cad view will skip"; \
 	else echo "browser: no chromium, and not root to apt-get install it: the browser test of cad view will skip"; fi
 
+# The ranker reads neuralcoref's pretrained pair scores (coref/english/neuralcoref.py): its shipped model
+# and the models make trains for the experiments (COREF_NEURALCOREF=0: without them)
+COREF_NEURALCOREF ?= 1
+NEURALCOREF_ARG = $(if $(filter 1,$(COREF_NEURALCOREF)),--neuralcoref)
+
 # COREFEREE_MODEL: a trained model folder or a released coreferee_model_en wheel to install
 COREFEREE_MODEL ?= $(wildcard models/coreferee-en)
 
@@ -99,13 +104,13 @@ coref-model: install
 # Retrain the ranker backend's model shipped in coref/data from ../shared/data/coref: GUM, LitBank, ParCorFull
 # news and TED (about 6 min on a shared 2-core machine)
 coref-ranker: install
-	$(CAD) coref-train --data $(SHARED)/coref --out coref/data/ranker-en.json.gz
+	$(CAD) coref-train --data $(SHARED)/coref $(NEURALCOREF_ARG) --out coref/data/ranker-en.json.gz
 
 # Every backend on the ten ParCorFull TED dev talks (the ranker cross-validated by talk)
 coref-eval: install
 	for b in sieve gold; do $(CAD) -q coref-eval --backend $$b --gold $(SHARED)/coref/parcorfull/corpus/TED/EN \
 		--input $(SHARED)/en-fr/dev.en --docs $(SHARED)/en-fr/dev.docs; done
-	$(CAD) -q coref-eval --backend ranker --cv-folds 5 --train-data $(SHARED)/coref \
+	$(CAD) -q coref-eval --backend ranker --cv-folds 5 --train-data $(SHARED)/coref $(NEURALCOREF_ARG) \
 		--gold $(SHARED)/coref/parcorfull/corpus/TED/EN --input $(SHARED)/en-fr/dev.en --docs $(SHARED)/en-fr/dev.docs
 
 # Each stage reruns only when its inputs changed.
@@ -134,7 +139,7 @@ $(OUT)/phrase-table.cadphr: $(OUT)/moses.ini
 cm: tables/$(CM_NAME)/cm.gz moses_configs/$(CM_NAME).ini moses_configs/$(CM_NAME).feature.ini \
 	moses_configs/$(CM_NAME).classifier.ini
 
-$(OUT)/corpus.coref.jsonl: $(OUT)/moses.ini
+$(OUT)/corpus.coref.jsonl: $(OUT)/moses.ini $(if $(filter ranker,$(COREF_BACKEND)),coref/data/ranker-en.json.gz)
 	$(CAD) -q coref --backend $(COREF_BACKEND) --input $(OUT)/corpus.$(SRC) --docs $(OUT)/corpus.docs --out $@ \
 		$(PARALLEL_ARGS)
 
@@ -182,7 +187,7 @@ $(OUT)/pronoun-classifier/pronoun_classifier.json: $(OUT)/corpus.coref.jsonl
 # Coreference as the experiment sees it: each talk resolved by a ranker trained without it
 # (the shipped ranker trained on these talks)
 $(OUT)/dev.coref-cv.jsonl: $(VENV)/.installed
-	$(CAD) -q coref-eval --backend ranker --cv-folds 5 --train-data $(SHARED)/coref \
+	$(CAD) -q coref-eval --backend ranker --cv-folds 5 --train-data $(SHARED)/coref $(NEURALCOREF_ARG) \
 		--gold $(SHARED)/coref/parcorfull/corpus/TED/EN --input $(SHARED)/en-fr/dev.en --docs $(SHARED)/en-fr/dev.docs \
 		--out $@
 

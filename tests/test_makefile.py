@@ -69,3 +69,35 @@ def test_a_new_cm_reading_rewrites_the_configurations_and_the_same_one_does_not(
     make(workdir, None)
     assert all("--reading map" in text for text, _ in state(workdir).values())
     assert os.path.exists(workdir / "moses_configs" / ".x.reading")
+
+
+def test_the_training_corpus_coreference_follows_the_shipped_ranker(workdir):
+    """corpus.coref.jsonl (and so the CM tables) is resolved again when the ranker's model changes,
+    and the ranker's experiments read neuralcoref's scores unless COREF_NEURALCOREF=0."""
+    model = workdir / "coref" / "data" / "ranker-en.json.gz"
+    model.parent.mkdir(parents=True)
+    model.write_text("")
+    out = workdir / "models" / "x" / "corpus.coref.jsonl"
+
+    def build(*extra):
+        subprocess.run(["make", "-s", "NAME=x", f"CAD={workdir / 'fakecad'}", "SHARED=/nonexistent",
+                        "-o", "models/x/moses.ini", *extra, "models/x/corpus.coref.jsonl"],
+                       cwd=workdir, check=True, capture_output=True, text=True)
+
+    build()
+    assert "--backend ranker" in out.read_text()
+    first = out.stat().st_mtime_ns
+    time.sleep(1.1)
+    build()
+    assert out.stat().st_mtime_ns == first                       # nothing changed: nothing run
+    model.write_text("new")
+    build()
+    assert out.stat().st_mtime_ns > first                        # a new model: resolved again
+
+    def recipe(*extra) -> str:
+        return subprocess.run(["make", "-n", "NAME=x", "CAD=cad", "SHARED=/s", "-o", ".venv/.installed", *extra,
+                               "models/x/dev.coref-cv.jsonl"], cwd=workdir, check=True, capture_output=True,
+                              text=True).stdout
+
+    assert "--neuralcoref" in recipe()
+    assert "--neuralcoref" not in recipe("COREF_NEURALCOREF=0")

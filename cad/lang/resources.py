@@ -192,13 +192,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="extract into --cache even as root, instead of apt-get install")
     p.add_argument("--status", action="store_true", help="print where each package's files are, and exit")
     args = p.parse_args(argv)
+    if args.status:
+        for pkg in PACKAGES:
+            root = find_package(pkg)
+            print(f"{pkg}\t{root if root is not None else 'missing'}\t{LICENCES[pkg]}")
+        return 0
+    return exit_status(lambda: install(args.cache, use_apt=False if args.no_apt_install else None))
+
+
+def exit_status(job: Callable[[], object]) -> int:
+    """Run an installer's job: 0, or 1 with its error on stderr (make shows it and stops)."""
     try:
-        if args.status:
-            for pkg in PACKAGES:
-                root = find_package(pkg)
-                print(f"{pkg}\t{root if root is not None else 'missing'}\t{LICENCES[pkg]}")
-            return 0
-        install(args.cache, use_apt=False if args.no_apt_install else None)
+        job()
     except CadError as exc:
         print(f"cad resources: error: {exc}", file=sys.stderr)
         return 1

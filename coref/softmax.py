@@ -47,9 +47,14 @@ class SoftmaxRanker:
         for alt in group:
             total = 0.0
             for f in dict.fromkeys(alt):
-                name, value = _named(f)
-                if name in v:
-                    total += w[v[name]] * value
+                if f.__class__ is str:       # the common case, on every candidate of every pronoun
+                    j = v.get(f)
+                    if j is not None:
+                        total += w[j]
+                else:
+                    j = v.get(f[0])
+                    if j is not None:
+                        total += w[j] * float(f[1])
             out.append(total)
         return np.array(out, dtype=float)
 

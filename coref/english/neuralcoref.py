@@ -88,13 +88,13 @@ class NeuralCorefModel:
             self.static = np.load(folder / "static_vectors" / "vectors")
             self.tuned_rows = srsly.msgpack_loads((folder / "tuned_vectors" / "key2row").read_bytes())
             self.tuned = np.load(folder / "tuned_vectors" / "vectors")
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise CadError(f"not a neuralcoref model folder ({exc})", str(folder)) from None
-        if self.single[0][0].shape[1] != SINGLE_DIM or self.pairs[0][0].shape[1] != PAIR_DIM:
-            raise CadError("unexpected neuralcoref network sizes", str(folder))
-        self.unk = self.static[self.static_rows[hash_string("*UNK*")]]
-        self.missing = self.tuned[self.tuned_rows[hash_string("<missing>")]]
-        self._cache: dict[int, np.ndarray] = {}
+            self.unk = self.static[self.static_rows[hash_string("*UNK*")]]
+            self.missing = self.tuned[self.tuned_rows[hash_string("<missing>")]]
+        except (OSError, ValueError, KeyError, TypeError, IndexError) as exc:
+            raise CadError(f"not a neuralcoref model folder ({type(exc).__name__}: {exc})", str(folder)) from None
+        if (self.single[0][0].shape[1] != SINGLE_DIM or self.pairs[0][0].shape[1] != PAIR_DIM
+                or self.static.shape[1:] != (50,) or self.tuned.shape[1:] != (50,)):
+            raise CadError("unexpected neuralcoref network or vector sizes", str(folder))
 
     @classmethod
     def default(cls) -> "NeuralCorefModel":

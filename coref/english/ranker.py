@@ -201,9 +201,14 @@ class RankerResolver:
         probs = self.model.antecedent_probabilities(dec.pair_feats)
         return int(np.argmax(probs)), probs, p_ref
 
-    def resolve(self, doc_id: str, sentences: list[list[str]], parsed=None) -> list[PronounResolution]:
+    def resolve(self, doc_id: str, sentences: list[list[str]], parsed=None,
+                external: dict | None = None) -> list[PronounResolution]:
+        """`external`: neuralcoref's scores of `parsed`, where the caller has them already."""
         parsed = parsed if parsed is not None else self.parse(sentences)
-        external = self.scorer.pair_scores(parsed) if self.scorer is not None else None
+        if external is None and self.scorer is not None:
+            external = self.scorer.pair_scores(parsed)
+        elif self.scorer is None:
+            external = None
         out = []
         for dec, choice, probs, p_ref in walk(parsed, self.model.window, self.choose, external):
             site = dec.site

@@ -183,6 +183,7 @@ def test_score_reaches_every_candidate(tmp_path):
     assert summary["fallback"] == 0 and summary["forced"] == 2 and summary["penalized"] == 2
     assert summary["accuracy"] == 1.0 and summary["pairs_both_right"] == 1
     assert all(r.penalized == [1, 1] for r in results)
+    assert summary["unequal_penalties"] == 0 and summary["equal_penalties_accuracy"] == 1.0
     # each candidate pays one unknown word's cost (-100, weight 1), the rest as the model scores it
     assert all(s < -100 for r in results for s in r.scores)
     assert summary["by"]["distance"] == {"previous": {"right": 2, "items": 2, "accuracy": 1.0}}
@@ -191,6 +192,27 @@ def test_score_reaches_every_candidate(tmp_path):
     blind, summary = score_suite(ContextScorer(Decoder(tiny_model(tmp_path, 0.0)), get_backend("ranker")), items)
     assert summary["accuracy"] == 0.5 and summary["ties"] == 0
     assert blind[0].scores == blind[1].scores and not math.isnan(blind[0].scores[0])
+
+
+def test_the_summary_counts_items_decided_by_penalized_options():
+    """Worked by hand: an item whose candidates need 1 and 2 penalized options is decided by the
+    unknown-word cost, whatever the context says; the summary sets such items apart (2 of 4 here,
+    1 right) and gives the accuracy of the rest (1 of 2). A fallback item has no derivations and
+    counts with the rest."""
+    from cad.experiments.contrastive import ItemScore, SuiteItem, format_summary, summarize
+
+    items = [SuiteItem(f"i{k}", [], "it sleeps", ["elle dort", "il dort"], 0) for k in range(5)]
+    scores = [ItemScore("i0", [-120.0, -220.0], "forced", 0, 0, penalized=[1, 2]),     # right, by the penalty
+              ItemScore("i1", [-230.0, -125.0], "forced", 1, 0, penalized=[2, 1]),     # wrong, by the penalty
+              ItemScore("i2", [-20.0, -25.0], "forced", 0, 0, penalized=[0, 0]),       # right
+              ItemScore("i3", [-130.0, -125.0], "forced", 1, 0, penalized=[1, 1]),     # wrong
+              ItemScore("i4", [-3.0, -2.0], "fallback", 1, 0, penalized=[])]           # wrong
+    summary = summarize(items, scores)
+    assert (summary["unequal_penalties"], summary["unequal_penalties_right"]) == (2, 1)
+    assert summary["equal_penalties_accuracy"] == pytest.approx(1 / 3)
+    assert summary["accuracy"] == pytest.approx(2 / 5)
+    assert "2 items decided by the number of penalized options" in format_summary(summary)
+    assert "1 right; the other 3: accuracy 0.333" in format_summary(summary)
 
 
 def test_a_pronoun_linked_to_an_earlier_one_of_its_sentence_reads_its_chain(tmp_path):

@@ -298,9 +298,14 @@ def _groups(item: SuiteItem) -> dict[str, str]:
 
 def summarize(items: list[SuiteItem], scores: list[ItemScore]) -> dict:
     """Accuracy overall and by pronoun, gender, antecedent distance and variant; forced and
-    fallback counts; items whose candidates needed penalized options; ties; balanced pairs with
-    both items right."""
+    fallback counts; items whose candidates needed penalized options; items whose candidates
+    needed different numbers of them (`unequal_penalties`: each costs an unknown word's -100
+    times its weight, more than the context's features can move, so the phrase table's coverage of
+    the candidates' other words decides these, not the context); ties; balanced pairs with both
+    items right."""
     judged = [(it, s) for it, s in zip(items, scores) if s.right is not None]
+    unequal = [s for _, s in judged if s.method == "forced" and len(set(s.penalized)) > 1]
+    equal = [s for _, s in judged if not (s.method == "forced" and len(set(s.penalized)) > 1)]
     by: dict[str, dict[str, list[int]]] = {}
     for it, s in judged:
         for name, value in _groups(it).items():
@@ -315,6 +320,8 @@ def summarize(items: list[SuiteItem], scores: list[ItemScore]) -> dict:
             "accuracy": sum(s.right for _, s in judged) / len(judged) if judged else math.nan,
             "forced": sum(s.method == "forced" for s in scores), "fallback": sum(s.method == "fallback" for s in scores),
             "penalized": sum(any(s.penalized) for s in scores),
+            "unequal_penalties": len(unequal), "unequal_penalties_right": sum(s.right for s in unequal),
+            "equal_penalties_accuracy": sum(s.right for s in equal) / len(equal) if equal else math.nan,
             "ties": sum(1 for _, s in judged if s.scores.count(s.scores[s.correct]) > 1),
             "pairs": len(pairs), "pairs_both_right": sum(all(v) for v in pairs.values()),
             "by": {name: {v: {"right": r, "items": n, "accuracy": r / n} for v, (r, n) in sorted(cells.items())}
@@ -326,6 +333,11 @@ def format_summary(summary: dict) -> str:
     lines = [f"{summary['judged']} judged items: accuracy {summary['accuracy']:.3f}; "
              f"{summary['forced']} forced, {summary['fallback']} by the fallback; {summary['penalized']} "
              f"with penalized options; {summary['ties']} ties"]
+    if summary.get("unequal_penalties"):
+        n, r = summary["unequal_penalties"], summary["unequal_penalties_right"]
+        lines.append(f"{n} items decided by the number of penalized options (their candidates need different "
+                     f"numbers): {r} right; the other {summary['judged'] - n}: accuracy "
+                     f"{summary['equal_penalties_accuracy']:.3f}")
     if summary["pairs"]:
         lines.append(f"{summary['pairs']} pairs, {summary['pairs_both_right']} with both items right")
     for name, cells in summary["by"].items():

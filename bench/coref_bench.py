@@ -1,8 +1,11 @@
 """Speed and peak memory of the coreference backends on the training corpus (the `make cm` step).
 
     python bench/coref_bench.py [--data ../shared/data] [--backends ranker,sieve] [--documents N]
+    python bench/coref_bench.py --backends ranker,ranker-nc=ranker-nc.json.gz
 
-Each backend runs `cad coref` as its own process over the first N documents of the prepared
+A backend is a name (`cad coref --backend NAME`) or LABEL=MODEL, the ranker with another model
+file: e.g. one that reads neuralcoref's pretrained networks, made by `cad coref-train --neuralcoref
+--data ../shared/data/coref --out ranker-nc.json.gz`. Each backend runs `cad coref` as its own process over the first N documents of the prepared
 training corpus (all with --documents 0), side by side in one run; prints seconds, sentences per
 second, seconds per 1,000 sentences, the projected time for the whole corpus and peak RSS.
 """
@@ -25,12 +28,20 @@ def main() -> None:
     ap.add_argument("--data", default=str(REPO.parent / "shared" / "data"), help="shared data folder")
     ap.add_argument("--model", default=str(REPO / "models" / "baseline"),
                     help="trained model folder with corpus.en and corpus.docs (default models/baseline)")
-    ap.add_argument("--backends", default="ranker,sieve", help="comma-separated backends (default ranker,sieve)")
+    ap.add_argument("--backends", default="ranker,sieve",
+                    help="comma-separated backends, each NAME or LABEL=MODEL (the ranker with that model file; "
+                         "default ranker,sieve)")
     ap.add_argument("--documents", type=int, default=2000, help="first N documents; 0 = all (default 2000)")
     a = ap.parse_args()
     model = Path(a.model)
     if not (model / "corpus.en").exists():
         sys.exit(f"coref_bench: {model}/corpus.en not found: run `make train` first")
+    runs = []
+    for spec in a.backends.split(","):
+        b, sep, model_file = spec.partition("=")
+        if sep and not Path(model_file).is_file():
+            sys.exit(f"coref_bench: {model_file}: no such ranker model file")
+        runs.append((b, ["--backend", "ranker", "--model", str(Path(model_file).resolve())] if sep else ["--backend", b]))
     lines = (model / "corpus.en").read_text(encoding="utf-8").splitlines()
     docs = (model / "corpus.docs").read_text(encoding="utf-8").splitlines()
     total = len(lines)
@@ -44,10 +55,10 @@ def main() -> None:
         (Path(tmp) / "in.docs").write_text("\n".join(docs) + "\n", encoding="utf-8")
         print(f"{end} sentences in {len(docs)} documents (corpus: {total} sentences)")
         print("backend\tseconds\tsentences/s\ts per 1,000 sentences\tprojected whole corpus\tpeak RSS MiB")
-        for b in a.backends.split(","):
+        for k, (b, how) in enumerate(runs):
             t = time.time()
-            proc = subprocess.Popen([sys.executable, "-m", "cad", "-q", "coref", "--backend", b, "--input",
-                                     f"{tmp}/in.en", "--docs", f"{tmp}/in.docs", "--out", f"{tmp}/{b}.jsonl"],
+            proc = subprocess.Popen([sys.executable, "-m", "cad", "-q", "coref", *how, "--input",
+                                     f"{tmp}/in.en", "--docs", f"{tmp}/in.docs", "--out", f"{tmp}/{k}.jsonl"],
                                     cwd=REPO)
             _, status, usage = os.wait4(proc.pid, 0)
             secs = time.time() - t

@@ -5,9 +5,10 @@
 
 A backend is a name (`cad coref --backend NAME`) or LABEL=MODEL, the ranker with another model
 file: e.g. one that reads neuralcoref's pretrained networks, made by `cad coref-train --neuralcoref
---data ../shared/data/coref --out ranker-nc.json.gz`. Each backend runs `cad coref` as its own process over the first N documents of the prepared
-training corpus (all with --documents 0), side by side in one run; prints seconds, sentences per
-second, seconds per 1,000 sentences, the projected time for the whole corpus and peak RSS.
+--data ../shared/data/coref --out ranker-nc.json.gz`. Each backend runs `cad coref` as its own
+process over the first N documents of the prepared training corpus (all with --documents 0), side
+by side in one run; prints seconds, sentences per second, seconds per 1,000 sentences, the projected
+time for the whole corpus and peak RSS.
 """
 
 from __future__ import annotations

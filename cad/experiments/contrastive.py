@@ -304,8 +304,9 @@ def summarize(items: list[SuiteItem], scores: list[ItemScore]) -> dict:
     the candidates' other words decides these, not the context); ties; balanced pairs with both
     items right."""
     judged = [(it, s) for it, s in zip(items, scores) if s.right is not None]
-    unequal = [s for _, s in judged if s.method == "forced" and len(set(s.penalized)) > 1]
-    equal = [s for _, s in judged if not (s.method == "forced" and len(set(s.penalized)) > 1)]
+    unequal, equal = [], []
+    for _, s in judged:
+        (unequal if s.method == "forced" and len(set(s.penalized)) > 1 else equal).append(s)
     by: dict[str, dict[str, list[int]]] = {}
     for it, s in judged:
         for name, value in _groups(it).items():

@@ -1034,3 +1034,83 @@ def test_referent_types_of_debians_wordnet():
     # a group of people is no living being to WordNet (noun.group), a name or a pronoun is unknown
     assert head_animacy("people") == "abst"
     assert head_animacy("it") is None and head_animacy("qwzx") is None
+
+
+def agreeing_model(tmp_path, cm_weight):
+    """tiny_model's pronouns with a predicate that agrees: the table holds *mort*, never *morte*."""
+    from cad.lm.arpa import write_arpa
+    from cad.lm.kneser_ney import estimate
+
+    (tmp_path / "apt").write_text("it ||| il ||| 0.7 0.7 0.7 0.7 ||| 0-0\nit ||| elle ||| 0.3 0.3 0.3 0.3 ||| 0-0\n"
+                                  "is ||| est ||| 1 1 1 1 ||| 0-0\ndead ||| mort ||| 0.5 0.5 0.5 0.5 ||| 0-0\n"
+                                  "the mouse ||| la souris ||| 1 1 1 1 ||| 0-0 1-1\n"
+                                  "the cat ||| le chat ||| 1 1 1 1 ||| 0-0 1-1\nruns ||| court ||| 1 1 1 1 ||| 0-0\n")
+    write_arpa(estimate([["il", "est", "mort"], ["elle", "est", "morte"], ["la", "souris", "court"],
+                         ["le", "chat", "court"]], 2), tmp_path / "alm.arpa")
+    write_config(baseline_config(str(tmp_path / "apt"), None, str(tmp_path / "alm.arpa"), 2, table_limit=0),
+                 tmp_path / "abase.ini")
+    ClassTable({"it-subj-fem-sing": {"elle": 0.9, "il": 0.05, NONE: 0.05},
+                "it-subj-masc-sing": {"il": 0.9, "elle": 0.05, NONE: 0.05}}).write(tmp_path / "aclasses.gz")
+    write_config(feature_config(tmp_path / "abase.ini", tmp_path / "aclasses.gz", cm_weight), tmp_path / "acm.ini")
+    return DecoderModel.load(tmp_path / "acm.ini")
+
+
+TWINS = {"il": ("elle",), "elle": ("il",), "mort": ("morte",), "morte": ("mort",)}
+
+
+def test_forced_decoding_backs_off_to_other_gender_twins(tmp_path):
+    """The table pairs *dead* with *mort* only: without twins *elle est morte* needs an unknown
+    word's penalty that *il est mort* does not, whatever the context; with them *dead → mort*
+    stands for *morte* with its own table scores, the language model reads *morte*, and no
+    penalty is paid. A piece the table holds itself (*it → elle*) keeps its own entry."""
+    model = agreeing_model(tmp_path, 2.0)
+    dec = Decoder(model)
+    fem = {"pronouns": {0: {"it-subj-fem-sing": 1.0}}}
+    twins = lambda w: TWINS.get(w, ())          # noqa: E731
+    plain = dec.force("it is dead", "elle est morte", context=fem, reach=True)
+    assert plain.feature_dict()["UnknownWordPenalty0"] == [-100.0]
+    tr = dec.force("it is dead", "elle est morte", context=fem, reach=True, twins=twins)
+    assert [(s.words, s.table, s.twin) for s in tr.best.steps] == [(("elle",), 0, False), (("est",), 0, False),
+                                                                   (("morte",), 0, True)]
+    f = tr.feature_dict()
+    lm = model.lm.score_words(model.lm.begin(), ("elle", "est", "morte", "</s>"))[0]
+    assert f["UnknownWordPenalty0"] == [0.0] and f["PhrasePenalty0"] == [3.0]
+    assert f["TranslationModel0"] == pytest.approx([math.log(0.3) + math.log(0.5)] * 4)    # elle's and mort's
+    assert f["LM0"] == pytest.approx([lm]) and f[FEATURE_NAME] == pytest.approx([math.log(0.9)])
+    assert tr.best.total == pytest.approx(sum(w * v for w, v in zip(model.weights(), tr.best.features)))
+    assert tr.best.total > plain.best.total
+    # what the table reaches itself is scored as before, and nothing of it is a twin
+    il = dec.force("it is dead", "il est mort", context=fem, reach=True)
+    il_twins = dec.force("it is dead", "il est mort", context=fem, reach=True, twins=twins)
+    assert il_twins.best.total == il.best.total and not any(s.twin for s in il_twins.best.steps)
+    # without a real *it → elle*, the twin of *it → il* stands for it, and the CM reads *elle*
+    table = (tmp_path / "apt").read_text()
+    (tmp_path / "apt").write_text(table.replace("it ||| elle ||| 0.3 0.3 0.3 0.3 ||| 0-0\n", ""))
+    model = DecoderModel.load(tmp_path / "acm.ini")
+    tr = Decoder(model).force("it is dead", "elle est morte", context=fem, reach=True, twins=twins)
+    assert [s.twin for s in tr.best.steps] == [True, False, True]
+    assert tr.feature_dict()["TranslationModel0"] == pytest.approx([math.log(0.7) + math.log(0.5)] * 4)
+    assert tr.feature_dict()[FEATURE_NAME] == pytest.approx([math.log(0.9)])
+    assert Decoder(model).translate("it is dead").text == "il est mort"      # translation has no twins
+
+
+def test_forced_decoding_along_a_given_path_scores_that_derivation(tmp_path):
+    """`path`: another target's steps (source spans, target positions) read with this target's
+    words: the one derivation they make, scored in full; None where a step's words have no option."""
+    model = agreeing_model(tmp_path, 2.0)
+    dec = Decoder(model)
+    fem = {"pronouns": {0: {"it-subj-fem-sing": 1.0}}}
+    twins = lambda w: TWINS.get(w, ())          # noqa: E731
+    il = dec.force("it is dead", "il est mort", context=fem, reach=True, twins=twins)
+    path = [(s.src_start, s.src_end, s.tgt_start, s.tgt_end) for s in il.best.steps]
+    again = dec.force("it is dead", "il est mort", context=fem, reach=True, twins=twins, path=path)
+    assert again.best.total == il.best.total and again.best.words == il.best.words
+    elle = dec.force("it is dead", "elle est morte", context=fem, reach=True, twins=twins, path=path)
+    assert [(s.src_start, s.src_end, s.tgt_start, s.tgt_end) for s in elle.best.steps] == path
+    assert [s.twin for s in elle.best.steps] == [False, False, True]
+    assert elle.best.total == pytest.approx(sum(w * v for w, v in zip(model.weights(), elle.best.features)))
+    # *it is* as one phrase: the table has none, and a penalized option covers one source word only
+    assert dec.force("it is dead", "elle est morte", context=fem, reach=True, twins=twins,
+                     path=[(0, 2, 0, 2), (2, 3, 2, 3)]) is None
+    # a path that leaves a word uncovered finds nothing either
+    assert dec.force("it is dead", "elle est morte", reach=True, twins=twins, path=[(0, 1, 0, 1), (1, 2, 1, 3)]) is None

@@ -17,6 +17,7 @@ class Step:
     words: tuple[str, ...]
     table: int
     alignment: tuple[tuple[int, int], ...]
+    twin: bool = False      # a real phrase pair's scores under its words' other-gender twins (forced decoding)
 
 
 @dataclass

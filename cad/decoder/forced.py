@@ -15,11 +15,25 @@ words); the reordering table has no entry for it, so lexicalized reordering scor
 (cad's and Moses's treatment of a phrase pair the table lacks). Moses's -constraint has no such
 options (its ConstrainedDecoding feature only refuses hypotheses that leave the reference); they
 are cad's, for scoring translations the phrase table cannot produce.
+
+`twins` (a function from a target word to its other-gender forms: *il*/*elle*, *mort*/*morte*)
+adds a back-off before any penalty: a real option whose words are a target piece but for words that
+are other-gender twins of the piece's (*they want* → *ils* where the target says *elles*) gives an
+option of the piece's words with that option's table scores, alignment and reordering scores,
+scored again by every feature that reads its words (the language model, the coreference model).
+Only where the span has no real option of the piece itself: the table's own preference between
+*il* and *elle* stands wherever it has both. Without it, two candidates that differ only in a
+pronoun's gender and the words that agree with it are decided by which of them the phrase table
+happens to hold (one candidate needs an unknown word's penalty, the other not), not by any feature
+that reads the context. Moses has no such back-off (its factored models' generation steps come
+nearest: a lemma's translation generated in another form); cad's, for contrastive scoring.
 """
 
 from __future__ import annotations
 
 from cad.decoder.model import DecoderModel
+from collections.abc import Callable, Iterable
+
 from cad.decoder.options import TranslationOption, _finish, _finish_in_context, _place
 
 
@@ -41,11 +55,15 @@ class ForcedOptions(dict):
     `t` target words may take on span [s, e)."""
 
     def __init__(self, model: DecoderModel, tokens: list[str], options: dict, target: tuple[str, ...],
-                 penalized: bool = False):
+                 penalized: bool = False, twins: Callable[[str], Iterable[str]] | None = None,
+                 path: frozenset[tuple[int, int, int, int]] | None = None):
+        """`path`: the only steps (source span, target span) search may take, so that it finds the
+        one derivation they make, if the options of these words exist (Decoder.force)."""
         kept = within(options, target)
         super().__init__(kept)
         self.target = target
         self.penalized = penalized
+        self.path = path
         self._model = model
         self._real: dict[tuple[int, int], dict[int, list[TranslationOption]]] = {}
         for span, opts in kept.items():
@@ -54,6 +72,8 @@ class ForcedOptions(dict):
                 for t in _positions(o.words, target):
                     by_t.setdefault(t, []).append(o)
             self._real[span] = by_t
+        if twins is not None:
+            self._back_off(options, twins)
         self._cache: dict[tuple[int, int, int], list[TranslationOption]] = {}
         self._n = len(tokens)
         self._bounds: dict[tuple[int, int], float] = {}
@@ -62,6 +82,42 @@ class ForcedOptions(dict):
                                 for (s, e), by_t in self._real.items() for t, opts in by_t.items() for o in opts})
         if penalized:
             self._penalize(tokens)
+
+    # ------------------------------------------------------------- other-gender twins
+    def _back_off(self, options: dict, twins: Callable[[str], Iterable[str]]) -> None:
+        target, model = self.target, self._model
+        m = len(target)
+        accept = [{w, *twins(w)} for w in target]
+        starts: dict[str, list[int]] = {}
+        for t, words in enumerate(accept):
+            for w in words:
+                starts.setdefault(w, []).append(t)
+        for span, opts in options.items():
+            real = self._real.get(span, {})
+            made: dict[tuple[int, tuple[str, ...]], TranslationOption] = {}
+            for o in opts:
+                n = len(o.words)
+                for t in starts.get(o.words[0], ()) if n else ():
+                    piece = target[t:t + n]
+                    if (len(piece) < n or piece == o.words or any(r.words == piece for r in real.get(t, ()))
+                            or not all(o.words[j] in accept[t + j] for j in range(1, n))):
+                        continue
+                    twin = TranslationOption(span[0], span[1], piece, o.table, o.scores, o.alignment, o.reordering,
+                                             reordering_forward=o.reordering_forward, twin=True)
+                    _finish(twin, model)
+                    old = made.get((t, piece))
+                    if old is None or twin.future > old.future:
+                        made[(t, piece)] = twin
+            if not made:
+                continue
+            by_t = self._real.setdefault(span, {})
+            # in the span's order (its real options first), the best of several twins of a piece
+            for (t, _), twin in made.items():
+                by_t.setdefault(t, []).append(twin)
+            kept = self.get(span, [])
+            best = max(made.values(), key=lambda o: o.future)
+            rest = [o for o in made.values() if o is not best]
+            self[span] = ([best] + kept if not kept or best.future > kept[0].future else kept + [best]) + rest
 
     # ------------------------------------------------------------- penalized options
     def _penalize(self, tokens: list[str]) -> None:
@@ -136,5 +192,7 @@ class ForcedOptions(dict):
             got = list(self._real.get((s, e), {}).get(t, ()))
             if self.penalized and e == s + 1:
                 got += [self._chunk(s, self.target[t:end]) for end in range(t, len(self.target) + 1)]
+            if self.path is not None:
+                got = [o for o in got if (s, e, t, t + len(o.words)) in self.path]
             self._cache[key] = got
         return got

@@ -35,6 +35,9 @@ class TranslationOption:
     # template is read again by every sentence with its phrase); a placed copy starts without,
     # as the features that read the context may change its scores
     native: bytes | None = None
+    # forced decoding's back-off: a real option's scores under the other-gender twin of its words
+    # (cad/decoder/forced.py)
+    twin: bool = False
 
     @property
     def unknown(self) -> bool:
@@ -152,7 +155,7 @@ def _place(t: TranslationOption, start: int, end: int) -> TranslationOption:
     # (tests/test_decoder.py checks that none is left out); options have slots, not a __dict__,
     # to keep the kept templates small
     return TranslationOption(start, end, t.words, t.table, t.scores, t.alignment, t.reordering, t.stateless, t.future,
-                             t.values, t.in_context, t.reordering_forward, t.estimate)
+                             t.values, t.in_context, t.reordering_forward, t.estimate, twin=t.twin)
 
 
 def placed(opt: TranslationOption, start: int, end: int) -> TranslationOption:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from cad.decoder import native
 from cad.decoder.derivation import Derivation, Step, Translation
@@ -87,6 +87,8 @@ class Decoder:
         self.weights = model.weights()
         self.stateful = model.stateful
         self._constraint: tuple[str, ...] | None = None
+        self._twins: Callable[[str], Iterable[str]] | None = None
+        self._path: frozenset[tuple[int, int, int, int]] | None = None
         self._penalized = False
         self._bound: Callable[[int, int], float] | None = None
         self._bounds: list[float] = []
@@ -179,7 +181,9 @@ class Decoder:
         return stacks[k]
 
     # ---------------------------------------------------------------- search
-    def force(self, sentence: str, target: str, context=None, reach: bool = False) -> Translation | None:
+    def force(self, sentence: str, target: str, context=None, reach: bool = False,
+              twins: Callable[[str], Iterable[str]] | None = None,
+              path: Iterable[tuple[int, int, int, int]] | None = None) -> Translation | None:
         """Constrained decoding (Moses's -constraint): the best derivation whose output is exactly
         `target`, by normal stack search over the options whose words occur in the target; None
         when the search finds none (the target is unreachable under the table and the limits).
@@ -189,13 +193,20 @@ class Decoder:
         target the real options reach keeps the derivation and score they give. The search with penalized options prunes
         by histogram alone (FORCED_STACK hypotheses a stack), its future costs counting the
         penalties a hypothesis cannot avoid (ForcedOptions.penalty_bound): hypotheses hundreds
-        apart in score may end equal, so a threshold would prune the ones that paid early."""
+        apart in score may end equal, so a threshold would prune the ones that paid early.
+        `twins`: a target word's other-gender forms; real options then also stand in for the
+        target pieces that differ from their words only by such forms, before any penalty
+        (ForcedOptions; the steps they give are marked `twin`). `path`: (source start, end, target
+        start, end) of every step: the one derivation of the target they make, scored in full
+        (another target's derivation read with this target's words), or None."""
         words = tuple(target.split())
         if not words:
             return None
         settings = self.model.settings
         kept = (settings.search_algorithm, settings.beam_threshold, settings.stack)
         self._constraint = words
+        self._twins = twins
+        self._path = None if path is None else frozenset(path)
         settings.search_algorithm = 0     # cube pruning assumes every expansion exists
         try:
             for penalized in (False, True) if reach else (False,):
@@ -209,7 +220,7 @@ class Decoder:
                     pass
             return None
         finally:
-            self._constraint = None
+            self._constraint = self._twins = self._path = None
             self._penalized, self._bound = False, None
             settings.search_algorithm, settings.beam_threshold, settings.stack = kept
 
@@ -225,7 +236,8 @@ class Decoder:
         collected = self._options(tokens, context)
         forced = None
         if self._constraint is not None:
-            forced = ForcedOptions(self.model, tokens, collected.options, self._constraint, self._penalized)
+            forced = ForcedOptions(self.model, tokens, collected.options, self._constraint, self._penalized,
+                                   self._twins, self._path)
         self._bound = forced.penalty_bound if forced is not None and self._penalized else None
         self._begin(tokens)
         core = self._core() if forced is None else None
@@ -378,7 +390,8 @@ class Decoder:
                     feats[base + i] += v
                 states[k] = f.evaluate(states[k], last_start, last_end, o, complete)[1]
             last_start, last_end = o.start, o.end
-            steps.append(Step(o.start, o.end, len(words), len(words) + len(o.words), o.words, o.table, o.alignment))
+            steps.append(Step(o.start, o.end, len(words), len(words) + len(o.words), o.words, o.table, o.alignment,
+                              o.twin))
             words.extend(o.words)
         total = sum(w * f for w, f in zip(self.weights, feats))
         return Derivation(words, total, feats, steps)
@@ -423,7 +436,8 @@ class Decoder:
                 base = f.slot.offset
                 for i, v in f.values(state, p.last_start, p.last_end, o, j == last):
                     feats[base + i] += v
-            steps.append(Step(o.start, o.end, len(words), len(words) + len(o.words), o.words, o.table, o.alignment))
+            steps.append(Step(o.start, o.end, len(words), len(words) + len(o.words), o.words, o.table, o.alignment,
+                              o.twin))
             words.extend(o.words)
         total = sum(w * f for w, f in zip(self.weights, feats))
         return Derivation(words, total, feats, steps)

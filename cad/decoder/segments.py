@@ -18,7 +18,7 @@ def joined(tokens: list[str], parts: list[Translation], spans: list[tuple[int, i
         d = tr.best
         for st in d.steps:
             steps.append(Step(st.src_start + start, st.src_end + start, st.tgt_start + len(words),
-                              st.tgt_end + len(words), st.words, st.table, st.alignment))
+                              st.tgt_end + len(words), st.words, st.table, st.alignment, st.twin))
         words.extend(d.words)
         features = [a + b for a, b in zip(features, d.features)]
         total += d.total

@@ -326,3 +326,43 @@ def test_the_fallback_reads_the_mixture_as_the_feature_does(tmp_path):
         got[reading] = elle - il
     assert got["mixture"] == pytest.approx(2.0 * math.log((0.6 * 0.9 + 0.4 * 0.05) / (0.4 * 0.9 + 0.6 * 0.05)) + phi)
     assert got["map"] == pytest.approx(2.0 * math.log(0.9 / 0.05) + phi)
+
+
+def test_gender_twins_of_pronouns_adjectives_and_participles(lexicons):
+    from cad.experiments.contrastive import GenderTwins
+
+    twins = GenderTwins(lexicons[1])
+    assert twins("elle") == ("il",) and twins("Ils") == ("Elles",)
+    assert twins("morte") == ("mort",) and twins("concentrés") == ("concentrées",)
+    assert twins("délicieux") == ("délicieuse", "délicieuses")       # invariable in number: both
+    assert twins("rapide") == () and twins("camion") == () and twins("est") == ()     # epicene, a noun, a verb
+    assert GenderTwins(None)("elles") == ("ils",) and GenderTwins(None)("morte") == ()
+
+
+def test_score_backs_off_to_gender_twins_so_the_context_decides(tmp_path):
+    """*dead* is *mort* in the table, never *morte*: without twins the feminine candidate pays an
+    unknown word's cost that the masculine one does not, so *il est mort* wins in both contexts
+    (one item of two right); with them both candidates are reached without penalty and the
+    context decides both."""
+    pytest.importorskip("spacy")
+    from test_cm_feature import TWINS, agreeing_model
+
+    from cad.decoder import Decoder
+    from cad.experiments.contrastive import ContextScorer, read_suite, score_suite
+    from coref.backends import get_backend
+
+    lines = [json.dumps({"id": f"t{k}", "context": [{"source": s, "target": t}], "source": "it is dead",
+                         "targets": ["elle est morte", "il est mort"], "correct": k, "pair": "p", "distance": 1})
+             for k, (s, t) in enumerate((("the mouse runs", "la souris court"), ("the cat runs", "le chat court")))]
+    (tmp_path / "suite.jsonl").write_text("\n".join(lines) + "\n")
+    items = read_suite(tmp_path / "suite.jsonl")
+    model = agreeing_model(tmp_path, 2.0)
+    plain, summary = score_suite(ContextScorer(Decoder(model), get_backend("ranker")), items)
+    assert [r.penalized for r in plain] == [[1, 0]] * 2 and [r.best for r in plain] == [1, 1]
+    assert summary["accuracy"] == 0.5 and summary["unequal_penalties"] == 2
+    twins = lambda w: TWINS.get(w, ())          # noqa: E731
+    backed, summary = score_suite(ContextScorer(Decoder(model), get_backend("ranker"), twins=twins), items)
+    assert [r.penalized for r in backed] == [[0, 0]] * 2 and [r.twins for r in backed] == [[1, 0]] * 2
+    assert summary["accuracy"] == 1.0 and summary["unequal_penalties"] == 0 and summary["twinned"] == 2
+    # the masculine candidate's derivation is the one without twins
+    assert [r.scores[1] for r in backed] == [r.scores[1] for r in plain]

@@ -25,19 +25,29 @@ def _score(a: argparse.Namespace) -> None:
     items = read_suite(a.suite)
     sentences = [" ".join(x.lower().split()) for it in items for x in [s for s, _ in it.context] + [it.source]]
     model = DecoderModel.load(a.config, input_sentences=sentences, settings=SearchSettings(search_algorithm=0))
-    scorer = ContextScorer(Decoder(model), get_backend(a.backend, gold=a.gold), a.humanness)
+    twins = None
+    if not a.no_gender_twins:
+        from cad.experiments.contrastive import GenderTwins
+        from cad.lang import fr_inflection
+        try:
+            twins = GenderTwins(fr_inflection.load())
+        except CadError as exc:
+            raise CadError(f"{exc} (the French inflection lexicon, hunspell-fr-comprehensive: `make resources` "
+                           "installs it; --no-gender-twins scores without it)") from None
+    scorer = ContextScorer(Decoder(model), get_backend(a.backend, gold=a.gold), a.humanness, twins)
     if a.cm_weight is not None:
         if a.cm_weight < 0:
             raise CadError(f"--cm-weight must not be negative, not {a.cm_weight}")
         model = model.with_weights(scorer.cm.slot.name, [a.cm_weight])
-        scorer = ContextScorer(Decoder(model), scorer.resolver, a.humanness)
+        scorer = ContextScorer(Decoder(model), scorer.resolver, a.humanness, twins)
     results, summary = score_suite(scorer, items)
     with atomic_output(a.out) as fh:
-        fh.write("id\tmethod\tbest\tcorrect\tright\tscores\tclasses\tpenalized\tfeatures\n")
+        fh.write("id\tmethod\tbest\tcorrect\tright\tscores\tclasses\tpenalized\ttwins\tfeatures\n")
         for r in results:
             fh.write(f"{r.id}\t{r.method}\t{r.best}\t{'' if r.correct is None else r.correct}\t"
                      f"{'' if r.right is None else int(r.right)}\t{','.join(f'{x:.4f}' for x in r.scores)}\t"
-                     f"{'|'.join(r.classes)}\t{','.join(map(str, r.penalized))}\t{'|'.join(r.features)}\n")
+                     f"{'|'.join(r.classes)}\t{','.join(map(str, r.penalized))}\t{','.join(map(str, r.twins))}\t"
+                     f"{'|'.join(r.features)}\n")
     if a.report:
         with atomic_output(a.report) as fh:
             json.dump(summary, fh, indent=1, ensure_ascii=False)
@@ -113,9 +123,14 @@ def add_score_arguments(s) -> None:
     s.add_argument("--humanness", action="store_true", help="the class CM's bundles carry humanness")
     s.add_argument("--cm-weight", type=float,
                    help="the CoreferenceModel's weight instead of the configuration's (0: the context-blind control)")
+    s.add_argument("--no-gender-twins", action="store_true",
+                   help="no back-off to other-gender twins in forced decoding: by default a real phrase pair also "
+                        "stands for the target piece that differs from its words only by a subject pronoun's or an "
+                        "adjective's or participle's gender (French inflection lexicon), before any penalized option")
     add_out(s, "--out", default="-", help="one TSV line per item: id, method (forced|fallback), best, correct, right, "
-                                         "scores, pronoun classes, penalized options and CM features (each "
-                                         "pronoun's heaviest bundle) of each candidate")
+                                         "scores, pronoun classes, penalized options, options backed off to a "
+                                         "gender twin and CM features (each pronoun's heaviest bundle) of each "
+                                         "candidate")
     s.add_argument("--report", help="JSON file for the summary: accuracy overall and by pronoun, gender, "
                                     "distance and variant, forced/fallback/penalized counts, ties, pairs")
     s.set_defaults(func=_score)

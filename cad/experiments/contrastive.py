@@ -18,7 +18,12 @@ full model, the CoreferenceModel feature included, and its model score compared.
 Forced decoding always reaches a non-empty target (`Decoder.force(reach=True)`): where the
 phrase table cannot produce it, penalized options (each source word to a part of the target, or to
 nothing) fill in at an unknown word's cost, scored by every other feature as any option; the
-report counts the items that needed them.
+report counts the items that needed them. Before any penalty, with `twins` (`cad score`'s
+default), a real phrase pair also stands for the target piece that differs from its words only by
+other-gender forms (a subject pronoun, an adjective, a past participle: `GenderTwins`), with its
+table scores and the piece's own language-model and CM scores: candidates that differ only in a
+pronoun's gender and its agreement are then not told apart by which of them the table happens to
+hold (one paying an unknown word's cost, the other not), but by the features that read them.
 
 Fallback, only where forced decoding still finds nothing (a search that pruned every
 hypothesis): alignments come from the phrase table's one-word entries (each source word to the
@@ -52,6 +57,7 @@ from cad.core.progress import progress
 from cad.core.textio import read_lines
 from cad.corpus.truecase import ModelCase
 from cad.decoder.search import Derivation, Translation
+from cad.experiments.contrastive_french import PRONOUN_FLIP
 from cad.lang.fr_morph import PRONOUN_MORPH
 from cad.translate.morphology import TranslationMorphology, projection
 from coref.english.roles import pronoun_roles
@@ -79,6 +85,7 @@ class ItemScore:
     correct: int | None = None
     classes: list[str] = field(default_factory=list)
     penalized: list[int] = field(default_factory=list)     # penalized (and unknown-word) options per candidate
+    twins: list[int] = field(default_factory=list)         # options backed off to an other-gender twin, per candidate
     # per candidate, the heaviest bundle of each source pronoun's mixture (in token order) that the
     # CM scored it under
     features: list[str] = field(default_factory=list)
@@ -127,11 +134,34 @@ def read_suite(path: str | os.PathLike) -> list[SuiteItem]:
     return items
 
 
+class GenderTwins:
+    """A French word's other-gender forms, for forced decoding's back-off (cad/decoder/forced.py):
+    the subject pronouns' (*il*/*elle*, *ils*/*elles*) and, from the inflection lexicon, an
+    adjective's or a past participle's; the words `cad contrastive make` flips with a pronoun."""
+
+    def __init__(self, inflections):
+        self.inflections = inflections
+        self._known: dict[str, tuple[str, ...]] = {}
+
+    def __call__(self, word: str) -> tuple[str, ...]:
+        got = self._known.get(word)
+        if got is None:
+            flip = PRONOUN_FLIP.get(word.lower())
+            forms = [flip.capitalize() if word[:1].isupper() else flip] if flip else []
+            if self.inflections is not None:
+                forms += [w for w in self.inflections.gender_twins(word) if w not in forms]
+            got = self._known[word] = tuple(forms)
+        return got
+
+
 class ContextScorer:
-    def __init__(self, decoder, resolver, with_human: bool = False):
+    def __init__(self, decoder, resolver, with_human: bool = False, twins: GenderTwins | None = None):
+        """`twins`: forced decoding backs off to the other-gender twins of real options' words
+        before it pays for penalized options (cad/decoder/forced.py); None: it does not."""
         self.decoder = decoder
         self.resolver = resolver
         self.with_human = with_human
+        self.twins = twins
         model = decoder.model
         cms = [f for f in model.stateless if isinstance(f, CoreferenceModelFeature)]
         if not cms:
@@ -143,7 +173,7 @@ class ContextScorer:
 
     # -------------------------------------------------------------- alignment of given text
     def _aligned(self, source: str, target: str):
-        tr = self.decoder.force(source, target, reach=True)
+        tr = self.decoder.force(source, target, reach=True, twins=self.twins)
         if tr is not None:
             return tr, True
         src, tgt = source.split(), target.split()
@@ -192,23 +222,26 @@ class ContextScorer:
         forced, used = [], []
         for t in targets:
             mixes = first
-            tr = self.decoder.force(source, t, context={"pronouns": first}, reach=True)
+            tr = self.decoder.force(source, t, context={"pronouns": first}, reach=True, twins=self.twins)
             if tr is not None and any(c.sentence == k and c.kind == "np" for r in records for c in r.candidates):
                 # an antecedent in the sentence itself: read it from this candidate, score again
-                again = self.decoder.force(source, t, context={"pronouns": (second := mixtures(tr))}, reach=True)
+                again = self.decoder.force(source, t, context={"pronouns": (second := mixtures(tr))}, reach=True,
+                                           twins=self.twins)
                 if again is not None:
                     tr, mixes = again, second
             forced.append(tr)
             used.append(mixes)
+        forced = self._carried(source, targets, forced, used)
         features = [_heaviest(m) for m in used]
         if all(tr is not None for tr in forced):
             scores = [tr.best.total for tr in forced]
             classes = [",".join(pronoun_class(aligned_words(tr.source, tr.best.words, tr.best.word_alignment, i))
                                 for i in sorted(first)) for tr in forced]
             penalized = [sum(st.table < 0 for st in tr.best.steps) for tr in forced]
+            twins = [sum(st.twin for st in tr.best.steps) for tr in forced]
             method = "forced"
         else:
-            scores, classes, penalized, used = [], [], [], []
+            scores, classes, penalized, twins, used = [], [], [], [], []
             for t in targets:
                 s, c, m = self._fallback(source, t, mixtures)
                 scores.append(s)
@@ -217,7 +250,28 @@ class ContextScorer:
             features = [_heaviest(m) for m in used]
             method = "fallback"
         best = max(range(len(scores)), key=lambda i: (scores[i], -i))
-        return ItemScore(item.id, scores, method, best, item.correct, classes, penalized, features)
+        return ItemScore(item.id, scores, method, best, item.correct, classes, penalized, twins, features)
+
+    def _carried(self, source: str, targets: list[str], forced: list, used: list) -> list:
+        """Each candidate's derivation, or another candidate's read with its words where that
+        scores higher: the search with penalized options is approximate (FORCED_STACK), and two
+        candidates that differ in a pronoun's gender and its agreement would otherwise be told
+        apart by the search errors of one of them (one penalized option more), not by the
+        features. Another's steps (same source spans and target positions) are scored in full
+        under this candidate's words and mixtures; only where each step's words have a real
+        option, an other-gender twin of one, or a penalized option (the one derivation search
+        finds under `path`)."""
+        out = list(forced)
+        for i, t in enumerate(targets):
+            for j, other in enumerate(forced):
+                if j == i or other is None or out[i] is None or len(other.best.words) != len(t.split()):
+                    continue
+                path = [(st.src_start, st.src_end, st.tgt_start, st.tgt_end) for st in other.best.steps]
+                tr = self.decoder.force(source, t, context={"pronouns": used[i]}, reach=True, twins=self.twins,
+                                        path=path)
+                if tr is not None and tr.best.total > out[i].best.total:
+                    out[i] = tr
+        return out
 
     def _fallback(self, source: str, target: str, mixtures) -> tuple[float, str, dict]:
         src, tgt = source.split(), target.split()
@@ -298,7 +352,8 @@ def _groups(item: SuiteItem) -> dict[str, str]:
 
 def summarize(items: list[SuiteItem], scores: list[ItemScore]) -> dict:
     """Accuracy overall and by pronoun, gender, antecedent distance and variant; forced and
-    fallback counts; items whose candidates needed penalized options; items whose candidates
+    fallback counts; items whose candidates needed penalized options, and options backed off to an
+    other-gender twin (`twinned`); items whose candidates
     needed different numbers of them (`unequal_penalties`: each costs an unknown word's -100
     times its weight, more than the context's features can move, so the phrase table's coverage of
     the candidates' other words decides these, not the context); ties; balanced pairs with both
@@ -320,7 +375,7 @@ def summarize(items: list[SuiteItem], scores: list[ItemScore]) -> dict:
     return {"items": len(scores), "judged": len(judged),
             "accuracy": sum(s.right for _, s in judged) / len(judged) if judged else math.nan,
             "forced": sum(s.method == "forced" for s in scores), "fallback": sum(s.method == "fallback" for s in scores),
-            "penalized": sum(any(s.penalized) for s in scores),
+            "penalized": sum(any(s.penalized) for s in scores), "twinned": sum(any(s.twins) for s in scores),
             "unequal_penalties": len(unequal), "unequal_penalties_right": sum(s.right for s in unequal),
             "equal_penalties_accuracy": sum(s.right for s in equal) / len(equal) if equal else math.nan,
             "ties": sum(1 for _, s in judged if s.scores.count(s.scores[s.correct]) > 1),
@@ -333,7 +388,8 @@ def format_summary(summary: dict) -> str:
     """The summary as Markdown tables."""
     lines = [f"{summary['judged']} judged items: accuracy {summary['accuracy']:.3f}; "
              f"{summary['forced']} forced, {summary['fallback']} by the fallback; {summary['penalized']} "
-             f"with penalized options; {summary['ties']} ties"]
+             f"with penalized options, {summary.get('twinned', 0)} with options backed off to a gender twin; "
+             f"{summary['ties']} ties"]
     if summary.get("unequal_penalties"):
         n, r = summary["unequal_penalties"], summary["unequal_penalties_right"]
         lines.append(f"{n} items decided by the number of penalized options (their candidates need different "

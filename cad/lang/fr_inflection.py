@@ -78,6 +78,20 @@ class FrenchInflections:
             return None
         return _case_as(ranked[0][0], word)
 
+    def gender_twins(self, word: str) -> list[str]:
+        """Every other-gender form of `word` as an adjective or a past participle (nouns keep
+        their gender: *ami*/*amie* are two words), in the word's case: *morte* → [*mort*];
+        an invariable number has both (*délicieux* → [*délicieuse*, *délicieuses*])."""
+        lower = word.lower()
+        out: list[str] = []
+        for p, (g, n) in self.cells(lower):
+            if p.noun or g not in OTHER:
+                continue
+            for w in [f for number in (("sing", "plur") if n == "inv" else (n,)) for f in p.forms(OTHER[g], number)]:
+                if w != lower and (w := _case_as(w, word)) not in out:
+                    out.append(w)
+        return out
+
     def inflected(self, word: str) -> bool:
         """A form that some adjective or participle has (whose gender may have to change)."""
         return any(not p.noun for p, _ in self.cells(word.lower()))

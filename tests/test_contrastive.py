@@ -72,6 +72,13 @@ def test_pronoun_flip_and_noun_replacement(lexicons, parse):
     assert replace("l' idée est intéressante .", "idée", "projet", "fem", "masc") == "le projet est intéressant ."
     assert replace("cet outil est utile .", "outil", "machine", "masc", "fem") == "cette machine est utile ."
     assert replace("l' idée est intéressante .", "idée", "machine", "fem", "fem") == "la machine est intéressante ."
+    # a pronoun that takes the gender of the noun phrase after it, and what agrees with that pronoun
+    assert replace("je joue à un de ces jeux en ligne .", "jeux", "leçons", "masc", "fem", "plur") == \
+        "je joue à une de ces leçons en ligne ."
+    assert replace("certains de ces jeux sont bons .", "jeux", "leçons", "masc", "fem", "plur") == \
+        "certaines de ces leçons sont bonnes ."
+    assert replace("c' est l' une des grandes avancées .", "avancées", "progrès", "fem", "masc", "plur") == \
+        "c' est l' un des grands progrès ."
 
 
 def tiny_corpus(tmp_path):

@@ -37,6 +37,13 @@ DET_FAMILIES = [("le", "la", "l'"), ("ce", "cette", None), ("un", "une", None), 
 DET_FAMILY = {w: f for f in DET_FAMILIES for w in f if w} | {"cet": ("ce", "cette", None)}
 DET_SAME = {"notre", "votre", "leur", "les", "des", "ces", "mes", "tes", "ses", "nos", "vos", "leurs", "plusieurs",
             "chaque", "quelques", "aux"}
+# pronouns that take the gender of the noun phrase after them (*un de ces jeux*, *une de ces
+# leçons*): the other-gender form and the number their predicates agree in
+QUANTIFIERS = {"un": ("une", "sing"), "une": ("un", "sing"), "aucun": ("aucune", "sing"), "aucune": ("aucun", "sing"),
+               "chacun": ("chacune", "sing"), "chacune": ("chacun", "sing"), "certains": ("certaines", "plur"),
+               "certaines": ("certains", "plur"), "quelques-uns": ("quelques-unes", "plur"),
+               "quelques-unes": ("quelques-uns", "plur")}
+PARTITIVE = {"de", "d'", "des", "du"}
 VOWELS = set("aeiouyéèêëàâäîïôöûùüœæ")
 
 
@@ -163,6 +170,14 @@ class Editor:
                               gender, number, edits)
             if why:
                 return None, f"agreement: {why}"
+            head = noun.head
+            quantifier = QUANTIFIERS.get(head.lower_) if head.i != q and noun.dep_ == "nmod" else None
+            if quantifier and any(c.dep_ == "case" and c.lower_ in PARTITIVE for c in noun.children):
+                # un de ces jeux -> une de ces leçons, and what agrees with the pronoun
+                edits[head.i] = [_case_as(quantifier[0], words[head.i])]
+                why = self._agree(words, predicates(head), gender, quantifier[1], edits)
+                if why:
+                    return None, f"agreement: {why}"
         # the determiner: before the noun and the adjectives that precede it
         left = q
         while left > 0 and doc[left - 1].head.i == q and doc[left - 1].dep_ in ("amod", "advmod", "nummod"):

@@ -373,3 +373,21 @@ def test_score_backs_off_to_gender_twins_so_the_context_decides(tmp_path):
     assert summary["accuracy"] == 1.0 and summary["unequal_penalties"] == 0 and summary["twinned"] == 2
     # the masculine candidate's derivation is the one without twins
     assert [r.scores[1] for r in backed] == [r.scores[1] for r in plain]
+
+
+def test_score_cli_backs_off_to_the_lexicons_twins_unless_told_not_to(tmp_path, lexicons, capsys):
+    from test_cm_feature import agreeing_model
+
+    agreeing_model(tmp_path, 2.0)
+    lines = [json.dumps({"id": f"t{k}", "context": [{"source": s, "target": t}], "source": "it is dead",
+                         "targets": ["elle est morte", "il est mort"], "correct": k})
+             for k, (s, t) in enumerate((("the mouse runs", "la souris court"), ("the cat runs", "le chat court")))]
+    (tmp_path / "suite.jsonl").write_text("\n".join(lines) + "\n")
+    args = ["-q", "score", "--config", str(tmp_path / "acm.ini"), "--suite", str(tmp_path / "suite.jsonl")]
+    assert main(args + ["--out", str(tmp_path / "twins.tsv"), "--report", str(tmp_path / "twins.json")]) == 0
+    rows = [r.split("\t") for r in (tmp_path / "twins.tsv").read_text().splitlines()]
+    assert rows[0][7:9] == ["penalized", "twins"] and [r[7:9] for r in rows[1:]] == [["0,0", "1,0"]] * 2
+    assert json.loads((tmp_path / "twins.json").read_text())["accuracy"] == 1.0
+    assert main(args + ["--no-gender-twins", "--out", str(tmp_path / "plain.tsv")]) == 0
+    rows = [r.split("\t") for r in (tmp_path / "plain.tsv").read_text().splitlines()]
+    assert [r[4] for r in rows[1:]] == ["0", "1"] and [r[7:9] for r in rows[1:]] == [["1,0", "0,0"]] * 2

@@ -31,9 +31,9 @@ nearest: a lemma's translation generated in another form); cad's, for contrastiv
 
 from __future__ import annotations
 
-from cad.decoder.model import DecoderModel
 from collections.abc import Callable, Iterable
 
+from cad.decoder.model import DecoderModel
 from cad.decoder.options import TranslationOption, _finish, _finish_in_context, _place
 
 
@@ -110,8 +110,9 @@ class ForcedOptions(dict):
                         made[(t, piece)] = twin
             if not made:
                 continue
+            # search takes a position's twins after its real options; the span's list keeps its best
+            # estimate first, for the future-cost table
             by_t = self._real.setdefault(span, {})
-            # in the span's order (its real options first), the best of several twins of a piece
             for (t, _), twin in made.items():
                 by_t.setdefault(t, []).append(twin)
             kept = self.get(span, [])

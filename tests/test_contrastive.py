@@ -391,3 +391,29 @@ def test_score_cli_backs_off_to_the_lexicons_twins_unless_told_not_to(tmp_path, 
     assert main(args + ["--no-gender-twins", "--out", str(tmp_path / "plain.tsv")]) == 0
     rows = [r.split("\t") for r in (tmp_path / "plain.tsv").read_text().splitlines()]
     assert [r[4] for r in rows[1:]] == ["0", "1"] and [r[7:9] for r in rows[1:]] == [["1,0", "0,0"]] * 2
+
+
+def test_a_candidate_is_scored_along_the_other_candidates_derivation(tmp_path):
+    """A search error of one candidate (here made by hand: *elle est morte* along a derivation of
+    two penalized options) does not decide the item: the candidate is also read along the other's
+    derivation (*it | is | dead*) and keeps the better score, which is its best derivation's."""
+    pytest.importorskip("spacy")
+    from test_cm_feature import TWINS, agreeing_model
+
+    from cad.decoder import Decoder
+    from cad.experiments.contrastive import ContextScorer
+    from coref.backends import get_backend
+
+    twins = lambda w: TWINS.get(w, ())          # noqa: E731
+    dec = Decoder(agreeing_model(tmp_path, 2.0))
+    scorer = ContextScorer(dec, get_backend("ranker"), twins=twins)
+    fem = {0: {"it-subj-fem-sing": 1.0}}
+    targets = ["elle est morte", "il est mort"]
+    worse = dec.force("it is dead", targets[0], context={"pronouns": fem}, reach=True, twins=twins,
+                      path=[(0, 1, 0, 2), (1, 2, 2, 2), (2, 3, 2, 3)])
+    best = dec.force("it is dead", targets[0], context={"pronouns": fem}, reach=True, twins=twins)
+    il = dec.force("it is dead", targets[1], context={"pronouns": fem}, reach=True, twins=twins)
+    assert sum(s.table < 0 for s in worse.best.steps) == 2 and worse.best.total < il.best.total < best.best.total
+    out = scorer._carried("it is dead", targets, [worse, il], [fem, fem])
+    assert out[0].best.total == pytest.approx(best.best.total) and out[0].best.words == best.best.words
+    assert out[1] is il                      # its own derivation was the better one

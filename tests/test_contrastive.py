@@ -417,3 +417,22 @@ def test_a_candidate_is_scored_along_the_other_candidates_derivation(tmp_path):
     out = scorer._carried("it is dead", targets, [worse, il], [fem, fem])
     assert out[0].best.total == pytest.approx(best.best.total) and out[0].best.words == best.best.words
     assert out[1] is il                      # its own derivation was the better one
+
+
+def test_score_without_the_inflection_lexicon_says_how_to_go_on(tmp_path, monkeypatch, capsys):
+    """No lexicon: `cad score` exits 1 naming the package, the make target and --no-gender-twins
+    before it writes anything; with --no-gender-twins it scores."""
+    pytest.importorskip("spacy")
+    from test_cm_feature import agreeing_model
+
+    agreeing_model(tmp_path, 2.0)
+    (tmp_path / "suite.jsonl").write_text(json.dumps({"id": "t", "context": [], "source": "it is dead",
+                                                      "targets": ["elle est morte", "il est mort"], "correct": 0}) + "\n")
+    monkeypatch.setenv("CAD_RESOURCES", str(tmp_path / "nothing"))
+    args = ["-q", "score", "--config", str(tmp_path / "acm.ini"), "--suite", str(tmp_path / "suite.jsonl"),
+            "--out", str(tmp_path / "out.tsv")]
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert "hunspell-fr-comprehensive" in err and "make resources" in err and "--no-gender-twins" in err
+    assert not (tmp_path / "out.tsv").exists()
+    assert main(args + ["--no-gender-twins"]) == 0 and (tmp_path / "out.tsv").read_text().count("\n") == 2

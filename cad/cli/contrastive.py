@@ -23,9 +23,7 @@ def _score(a: argparse.Namespace) -> None:
     from coref.backends import get_backend
 
     items = read_suite(a.suite)
-    sentences = [" ".join(x.lower().split()) for it in items for x in [s for s, _ in it.context] + [it.source]]
-    model = DecoderModel.load(a.config, input_sentences=sentences, settings=SearchSettings(search_algorithm=0))
-    twins = None
+    twins = None         # the lexicon before the model: a missing one fails at once
     if not a.no_gender_twins:
         from cad.experiments.contrastive import GenderTwins
         from cad.lang import fr_inflection
@@ -34,6 +32,8 @@ def _score(a: argparse.Namespace) -> None:
         except CadError as exc:
             raise CadError(f"{exc} (the French inflection lexicon, hunspell-fr-comprehensive: `make resources` "
                            "installs it; --no-gender-twins scores without it)") from None
+    sentences = [" ".join(x.lower().split()) for it in items for x in [s for s, _ in it.context] + [it.source]]
+    model = DecoderModel.load(a.config, input_sentences=sentences, settings=SearchSettings(search_algorithm=0))
     scorer = ContextScorer(Decoder(model), get_backend(a.backend, gold=a.gold), a.humanness, twins)
     if a.cm_weight is not None:
         if a.cm_weight < 0:

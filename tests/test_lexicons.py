@@ -376,6 +376,31 @@ def test_wordnet_classes_of_a_tiny_database(tmp_path):
     assert nouns.is_animate("person") is True and nouns.is_animate("entity") is False
 
 
+_FORKED_NOUNS = None
+
+
+def _forked_reading() -> tuple[int, str | None]:
+    files = len(_FORKED_NOUNS.wordnet._data_file_map)
+    return files, _FORKED_NOUNS.lexname("mouse")
+
+
+def test_a_forked_process_reads_wordnet_through_its_own_files(tmp_path):
+    """NLTK reads its data files by seek and readline: forked workers sharing the parent's open files
+    would read each other's lines (a synset that comes back None). A child opens its own."""
+    import multiprocessing
+
+    global _FORKED_NOUNS
+    _FORKED_NOUNS = wordnet.load(write_wordnet(tmp_path / "wn"), cache_dir=tmp_path / "cache")
+    assert _FORKED_NOUNS.lexname("teacher") == "noun.person"        # the parent has opened data.noun
+    assert _FORKED_NOUNS.wordnet._data_file_map
+    try:
+        with multiprocessing.get_context("fork").Pool(1) as pool:
+            assert pool.apply(_forked_reading) == (0, "noun.animal")
+    finally:
+        _FORKED_NOUNS = None
+    assert _FORKED_NOUNS is None
+
+
 def test_wordnet_folder_is_laid_out_once_and_again_when_the_files_change(tmp_path):
     source = write_wordnet(tmp_path / "wn")
     folder = wordnet.corpus_folder(source, tmp_path / "cache")

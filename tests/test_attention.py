@@ -51,12 +51,12 @@ def parse(nlp, sentences):
 
 @pytest.fixture(scope="module")
 def scorer():
-    from cad.lang.minilm_files import default_folder, find_model
+    from cad.lang.minilm_files import SPEC
     from coref.english.minilm import MiniLM
 
-    folder = find_model()
+    folder = SPEC.find()
     if folder is None:
-        pytest.skip(f"no MiniLM files in {default_folder()}: `make minilm-files` fetches them")
+        pytest.skip(f"no MiniLM files in {SPEC.default_folder()}: `make minilm-files` fetches them")
     return AttentionScorer(MiniLM(folder))
 
 

@@ -79,11 +79,11 @@ def test_a_vocabulary_without_its_special_pieces_is_refused(tmp_path):
 
 @pytest.fixture(scope="module")
 def encoder():
-    from cad.lang.minilm_files import default_folder, find_model
+    from cad.lang.minilm_files import SPEC
 
-    folder = find_model()
+    folder = SPEC.find()
     if folder is None:
-        pytest.skip(f"no MiniLM files in {default_folder()}: `make minilm-files` "
+        pytest.skip(f"no MiniLM files in {SPEC.default_folder()}: `make minilm-files` "
                     "(python -m cad.lang.minilm_files) fetches them")
     return MiniLM(folder)
 

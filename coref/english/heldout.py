@@ -18,7 +18,8 @@ from cad.core.errors import CadError
 from cad.lang.models import load_spacy
 from coref.english.entities import THIRD_PERSON
 from coref.english.ranker import RankerResolver
-from coref.english.train import DocInstances, external_scores, fit, instances, parse_gold, read_gold_corpora
+from coref.english.train import (DocInstances, external_scores, fit, instances, load_scorers, parse_gold,
+                                 read_gold_corpora)
 from coref.calibration import Calibration, fit_temperature, with_temperature
 from coref.evaluate import CorefScores, gold_pronouns, own_mention, score
 from coref.gold.model import GoldDocument
@@ -102,6 +103,7 @@ def heldout(root: str | os.PathLike, corpora: tuple[str, ...], evaluate: tuple[s
     other folds of `corpora` (or with the sieve, which learns nothing) and score them."""
     docs = read_gold_corpora(root, tuple(dict.fromkeys(corpora + evaluate)))
     nlp = load_spacy()
+    scorers = load_scorers(sources, window) if backend != "sieve" else {}
     parsed = parse_gold(nlp, docs, cache)
     folds = document_folds(docs, k)
     out = HeldOut()
@@ -113,7 +115,7 @@ def heldout(root: str | os.PathLike, corpora: tuple[str, ...], evaluate: tuple[s
             if corpus in evaluate and (only_folds is None or f in only_folds):
                 out.add(corpus, gold, p, sieve.resolve(gold.doc_id, gold.sentences(), parsed=p), pronouns)
         return out
-    ext = external_scores(parsed, sources, window)
+    ext = external_scores(parsed, scorers)
     data: list[DocInstances] = [instances(c, g, p, window, e) for (c, g), p, e in zip(docs, parsed, ext)]
     for f in range(k):
         if only_folds is not None and f not in only_folds:

@@ -180,14 +180,18 @@ def _store_parse(nlp, gold: GoldDocument, cache, parsed: list) -> None:
     os.replace(tmp, f)
 
 
-def external_scores(parsed: list, sources: tuple[str, ...] = (), window: int = 3) -> list[dict | None]:
-    """The pretrained scorers' pair scores of each parsed document, by source (coref.english.ranker's
-    PAIR_SOURCES; None each without any)."""
-    if not sources:
+def load_scorers(sources: tuple[str, ...] = (), window: int = 3) -> dict[str, object]:
+    """The pretrained scorers of `sources` (coref.english.ranker's PAIR_SOURCES), loaded before the
+    corpora are parsed, so that a missing model file fails at once rather than minutes later."""
+    return {name: PAIR_SOURCES[name][0](window) for name in sources}
+
+
+def external_scores(parsed: list, scorers: dict[str, object]) -> list[dict | None]:
+    """The scorers' pair scores of each parsed document, by source (None each without any)."""
+    if not scorers:
         return [None] * len(parsed)
     out: list[dict] = [{} for _ in parsed]
-    for name in sources:
-        scorer = PAIR_SOURCES[name][0](window)
+    for name, scorer in scorers.items():
         t = time.time()
         for d, p in zip(out, progress(parsed, total=len(parsed), desc=name, unit="doc")):
             d[name] = scorer.pair_scores(p)
@@ -246,8 +250,9 @@ def train_ranker(root: str | os.PathLike, corpora: tuple[str, ...], out: str | o
     docs = read_gold_corpora(root, corpora)
     nlp = load_spacy()
     t = time.time()
+    scorers = load_scorers(sources, window)
     parsed = parse_gold(nlp, docs, cache)
-    ext = external_scores(parsed, sources, window)
+    ext = external_scores(parsed, scorers)
     data = [instances(c, g, p, window, e) for (c, g), p, e in zip(docs, parsed, ext)]
     model = fit(data, l2, window, {"corpora": list(corpora), "documents": len(docs),
                                    "in_domain_weight": in_domain_weight}, in_domain_weight, sources)
@@ -268,8 +273,9 @@ def fold_resolvers(root: str | os.PathLike, corpora: tuple[str, ...], pairs, k: 
     talks = {gdoc.doc_id: name for name, gdoc, _, _ in pairs}
     folds = talk_folds(sorted(talks), k)
     nlp = load_spacy()
+    scorers = load_scorers(sources, window)
     parsed = parse_gold(nlp, docs)
-    ext = external_scores(parsed, sources, window)
+    ext = external_scores(parsed, scorers)
     data = [instances(c, g, p, window, e) for (c, g), p, e in zip(docs, parsed, ext)]
     resolvers = {}
     for i, fold in enumerate(folds, 1):

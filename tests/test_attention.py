@@ -4,7 +4,8 @@ the real encoder's attention on a parsed document, and the features in the ranke
 import numpy as np
 import pytest
 
-from coref.english.attention import CHUNK, FEATURES, STRIDE, AttentionScorer, chunk_start, ranker_features
+from coref.english.attention import (CHUNK, FEATURES, PRONOUN_FEATURES, STRIDE, AttentionScorer, AttentionScores,
+                                     chunk_start, pronoun_features, ranker_features)
 from coref.softmax import SoftmaxRanker
 
 spacy = pytest.importorskip("spacy")
@@ -13,7 +14,7 @@ spacy = pytest.importorskip("spacy")
 def test_ranker_features_by_hand():
     v = np.zeros(FEATURES, np.float32)
     v[0], v[37], v[FEATURES - 1] = 0.99, 0.09, 0.5
-    scores = {(0, 1, 1, 0): v}
+    scores = AttentionScores(pairs={(0, 1, 1, 0): v})
     (block,) = ranker_features(scores, "it", 0, 1, 1, 0)
     assert len(block.names) == len(block.values) == FEATURES == 144
     got = dict(zip(block.names, block.values.tolist()))
@@ -23,6 +24,20 @@ def test_ranker_features_by_hand():
     assert got["att1|it"] == pytest.approx(1 - np.log(100) / 4.6, abs=1e-6)
     assert got["att143|it"] == pytest.approx(1 + np.log(0.51) / 4.6, abs=1e-6)
     assert ranker_features(scores, "they", 0, 2, 1, 0) == ["att_missing|they"]
+
+
+def test_pronoun_features_by_hand():
+    v = np.zeros(PRONOUN_FEATURES, np.float32)
+    v[0], v[359] = 0.99, 2.99              # the last: a total over the window's heads may pass 1
+    scores = AttentionScores(pronouns={(1, 0): v})
+    (block,) = pronoun_features(scores, "they", 1, 0)
+    assert len(block.names) == PRONOUN_FEATURES == 360 and block.names[7] == "ana_att7|they"
+    assert block.values[0] == pytest.approx(1.0, abs=1e-6)
+    assert block.values[359] == pytest.approx(1 + np.log(3) / 4.6, abs=1e-6)
+    assert block.values[1] == pytest.approx(1 - np.log(100) / 4.6, abs=1e-6)
+    # the names tuple is shared by every pronoun of a class (a Dense block is keyed by it)
+    assert pronoun_features(scores, "they", 1, 0)[0].names is block.names
+    assert pronoun_features(scores, "it", 1, 1) == []
 
 
 def test_chunk_start_by_hand():
@@ -62,7 +77,8 @@ def scorer():
 
 def test_the_attention_of_seed_004s_it(nlp, scorer):
     parsed = parse(nlp, ["The mouse ran under the table .", "It was not dead ."])
-    scores = scorer.pair_scores(parsed)
+    got = scorer.pair_scores(parsed)
+    scores = got.pairs
     # every earlier token that can head a mention, and only those (no verb, preposition or full stop)
     assert sorted(k[:2] for k in scores if k[2:] == (1, 0)) == [(0, 0), (0, 1), (0, 4), (0, 5)]
     mouse, table = scores[(0, 1, 1, 0)], scores[(0, 5, 1, 0)]
@@ -70,33 +86,51 @@ def test_the_attention_of_seed_004s_it(nlp, scorer):
     # the forward half is the attention from "it" (layer 4, head 2: index 3 * 12 + 1), as the encoder gives it
     assert mouse[37] == pytest.approx(0.69661, abs=2e-5) and table[37] == pytest.approx(0.02507, abs=2e-5)
     assert ((mouse >= 0) & (mouse <= 1)).all()
+    # the pronoun's own reading: to [CLS], [SEP], itself, then the total and the largest attention to
+    # the four heads, head by head; the heads' part agrees with the pair features' forward half (each
+    # of these words is one piece)
+    own = got.pronouns[(1, 0)]
+    assert own.shape == (PRONOUN_FEATURES,) and own.dtype == np.float32
+    heads = np.stack([scores[(0, i, 1, 0)][:72] for i in (0, 1, 4, 5)])
+    assert np.allclose(own[216:288], heads.sum(0), atol=1e-6) and np.allclose(own[288:], heads.max(0))
+    # a head's attention over the whole chunk sums to 1, so the parts never pass it
+    assert (own[:216].reshape(3, 72).sum(0) + own[216:288] <= 1 + 1e-5).all()
+    # the first sentence's pronoun-free tokens have no reading of their own
+    assert set(got.pronouns) == {(1, 0)}
 
 
 def test_candidates_outside_the_window_or_the_chunk_get_none(nlp, scorer):
     filler = "the man saw a dog near the old house by the river ."
     parsed = parse(nlp, ["A cat slept ."] + [filler] * 30 + ["It woke ."])
     last = len(parsed) - 1
-    scores = scorer.pair_scores(parsed)
+    scores = scorer.pair_scores(parsed).pairs
     mine = [k for k in scores if k[2:] == (last, 0)]
     assert mine and min(k[0] for k in mine) == last - 3           # the window: 3 sentences back
     scorer.window = 40
     try:
-        wide = [k for k in scorer.pair_scores(parsed) if k[2:] == (last, 0)]
+        wide = [k for k in scorer.pair_scores(parsed).pairs if k[2:] == (last, 0)]
     finally:
         scorer.window = 3
     # 31 sentences of 13 pieces are more than a chunk holds: the cat is out of reach
     assert (0, 1, last, 0) not in wide and len(wide) > len(mine)
-    assert ranker_features(dict.fromkeys(wide, np.zeros(FEATURES, np.float32)), "it", 0, 1, last, 0) == \
-        ["att_missing|it"]
+    assert ranker_features(AttentionScores(pairs=dict.fromkeys(wide, np.zeros(FEATURES, np.float32))),
+                           "it", 0, 1, last, 0) == ["att_missing|it"]
 
 
 def test_walk_adds_the_attention_to_noun_phrase_candidates_only(nlp):
     from coref.english.ranker import walk
 
-    parsed = parse(nlp, ["The cat ate the mouse .", "It was not dead ."])
+    parsed = parse(nlp, ["The cat ate the mouse .", "It was not dead .", "They slept ."])
     v = np.full(FEATURES, 0.99, np.float32)
-    decs = [d for d, *_ in walk(parsed, 3, lambda dec: (None, None, None), {"attention": {(0, 1, 1, 0): v}})]
+    own = np.full(PRONOUN_FEATURES, 0.5, np.float32)
+    scores = AttentionScores(pairs={(0, 1, 1, 0): v}, pronouns={(1, 0): own})
+    decs = [d for d, *_ in walk(parsed, 3, lambda dec: (None, None, None), {"attention": scores})]
     (dec,) = [d for d in decs if d.site.word == "it"]
+    # the pronoun's own attention joins its anaphoricity features (and nothing else's)
+    (ana,) = [f for f in dec.ana_feats if not isinstance(f, str)]
+    assert ana.names[0] == "ana_att0|it" and ana.values[0] == pytest.approx(1 + np.log(0.51) / 4.6, abs=1e-6)
+    (they,) = [d for d in decs if d.site.word == "they"]       # no reading of its own: no block
+    assert not [f for f in they.ana_feats if not isinstance(f, str)]
     by_text = {c.text: f for c, f in zip(dec.candidates, dec.pair_feats)}
     (block,) = [f for f in by_text["The cat"] if not isinstance(f, str) and f.names[0] == "att0|it"]
     assert block.values[0] == pytest.approx(1.0, abs=1e-6)

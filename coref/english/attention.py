@@ -15,12 +15,19 @@ first chunk that holds it, so that it has at least 126 pieces of left context wh
 has them (a candidate that falls before the chunk gets `att_missing`). Only chunks that hold a
 pronoun so placed are encoded.
 
-The choice of chunking, the log scale, the pair of directions and the pronoun classes the features
-are conjoined with were fixed on held-out GUM and news documents (docs/results.md), not on the TED
-talks.
+Whether the pronoun refers at all, the pronoun's own attention says too: the anaphoricity model reads,
+per head and on the same log scale, the attention from the pronoun to [CLS], to [SEP] and to itself
+(where heads with nothing to attend to put their weight) and the total and the largest attention to
+the tokens of its window that can head a mention (a pleonastic *it* gives them little).
+
+The choice of chunking, the log scale, the pair of directions, the pronoun's five anaphoricity
+readings and the pronoun classes the features are conjoined with were fixed on held-out GUM and news
+documents (docs/results.md), not on the TED talks.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -32,10 +39,17 @@ CHUNK, STRIDE = 256, 128
 # the parts of speech of the tokens that can head the ranker's noun-phrase candidates
 HEAD_POS = frozenset({"NOUN", "PROPN", "PRON", "NUM", "X", "ADJ", "SYM", "DET"})
 FEATURES = 2 * LAYERS * HEADS
+PRONOUN_FEATURES = 5 * LAYERS * HEADS
 _LOG_FLOOR, _LOG_SCALE = 0.01, 4.6     # 4.6: about log(100), as the folds were scored
 
-# key: (candidate sentence, candidate token, pronoun sentence, pronoun token) -> float32[144]
-AttentionScores = dict
+
+@dataclass
+class AttentionScores:
+    """What the encoder said about one document's pronouns."""
+    # (candidate sentence, candidate token, pronoun sentence, pronoun token) -> float32[144]
+    pairs: dict = field(default_factory=dict)
+    # (pronoun sentence, pronoun token) -> float32[360]: to [CLS], [SEP], itself, the window's heads (sum, max)
+    pronouns: dict = field(default_factory=dict)
 
 
 def chunk_start(piece: int) -> int:
@@ -70,7 +84,7 @@ class AttentionScorer:
                 c = chunk_start(start[j])
                 chunks.setdefault(c, []).append(j)
         tok = self.encoder.tokenizer
-        out: AttentionScores = {}
+        out = AttentionScores()
         for c, pronouns in sorted(chunks.items()):
             piece = ids[c:c + room]
             _, att = self.encoder.forward(np.concatenate([[tok.cls], piece, [tok.sep]]))
@@ -78,26 +92,36 @@ class AttentionScorer:
             for j in pronouns:
                 k, pron = toks[j]
                 q = start[j] - c + 1
+                firsts = []        # the first piece of each token of the window that can head a mention
                 a = j - 1
                 while a >= 0 and start[a] >= c and toks[a][0] >= k - self.window:
                     ka, t = toks[a]
                     if t.pos_ in HEAD_POS:
                         lo, hi = start[a] - c + 1, end[a] - c + 1
-                        out[(ka, t.i, k, pron.i)] = np.concatenate(
+                        firsts.append(lo)
+                        out.pairs[(ka, t.i, k, pron.i)] = np.concatenate(
                             [att[:, q, lo:hi].sum(-1), att[:, lo:hi, q].mean(-1)]).astype(np.float32)
                     a -= 1
+                heads = att[:, q, firsts] if firsts else np.zeros((LAYERS * HEADS, 1), np.float32)
+                out.pronouns[(k, pron.i)] = np.concatenate(
+                    [att[:, q, 0], att[:, q, -1], att[:, q, q], heads.sum(-1), heads.max(-1)]).astype(np.float32)
         return out
 
 
-_NAMES: dict[str, tuple[str, ...]] = {}
+_NAMES: dict[tuple[str, str], tuple[str, ...]] = {}
 
 
-def feature_names(pclass: str) -> tuple[str, ...]:
-    """The names of the 144 features of a pronoun class, one shared tuple each (coref.softmax.Dense)."""
-    names = _NAMES.get(pclass)
+def feature_names(pclass: str, prefix: str = "att", n: int = FEATURES) -> tuple[str, ...]:
+    """The names of a pronoun class's features (the 144 pair features, or with prefix "ana_att" the 360
+    anaphoricity ones), one shared tuple each (coref.softmax.Dense)."""
+    names = _NAMES.get((prefix, pclass))
     if names is None:
-        names = _NAMES[pclass] = tuple(f"att{i}|{pclass}" for i in range(FEATURES))
+        names = _NAMES[(prefix, pclass)] = tuple(f"{prefix}{i}|{pclass}" for i in range(n))
     return names
+
+
+def _log_scale(v: np.ndarray) -> np.ndarray:
+    return np.log(v + _LOG_FLOOR) / _LOG_SCALE + 1.0
 
 
 def ranker_features(scores: AttentionScores, pclass: str, cand_sentence: int, cand_head: int,
@@ -105,7 +129,16 @@ def ranker_features(scores: AttentionScores, pclass: str, cand_sentence: int, ca
     """The ranker's features of one (pronoun, noun-phrase candidate) pair: each head's attention,
     both ways, on the log scale, conjoined with the pronoun's class (one Dense block); or that none
     was read."""
-    v = scores.get((cand_sentence, cand_head, sentence, index))
+    v = scores.pairs.get((cand_sentence, cand_head, sentence, index))
     if v is None:
         return [f"att_missing|{pclass}"]
-    return [Dense(feature_names(pclass), np.log(v + _LOG_FLOOR) / _LOG_SCALE + 1.0)]
+    return [Dense(feature_names(pclass), _log_scale(v))]
+
+
+def pronoun_features(scores: AttentionScores, pclass: str, sentence: int, index: int) -> list:
+    """The anaphoricity model's features of one pronoun: its own attention (see the module's doc) on the
+    log scale, conjoined with its class (one Dense block); none where the encoder did not read it."""
+    v = scores.pronouns.get((sentence, index))
+    if v is None:
+        return []
+    return [Dense(feature_names(pclass, "ana_att", PRONOUN_FEATURES), _log_scale(v))]

@@ -92,11 +92,21 @@ class RankerModel:
             raise CadError(f"not a cad ranker model ({exc})", str(path)) from None
 
 
-# the pretrained scorers a ranker may read: how each is loaded (given the ranker's window), and its
-# features of one (pronoun, noun-phrase candidate) pair from one document's scores
-PAIR_SOURCES: dict[str, tuple[Callable[[int], object], Callable[..., list]]] = {
-    "neuralcoref": (lambda window: neuralcoref.NeuralCorefModel.default(), neuralcoref.ranker_features),
-    "attention": (lambda window: attention.AttentionScorer.default(window), attention.ranker_features),
+@dataclass(frozen=True)
+class PairSource:
+    """A pretrained scorer a ranker may read."""
+    load: Callable[[int], object]           # the scorer, given the ranker's window
+    # its features of one (pronoun, noun-phrase candidate) pair from one document's scores:
+    # (scores, pronoun class, candidate sentence, candidate head, pronoun sentence, pronoun token)
+    pair_features: Callable[..., list]
+    # its anaphoricity features of one pronoun: (scores, pronoun class, sentence, token); None: none
+    pronoun_features: Callable[..., list] | None = None
+
+
+PAIR_SOURCES: dict[str, PairSource] = {
+    "neuralcoref": PairSource(lambda window: neuralcoref.NeuralCorefModel.default(), neuralcoref.ranker_features),
+    "attention": PairSource(lambda window: attention.AttentionScorer.default(window), attention.ranker_features,
+                            attention.pronoun_features),
 }
 
 
@@ -110,7 +120,7 @@ class Decision:
     site: PronounSite
     candidates: list[Mention]
     pair_feats: list[list[str]]
-    ana_feats: list[str]
+    ana_feats: list                 # the anaphoricity model's features (names, and a source's Dense blocks)
     entities: list = None       # each candidate's chain when the pronoun was reached (None: none)
 
 
@@ -121,8 +131,8 @@ def walk(parsed, window: int, choose: Chooser, external: dict[str, dict] | None 
          ) -> list[tuple[Decision, int | None, np.ndarray | None, float | None]]:
     """Read a parsed document in order, asking `choose` for each third-person pronoun's antecedent
     (an index into the candidates, or None) and recording the chains. Returns every decision.
-    `external`: pretrained scorers' pair scores of this document by source (PAIR_SOURCES), whose
-    features join the pairs'."""
+    `external`: pretrained scorers' scores of this document by source (PAIR_SOURCES), whose
+    features join the pairs' (and, for a source that reads the pronoun alone, its anaphoricity features)."""
     mentions = [mentions_of_sentence(d, k) for k, d in enumerate(parsed)]
     events = [event_candidates(d, k) for k, d in enumerate(parsed)]
     tracker = EntityTracker()
@@ -152,11 +162,15 @@ def walk(parsed, window: int, choose: Chooser, external: dict[str, dict] | None 
                     pf = pair_features(site, c, parsed, rank[c.kind], ent, hc)
                     if external and c.kind == "np":
                         for name, scores in external.items():
-                            pf += PAIR_SOURCES[name][1](scores, site.pclass, c.sentence, c.head, k, pos)
+                            pf += PAIR_SOURCES[name].pair_features(scores, site.pclass, c.sentence, c.head, k, pos)
                     feats.append(pf)
                     ents.append(ent)
                     rank[c.kind] += 1
-                dec = Decision(site, cands, feats, anaphoricity_features(doc, site), ents)
+                ana = anaphoricity_features(doc, site)
+                for name, scores in (external or {}).items():
+                    if PAIR_SOURCES[name].pronoun_features is not None:
+                        ana += PAIR_SOURCES[name].pronoun_features(scores, site.pclass, k, pos)
+                dec = Decision(site, cands, feats, ana, ents)
                 choice, probs, p_ref = choose(dec)
                 out.append((dec, choice, probs, p_ref))
                 if choice is not None and cands[choice].kind == "np":
@@ -207,7 +221,7 @@ class RankerResolver:
         self.shares_english_parse = nlp is None
         self.nlp = load_spacy() if nlp is None else nlp
         self.pronouns = tuple(p.lower() for p in pronouns)
-        self.scorers = {name: PAIR_SOURCES[name][0](self.model.window) for name in self.model.sources}
+        self.scorers = {name: PAIR_SOURCES[name].load(self.model.window) for name in self.model.sources}
 
     def parse(self, sentences: list[list[str]]) -> list:
         return list(self.nlp.pipe(moses_doc(self.nlp.vocab, s) for s in sentences))

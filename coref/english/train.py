@@ -183,7 +183,7 @@ def _store_parse(nlp, gold: GoldDocument, cache, parsed: list) -> None:
 def load_scorers(sources: tuple[str, ...] = (), window: int = 3) -> dict[str, object]:
     """The pretrained scorers of `sources` (coref.english.ranker's PAIR_SOURCES), loaded before the
     corpora are parsed, so that a missing model file fails at once rather than minutes later."""
-    return {name: PAIR_SOURCES[name][0](window) for name in sources}
+    return {name: PAIR_SOURCES[name].load(window) for name in sources}
 
 
 def external_scores(parsed: list, scorers: dict[str, object]) -> list[dict | None]:

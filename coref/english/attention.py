@@ -18,7 +18,8 @@ pronoun so placed are encoded.
 Whether the pronoun refers at all, the pronoun's own attention says too: the anaphoricity model reads,
 per head and on the same log scale, the attention from the pronoun to [CLS], to [SEP] and to itself
 (where heads with nothing to attend to put their weight) and the total and the largest attention to
-the tokens of its window that can head a mention (a pleonastic *it* gives them little).
+the first pieces of the tokens of its window that can head a mention (a pleonastic *it* gives them
+little). First pieces, not whole tokens, as the held-out folds were scored.
 
 The choice of chunking, the log scale, the pair of directions, the pronoun's five anaphoricity
 readings and the pronoun classes the features are conjoined with were fixed on held-out GUM and news

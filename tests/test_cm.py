@@ -434,3 +434,30 @@ def test_a_failing_moses_process_is_a_clear_error(tmp_path, script, message):
     with pytest.raises(CadError, match=message):
         with MosesProcess(str(bad), "moses.ini") as moses:
             moses.translate("a b")
+
+
+def test_postedit_resolves_with_the_coref_model_it_is_given(tmp_path, capsys):
+    """--coref-model reaches the backend: the shipped ranker links *it* to *a mouse* (.98) and the
+    rule makes *il* feminine; the same model told that no pronoun refers (threshold above 1) edits nothing."""
+    pytest.importorskip("spacy")
+    from coref.english.ranker import RankerModel, default_model_path
+
+    write(tmp_path / "src", "i found a mouse .\nit was not dead .\n")
+    write(tmp_path / "hyp", "j' ai trouvé une souris .\nil n' était pas mort .\n")
+    write(tmp_path / "al", "0-0 1-1 1-2 2-3 3-4 4-5\n0-0 1-2 2-1 2-3 3-4 4-5\n")
+    m = RankerModel.load(default_model_path())
+    m.threshold = 1.01
+    m.save(tmp_path / "never.json.gz")
+    base = ["-q", "postedit", "--source", str(tmp_path / "src"), "--translation", str(tmp_path / "hyp"),
+            "--alignment", str(tmp_path / "al")]
+    assert main(base + ["--out", str(tmp_path / "pe")]) == 0
+    assert (tmp_path / "pe").read_text().splitlines()[1].split()[0] == "elle"
+    assert main(base + ["--coref-model", str(tmp_path / "never.json.gz"), "--out", str(tmp_path / "pe2")]) == 0
+    assert (tmp_path / "pe2").read_text() == (tmp_path / "hyp").read_text()
+    # a model file that is not one names itself; a backend that reads no model refuses the option
+    write(tmp_path / "bad.json", "{}\n")
+    assert main(base + ["--coref-model", str(tmp_path / "bad.json"), "--out", str(tmp_path / "pe3")]) == 1
+    assert "bad.json" in capsys.readouterr().err and not (tmp_path / "pe3").exists()
+    assert main(base + ["--backend", "sieve", "--coref-model", str(tmp_path / "never.json.gz"),
+                        "--out", str(tmp_path / "pe4")]) == 1
+    assert "--coref-model is for --backend ranker or spanish, not sieve" in capsys.readouterr().err

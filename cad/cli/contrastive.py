@@ -9,6 +9,7 @@ import os
 import sys
 
 from cad.core.cliargs import add_input_argument as add_in, add_output_argument as add_out
+from cad.cli.coref_model import add_coref_model_argument, coref_model
 from coref.backends import BACKENDS, DEFAULT_BACKEND
 
 # Each command imports its implementation when it runs: `cad` then starts without loading spaCy,
@@ -22,6 +23,7 @@ def _score(a: argparse.Namespace) -> None:
     from cad.experiments.contrastive import ContextScorer, format_summary, read_suite, score_suite
     from coref.backends import get_backend
 
+    coref = coref_model(a)
     items = read_suite(a.suite)
     twins = None         # the lexicon before the model: a missing one fails at once
     if not a.no_gender_twins:
@@ -34,7 +36,7 @@ def _score(a: argparse.Namespace) -> None:
                            "installs it; --no-gender-twins scores without it)") from None
     sentences = [" ".join(x.lower().split()) for it in items for x in [s for s, _ in it.context] + [it.source]]
     model = DecoderModel.load(a.config, input_sentences=sentences, settings=SearchSettings(search_algorithm=0))
-    scorer = ContextScorer(Decoder(model), get_backend(a.backend, gold=a.gold), a.humanness, twins)
+    scorer = ContextScorer(Decoder(model), get_backend(a.backend, gold=a.gold, model=coref), a.humanness, twins)
     if a.cm_weight is not None:
         if a.cm_weight < 0:
             raise CadError(f"--cm-weight must not be negative, not {a.cm_weight}")
@@ -103,7 +105,7 @@ def _coreference(a: argparse.Namespace, corpus):
     if not a.coref:
         from coref.backends import get_backend
 
-        return get_backend(a.backend, gold=a.gold)
+        return get_backend(a.backend, gold=a.gold, model=coref_model(a))
     from cad.core.aligned_docs import aligned_documents
     from coref.backends import records_by_doc
 
@@ -120,6 +122,7 @@ def add_score_arguments(s) -> None:
     s.add_argument("--backend", default=DEFAULT_BACKEND, choices=BACKENDS,
                    help=f"coreference backend run on each item's sentences (default: {DEFAULT_BACKEND})")
     s.add_argument("--gold", help="gold annotation for --backend gold")
+    add_coref_model_argument(s)
     s.add_argument("--humanness", action="store_true", help="the class CM's bundles carry humanness")
     s.add_argument("--cm-weight", type=float,
                    help="the CoreferenceModel's weight instead of the configuration's (0: the context-blind control)")
@@ -163,6 +166,7 @@ def add_contrastive_parsers(sub) -> None:
                    help="coreference backend when no --coref is given (default: %(default)s, with --gold)")
     s.add_argument("--gold", help="gold annotation for --backend gold (ParCorFull's MMAX2 folder, CoNLL or brat files); "
                                   "a document it does not hold is skipped")
+    add_coref_model_argument(s)
     s.add_argument("--max-distance", type=int, default=3,
                    help="the farthest antecedent, in sentences before the pronoun's; the context runs from the "
                         "antecedent's sentence to the one before the pronoun's; 0 with --same-sentence: only antecedents "

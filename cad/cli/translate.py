@@ -10,6 +10,7 @@ import functools
 import sys
 import time
 
+from cad.cli.coref_model import add_coref_model_argument, coref_model
 from cad.cli.lexicons import add_spanish_lexicons
 from cad.cm.class_classifier import CM_MODELS
 from cad.cm.class_model import OBJECTIVES, OBJECTIVES_HELP, READINGS, READINGS_HELP
@@ -130,7 +131,7 @@ def _translate_documents(a: argparse.Namespace, mode: str, source_features: bool
     from coref.backends import get_backend
 
     sentences = [" ".join(s) for _, sents in docs for s in sents]
-    make_resolver = functools.partial(get_backend, a.backend, corzu=a.corzu, docs=a.docs,
+    make_resolver = functools.partial(get_backend, a.backend, model=coref_model(a), corzu=a.corzu, docs=a.docs,
                                       n_lines=sum(len(d.lines) for d in inputs), human_lexicon=a.human_lexicon,
                                       gender_lexicon=a.gender_lexicon) \
         if a.system != "baseline" or a.trace else None      # the baseline's trace reads coreference too
@@ -191,6 +192,7 @@ def _postedit(a: argparse.Namespace) -> None:
     from cad.core.textio import atomic_output, read_lines
     from coref.backends import documents, get_backend
 
+    model = coref_model(a)
     docs = documents(a.source, a.docs)
     hyp = [l.split() for l in read_lines(a.translation)]
     al = list(read_lines(a.alignment))
@@ -198,7 +200,7 @@ def _postedit(a: argparse.Namespace) -> None:
     for path, count in ((a.translation, len(hyp)), (a.alignment, len(al))):
         if count != n:
             raise CadError(f"has {count} lines but the source {a.source} has {n} sentences", path, min(count, n) + 1)
-    resolver = get_backend(a.backend)
+    resolver = get_backend(a.backend, model=model)
     out, k, n_edits = [], 0, 0
     for doc_id, sents in docs:
         low = [[t.lower() for t in s] for s in sents]
@@ -224,6 +226,7 @@ def _rerank(a: argparse.Namespace) -> None:
     from coref.backends import documents, get_backend
     from coref.records import read_jsonl
 
+    model = coref_model(a)
     docs = documents(a.input, a.docs)
     nbests = read_nbest(a.nbest)
     n_sent = sum(len(s) for _, s in docs)
@@ -235,7 +238,7 @@ def _rerank(a: argparse.Namespace) -> None:
             by_doc.setdefault(r.doc, []).append(r)
         records = lambda doc_id, sents: by_doc.get(doc_id, [])          # noqa: E731
     else:
-        resolver = get_backend(a.backend)
+        resolver = get_backend(a.backend, model=model)
         records = resolver.resolve
     reranker = Reranker(read_cm_table(a.cm), a.weight, a.humanness)
     outputs, traces, alignments = [], [], []
@@ -267,6 +270,7 @@ def add_postedit_parser(sub) -> None:
     add_in(s, "--alignment", required=True, help="source-translation alignment (cad translate --alignment-out)")
     s.add_argument("--backend", default=DEFAULT_BACKEND, choices=BACKENDS,
                    help=f"coreference backend (default: {DEFAULT_BACKEND})")
+    add_coref_model_argument(s)
     add_out(s, "--out", default="-", help="the post-edited translation")
     s.set_defaults(func=_postedit)
 
@@ -280,6 +284,7 @@ def add_rerank_parser(cs) -> None:
     add_in(s, "--coref", help="pronoun records (cad coref output); default: run --backend")
     s.add_argument("--backend", default=DEFAULT_BACKEND, choices=BACKENDS,
                    help=f"coreference backend when no --coref is given (default: {DEFAULT_BACKEND})")
+    add_coref_model_argument(s)
     s.add_argument("--cm", required=True, help="the CM table (tables/<name>/cm.gz)")
     s.add_argument("--weight", type=float, default=0.1,
                    help="lambda_CM, added to the decoder's total times the CM log-probability (default 0.1)")
@@ -334,6 +339,7 @@ def add_translate_parser(sub) -> None:
     s.add_argument("--nbest", type=int, default=30, help="distinct n-best size for --cm-mode rerank (default 30)")
     s.add_argument("--backend", default=DEFAULT_BACKEND, choices=BACKENDS,
                    help=f"coreference backend (default: {DEFAULT_BACKEND})")
+    add_coref_model_argument(s)
     add_in(s, "--corzu", help="--backend corzu: CorZu's pronoun records for --input (corzu.*.jsonl), "
                               "with --docs")
     add_spanish_lexicons(s, add_in)

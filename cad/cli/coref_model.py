@@ -1,0 +1,25 @@
+"""`--coref-model`: which trained model a command that resolves coreference as it goes (`cad translate`,
+`postedit`, `rerank`, `score`, `contrastive make`) gives its backend, as `cad coref --model` does."""
+
+from __future__ import annotations
+
+import argparse
+
+from cad.core.errors import CadError
+
+# the backends that read a trained model file (coref.backends.get_backend's `model`)
+MODEL_BACKENDS = ("ranker", "spanish")
+
+
+def add_coref_model_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--coref-model", metavar="FILE",
+                        help="the model of --backend ranker or spanish (cad coref-train --out, e.g. one trained with "
+                             "--attention; default: the model shipped with cad)")
+
+
+def coref_model(a: argparse.Namespace) -> str | None:
+    """The --coref-model of `a`, refused for a backend that reads no model (rather than ignored)."""
+    model = getattr(a, "coref_model", None)
+    if model and a.backend not in MODEL_BACKENDS:
+        raise CadError(f"--coref-model is for --backend {' or '.join(MODEL_BACKENDS)}, not {a.backend}")
+    return model

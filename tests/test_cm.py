@@ -461,3 +461,14 @@ def test_postedit_resolves_with_the_coref_model_it_is_given(tmp_path, capsys):
     assert main(base + ["--backend", "sieve", "--coref-model", str(tmp_path / "never.json.gz"),
                         "--out", str(tmp_path / "pe4")]) == 1
     assert "--coref-model is for --backend ranker or spanish, not sieve" in capsys.readouterr().err
+    # nor is it silently dropped where no resolver runs (translation without coreference) or where
+    # records replace the backend
+    assert main(["-q", "translate", "--system", "baseline", "--config", str(tmp_path / "no.ini"), "--input",
+                 str(tmp_path / "src"), "--backend", "sieve", "--coref-model", str(tmp_path / "never.json.gz"),
+                 "--out", str(tmp_path / "tr")]) == 1
+    assert "--coref-model is for --backend" in capsys.readouterr().err and not (tmp_path / "tr").exists()
+    write(tmp_path / "recs.jsonl", "")
+    assert main(["-q", "cm", "rerank", "--nbest", str(tmp_path / "hyp"), "--input", str(tmp_path / "src"),
+                 "--coref", str(tmp_path / "recs.jsonl"), "--coref-model", str(tmp_path / "never.json.gz"),
+                 "--cm", str(tmp_path / "cm.gz"), "--out", str(tmp_path / "rr")]) == 1
+    assert "give one of them" in capsys.readouterr().err and not (tmp_path / "rr").exists()

@@ -102,10 +102,11 @@ def _corpus_paths(a: argparse.Namespace) -> tuple[str, str, str, str | None]:
 
 def _coreference(a: argparse.Namespace, corpus):
     """A backend, or the records of --coref per document."""
+    model = coref_model(a)
     if not a.coref:
         from coref.backends import get_backend
 
-        return get_backend(a.backend, gold=a.gold, model=coref_model(a))
+        return get_backend(a.backend, gold=a.gold, model=model)
     from cad.core.aligned_docs import aligned_documents
     from coref.backends import records_by_doc
 

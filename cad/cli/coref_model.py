@@ -18,8 +18,11 @@ def add_coref_model_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def coref_model(a: argparse.Namespace) -> str | None:
-    """The --coref-model of `a`, refused for a backend that reads no model (rather than ignored)."""
+    """The --coref-model of `a`, refused where nothing would read it (rather than ignored): with a
+    backend that reads no model, or beside --coref's records, which replace the backend."""
     model = getattr(a, "coref_model", None)
     if model and a.backend not in MODEL_BACKENDS:
         raise CadError(f"--coref-model is for --backend {' or '.join(MODEL_BACKENDS)}, not {a.backend}")
+    if model and getattr(a, "coref", None):
+        raise CadError("--coref-model resolves with a model, --coref gives the records: give one of them")
     return model

@@ -31,6 +31,7 @@ def _translate(a: argparse.Namespace) -> None:
 
     if a.read_ahead < 0:
         raise CadError(f"--read-ahead {a.read_ahead}: give 0 or more documents")
+    coref_model(a)          # refused at once where no resolver would read it (the baseline without --trace)
     if a.no_lowercase and a.truecase_model not in ("auto", "none"):
         raise CadError(f"--no-lowercase gives the decoder the input as it is: it cannot be truecased with "
                        f"--truecase-model {a.truecase_model} too")

@@ -283,10 +283,12 @@ def test_forced_decoding_reaches_any_target_with_penalized_options(tmp_path):
     dist = cm.table.class_distribution({"it-subj-fem-sing": 1.0}, ["it", "sleeps"], 0)
     assert ca.feature_dict()[FEATURE_NAME] == pytest.approx([score_class(dist, "ça", cm.objective)])
     assert score_class(dist, "ça", cm.objective) < score_class(dist, "elle", cm.objective)
-    # a word left by nothing, a word made twice: one penalty each
+    # a word left by nothing: one penalty; a penalized option pays one per target word, as that
+    # many unknown words would (dort dort from sleeps: two)
     assert dec.force("it sleeps", "elle", context=fem, reach=True).feature_dict()["UnknownWordPenalty0"] == [-100.0]
     two = dec.force("it sleeps", "elle dort dort", reach=True)
-    assert two.text == "elle dort dort" and two.feature_dict()["UnknownWordPenalty0"] == [-100.0]
+    assert two.text == "elle dort dort" and two.feature_dict()["UnknownWordPenalty0"] == [-200.0]
+    assert two.best.total == pytest.approx(sum(w * v for w, v in zip(model.weights(), two.best.features)))
     assert dec.translate("it sleeps").text == "il dort" and dec._constraint is None
     # the penalized search's own pruning (no threshold, a smaller stack) is the model's again after
     assert (model.settings.stack, model.settings.beam_threshold) == (200, 0.00001)

@@ -436,3 +436,40 @@ def test_score_without_the_inflection_lexicon_says_how_to_go_on(tmp_path, monkey
     assert "hunspell-fr-comprehensive" in err and "make resources" in err and "--no-gender-twins" in err
     assert not (tmp_path / "out.tsv").exists()
     assert main(args + ["--no-gender-twins"]) == 0 and (tmp_path / "out.tsv").read_text().count("\n") == 2
+
+
+def test_the_shipped_model_scores_each_candidates_own_pronoun():
+    """The first pair of the same-sentence dev suite (*the symphony and it was absolutely glorious
+    music*, *une symphonie et qu'elle était fabuleuse* or *un mot et qu'il était fabuleux*): with a
+    penalized option paying once per target word, search translates *it* with the table's own
+    option, so the CM reads *elle* in one candidate and *il* in the other, and the context (*une
+    symphonie* or *un mot* in the sentence itself) decides each item. At one penalty per option it
+    poured *écouté une symphonie et qu'elle était fabuleuse* into one option of *symphony*, read
+    *it* as *tout* (OTHER in both candidates), and the LM chose the masculine one in both items."""
+    from importlib.resources import files
+
+    from conftest import REPO
+
+    config = REPO / "moses_configs" / "baseline.feature.ini"
+    if not config.exists() or not (REPO / "models" / "baseline" / "train.json").exists():
+        pytest.skip("no trained model here: run `make` with the shared data")
+    pytest.importorskip("spacy")
+    from cad.decoder import Decoder, DecoderModel, SearchSettings
+    from cad.experiments.contrastive import ContextScorer, GenderTwins, read_suite
+    from cad.lang import fr_inflection
+    from coref.backends import get_backend
+
+    try:
+        twins = GenderTwins(fr_inflection.load())
+    except CadError:
+        pytest.skip("hunspell-fr-comprehensive is not installed (`make resources`)")
+    items = [it for it in read_suite(files("cad") / "data" / "contrastive-dev-intra-en-fr.jsonl")
+             if it.meta["pair"] == "0:17:10:0"]
+    assert len(items) == 2
+    sentences = [" ".join(x.lower().split()) for it in items for x in [s for s, _ in it.context] + [it.source]]
+    model = DecoderModel.load(config, input_sentences=sentences, settings=SearchSettings(search_algorithm=0))
+    scorer = ContextScorer(Decoder(model), get_backend("ranker"), False, twins)
+    for it in items:
+        got = scorer.score(it)
+        assert got.method == "forced" and got.classes == ["elle", "il"]
+        assert got.best == it.correct, (it.meta["variant"], got.scores, got.features)

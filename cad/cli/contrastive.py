@@ -132,7 +132,7 @@ def add_score_arguments(s) -> None:
                         "stands for the target piece that differs from its words only by a subject pronoun's or an "
                         "adjective's or participle's gender (French inflection lexicon), before any penalized option")
     add_out(s, "--out", default="-", help="one TSV line per item: id, method (forced|fallback), best, correct, right, "
-                                         "scores, pronoun classes, penalized options, options backed off to a "
+                                         "scores, pronoun classes, unknown-word penalties paid, options backed off to a "
                                          "gender twin and CM features (each pronoun's heaviest bundle) of each "
                                          "candidate")
     s.add_argument("--report", help="JSON file for the summary: accuracy overall and by pronoun, gender, "

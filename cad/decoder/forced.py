@@ -9,7 +9,9 @@ and refused the others, in the same order).
 `penalized=True` adds what makes every target reachable: each source word may become any part of
 the target, or nothing, as an unknown word becomes itself. Such an option is an
 unknown-word option (table -1): UnknownWordPenalty scores it log(0) floored (-100) times its
-weight, as Moses scores an unknown word, and every other feature scores it as any option (the
+weight once per target word (once for nothing), as Moses scores each unknown word, so that the
+target words the table does pair with the source are taken from the table and a pronoun keeps its
+own option, which the coreference model reads; and every other feature scores it as any option (the
 word and phrase penalties, the language model, the coreference model reading the class of its
 words); the reordering table has no entry for it, so lexicalized reordering scores nothing for it
 (cad's and Moses's treatment of a phrase pair the table lacks). Moses's -constraint has no such
@@ -163,10 +165,9 @@ class ForcedOptions(dict):
         """What the penalized options a hypothesis (source coverage `cov`, `tlen` target words)
         still needs will cost, for its future cost: the cheapest penalized option's score times the
         larger of the source words left that no real option left can translate into the rest of the
-        target (each must become a part of it, or nothing, at a penalty) and the runs of target
-        words left that no real option left produces (each run needs a penalized option, unless
-        one option takes two runs and what lies between: an estimate, not a bound). Without it the
-        search keeps the hypotheses that put off an unavoidable penalty, which then need more."""
+        target (each must become a part of it, or nothing, at a penalty) and the target words left
+        that no real option left produces (a penalty each). Without it the search keeps the
+        hypotheses that put off an unavoidable penalty, which then need more."""
         key = (cov, tlen)
         got = self._bounds.get(key)
         if got is None:
@@ -177,12 +178,8 @@ class ForcedOptions(dict):
                     free |= mask
                     made.update(range(t, end))
             need = sum(1 for i in range(self._n) if not (cov | free) >> i & 1)
-            runs, inside = 0, False
-            for j in range(tlen, len(self.target)):
-                if j not in made and not inside:
-                    runs += 1
-                inside = j not in made
-            got = self._bounds[key] = max(need, runs) * self._penalty
+            unmade = sum(1 for j in range(tlen, len(self.target)) if j not in made)
+            got = self._bounds[key] = max(need, unmade) * self._penalty
         return got
 
     # ------------------------------------------------------------- search's view

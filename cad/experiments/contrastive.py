@@ -17,7 +17,7 @@ full model, the CoreferenceModel feature included, and its model score compared.
 
 Forced decoding always reaches a non-empty target (`Decoder.force(reach=True)`): where the
 phrase table cannot produce it, penalized options (each source word to a part of the target, or to
-nothing) fill in at an unknown word's cost, scored by every other feature as any option; the
+nothing) fill in at an unknown word's cost per target word, scored by every other feature as any option; the
 report counts the items that needed them. Before any penalty, with `twins` (`cad score`'s
 default), a real phrase pair also stands for the target piece that differs from its words only by
 other-gender forms (a subject pronoun, an adjective, a past participle: `GenderTwins`), with its
@@ -84,7 +84,7 @@ class ItemScore:
     best: int
     correct: int | None = None
     classes: list[str] = field(default_factory=list)
-    penalized: list[int] = field(default_factory=list)     # penalized (and unknown-word) options per candidate
+    penalized: list[int] = field(default_factory=list)     # unknown-word penalties paid per candidate
     twins: list[int] = field(default_factory=list)         # options backed off to an other-gender twin, per candidate
     # per candidate, the heaviest bundle of each source pronoun's mixture (in token order) that the
     # CM scored it under
@@ -237,7 +237,9 @@ class ContextScorer:
             scores = [tr.best.total for tr in forced]
             classes = [",".join(pronoun_class(aligned_words(tr.source, tr.best.words, tr.best.word_alignment, i))
                                 for i in sorted(first)) for tr in forced]
-            penalized = [sum(st.table < 0 for st in tr.best.steps) for tr in forced]
+            # the unknown-word penalties paid, as UnknownWordPenalty counts them: one per target word
+            # of a penalized option, one for an option of nothing
+            penalized = [sum(max(1, len(st.words)) for st in tr.best.steps if st.table < 0) for tr in forced]
             twins = [sum(st.twin for st in tr.best.steps) for tr in forced]
             method = "forced"
         else:
@@ -354,7 +356,7 @@ def summarize(items: list[SuiteItem], scores: list[ItemScore]) -> dict:
     """Accuracy overall and by pronoun, gender, antecedent distance and variant; forced and
     fallback counts; items whose candidates needed penalized options, and options backed off to an
     other-gender twin (`twinned`); items whose candidates
-    needed different numbers of them (`unequal_penalties`: each costs an unknown word's -100
+    paid different numbers of unknown-word penalties (`unequal_penalties`: each costs -100
     times its weight, more than the context's features can move, so the phrase table's coverage of
     the candidates' other words decides these, not the context); ties; balanced pairs with both
     items right."""

@@ -294,6 +294,33 @@ def test_forced_decoding_reaches_any_target_with_penalized_options(tmp_path):
     assert (model.settings.stack, model.settings.beam_threshold) == (200, 0.00001)
 
 
+def test_penalized_search_pays_one_penalty_per_target_word_of_a_penalized_option(tmp_path):
+    """Any target over a small vocabulary is reached; UnknownWordPenalty is -100 for each target
+    word of a penalized option (and for an option of nothing), the total is the weighted sum of the
+    reported features, and a word that no phrase of the source can give costs at least a penalty."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    model = tiny_model(tmp_path, 2.0)
+    dec = Decoder(model)
+    producible = {"it sleeps": {"il", "elle", "dort"}, "it sleeps now": {"il", "elle", "dort"},
+                  "the cat runs": {"le", "chat", "court"}}
+
+    @settings(max_examples=60, deadline=None, derandomize=True)
+    @given(st.sampled_from(sorted(producible)),
+           st.lists(st.sampled_from(["il", "elle", "dort", "court", "le", "chat", "x"]), min_size=1, max_size=5))
+    def check(source, words):
+        target = " ".join(words)
+        tr = dec.force(source, target, reach=True)
+        assert tr is not None and tr.text == target
+        paid = sum(max(1, len(st_.words)) for st_ in tr.best.steps if st_.table < 0)
+        assert tr.feature_dict()["UnknownWordPenalty0"] == [-100.0 * paid]
+        assert tr.best.total == pytest.approx(sum(w * v for w, v in zip(model.weights(), tr.best.features)))
+        assert paid >= sum(w not in producible[source] for w in words)
+
+    check()
+
+
 def suite_file(tmp_path):
     import json
 

@@ -229,17 +229,19 @@ contrastive-suite: install
 	$(CONTRASTIVE_MAKE) --max-distance 0 --same-sentence --pairs 2 --out cad/data/contrastive-dev-intra-en-fr.jsonl
 
 # cad score on the hand-written suite and the dev suites: the feature and classifier CMs and the
-# context-blind control (CM weight 0); reports in $(OUT)/contrastive/
-contrastive-eval: cm
+# context-blind control (CM weight 0); reports in $(OUT)/contrastive/. The nine runs are independent
+# and each holds one core: WORKERS of them at a time (default: every core), the long ones first;
+# `binarize` too, since `cm` may have trained again and the text tables are slower to read.
+CONTRASTIVE_SUITES = contrastive-dev-en-fr contrastive-dev-intra-en-fr contrastive-en-fr
+contrastive-eval: cm binarize
 	mkdir -p $(OUT)/contrastive
-	for suite in contrastive-en-fr contrastive-dev-en-fr contrastive-dev-intra-en-fr; do \
-		for cfg in feature classifier; do \
-			$(CAD) -q score --config moses_configs/$(CM_NAME).$$cfg.ini --suite cad/data/$$suite.jsonl \
-				--out $(OUT)/contrastive/$$suite.$$cfg.tsv --report $(OUT)/contrastive/$$suite.$$cfg.json || exit 1; \
-		done; \
-		$(CAD) -q score --config moses_configs/$(CM_NAME).feature.ini --cm-weight 0 --suite cad/data/$$suite.jsonl \
-			--out $(OUT)/contrastive/$$suite.blind.tsv --report $(OUT)/contrastive/$$suite.blind.json || exit 1; \
-	done
+	for suite in $(CONTRASTIVE_SUITES); do for run in feature classifier blind; do echo $$suite $$run; done; done | \
+		xargs -P $(or $(WORKERS),$(shell nproc)) -n 2 sh -c 'suite=$$1 run=$$2; \
+			if [ $$run = blind ]; then cfg=feature; weight="--cm-weight 0"; else cfg=$$run; weight=; fi; \
+			$(CAD) -q score --config moses_configs/$(CM_NAME).$$cfg.ini $$weight --suite cad/data/$$suite.jsonl \
+				--out $(OUT)/contrastive/$$suite.$$run.tsv --report $(OUT)/contrastive/$$suite.$$run.json \
+			|| { echo "contrastive-eval: $$suite ($$run) failed" >&2; exit 255; }' _
+	@for f in $(OUT)/contrastive/*.json; do printf '%s\t' "$$f"; $(PYTHON) -c 'import json, sys; d = json.load(open(sys.argv[1])); print("%.3f (%d forced, %d by the fallback)" % (d["accuracy"], d["forced"], d["fallback"]))' "$$f"; done
 
 # The embedded demo: seed 004's cat-and-mouse text, translated with the CM as decoder feature and
 # as seed 004's back-off table, with each one's pronoun trace, and both in one page ($(OUT)/demo.view.html)

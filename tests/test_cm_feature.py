@@ -313,7 +313,7 @@ def test_penalized_search_pays_one_penalty_per_target_word_of_a_penalized_option
         target = " ".join(words)
         tr = dec.force(source, target, reach=True)
         assert tr is not None and tr.text == target
-        paid = sum(max(1, len(st_.words)) for st_ in tr.best.steps if st_.table < 0)
+        paid = sum(max(1, len(st_.words)) for st_ in tr.best.steps if st_.table < 0)      # by hand, not the helper
         assert tr.feature_dict()["UnknownWordPenalty0"] == [-100.0 * paid]
         assert tr.best.total == pytest.approx(sum(w * v for w, v in zip(model.weights(), tr.best.features)))
         assert paid >= sum(w not in producible[source] for w in words)

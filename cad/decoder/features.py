@@ -82,20 +82,25 @@ class PhraseScores(StatelessFeature):
         return opt.scores if opt.table == self.table_index else None
 
 
+def unknown_word_penalties(n_words: int) -> int:
+    """How many unknown-word penalties an unknown-word option of `n_words` target words pays: one per
+    word, as if each were its own unknown word, and one for nothing. Search only ever makes such an
+    option of one word or none, so this is Moses's log(0) floored once; constrained decoding's
+    penalized options (cad/decoder/forced.py) may be longer, and at one penalty apiece search would
+    pour a whole clause, pronoun and all, into one of them rather than translate its words with the
+    table."""
+    return max(1, n_words)
+
+
 @register("UnknownWordPenalty")
 class UnknownWordPenalty(StatelessFeature):
-    # one penalty per target word, as if each were its own unknown word (one for nothing). Search
-    # only ever makes an unknown word's option of one word or none, so this is Moses's log(0)
-    # floored once; constrained decoding's penalized options (cad/decoder/forced.py) may be longer,
-    # and at one penalty apiece search would pour a whole clause, pronoun and all, into one of them
-    # rather than translate its words with the table.
-    _VALUES = tuple((LOWEST_SCORE * max(1, n),) for n in range(64))
+    _VALUES = tuple((LOWEST_SCORE * unknown_word_penalties(n),) for n in range(64))
 
     def evaluate(self, opt: Option) -> tuple[float, ...] | None:
         if opt.table >= 0:
             return None
         n = len(opt.words)
-        return self._VALUES[n] if n < 64 else (LOWEST_SCORE * n,)
+        return self._VALUES[n] if n < 64 else (LOWEST_SCORE * unknown_word_penalties(n),)
 
 
 @register("WordPenalty")

@@ -56,6 +56,7 @@ from cad.core.errors import CadError
 from cad.core.progress import progress
 from cad.core.textio import read_lines
 from cad.corpus.truecase import ModelCase
+from cad.decoder.features import unknown_word_penalties
 from cad.decoder.search import Derivation, Translation
 from cad.experiments.contrastive_french import PRONOUN_FLIP
 from cad.lang.fr_morph import PRONOUN_MORPH
@@ -237,9 +238,8 @@ class ContextScorer:
             scores = [tr.best.total for tr in forced]
             classes = [",".join(pronoun_class(aligned_words(tr.source, tr.best.words, tr.best.word_alignment, i))
                                 for i in sorted(first)) for tr in forced]
-            # the unknown-word penalties paid, as UnknownWordPenalty counts them: one per target word
-            # of a penalized option, one for an option of nothing
-            penalized = [sum(max(1, len(st.words)) for st in tr.best.steps if st.table < 0) for tr in forced]
+            penalized = [sum(unknown_word_penalties(len(st.words)) for st in tr.best.steps if st.table < 0)
+                         for tr in forced]
             twins = [sum(st.twin for st in tr.best.steps) for tr in forced]
             method = "forced"
         else:

@@ -98,8 +98,10 @@ def _interrupt(cmd: list[str], wait_lines: int, stdin_path: Path | None = None):
     stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
     # SIGINT as a terminal's foreground job has it: a runner that started the tests in the
     # background (`cmd &` in a script) leaves it ignored, and an ignored signal is inherited
+    # unbuffered: communicate() reads the pipe's descriptor itself, so lines a buffered readline()
+    # had read ahead would be lost from the output (a CI run under load saw lines 51-59 missing)
     proc = subprocess.Popen([sys.executable, "-m", "cad", *cmd], stdin=stdin, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=ENV, start_new_session=True,
+                            stderr=subprocess.PIPE, env=ENV, start_new_session=True, bufsize=0,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     got = []
     try:

@@ -94,13 +94,8 @@ def unknown_word_penalties(n_words: int) -> int:
 
 @register("UnknownWordPenalty")
 class UnknownWordPenalty(StatelessFeature):
-    _VALUES = tuple((LOWEST_SCORE * unknown_word_penalties(n),) for n in range(64))
-
     def evaluate(self, opt: Option) -> tuple[float, ...] | None:
-        if opt.table >= 0:
-            return None
-        n = len(opt.words)
-        return self._VALUES[n] if n < 64 else (LOWEST_SCORE * unknown_word_penalties(n),)
+        return (LOWEST_SCORE * unknown_word_penalties(len(opt.words)),) if opt.table < 0 else None
 
 
 @register("WordPenalty")

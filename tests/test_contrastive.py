@@ -445,7 +445,11 @@ def test_the_shipped_model_scores_each_candidates_own_pronoun():
     option, so the CM reads *elle* in one candidate and *il* in the other, and the context (*une
     symphonie* or *un mot* in the sentence itself) decides each item. At one penalty per option it
     poured *écouté une symphonie et qu'elle était fabuleuse* into one option of *symphony*, read
-    *it* as *tout* (OTHER in both candidates), and the LM chose the masculine one in both items."""
+    *it* as *tout* (OTHER in both candidates), and the LM chose the masculine one in both items.
+
+    This reads the model `make` trained on this machine, so it asserts only what holds for any such
+    model: each candidate's own pronoun reaches the CM. Which candidate wins is the trained model's
+    outcome (it differed between machines, issue 63); the tiny models above assert exact outcomes."""
     from importlib.resources import files
 
     from conftest import REPO
@@ -471,5 +475,4 @@ def test_the_shipped_model_scores_each_candidates_own_pronoun():
     scorer = ContextScorer(Decoder(model), get_backend("ranker"), False, twins)
     for it in items:
         got = scorer.score(it)
-        assert got.method == "forced" and got.classes == ["elle", "il"]
-        assert got.best == it.correct, (it.meta["variant"], got.scores, got.features)
+        assert got.method == "forced" and got.classes == ["elle", "il"], (it.meta["variant"], got.features)

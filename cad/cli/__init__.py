@@ -24,9 +24,11 @@ log = logging.getLogger("cad")
 def _cmd_prepare(a: argparse.Namespace) -> None:
     from cad.corpus.prepare import CleanConfig, prepare_corpus
 
+    from cad.core.shards import parallel_from_args
+
     st = prepare_corpus(a.src, a.tgt, a.out, a.src_lang, a.tgt_lang, a.docs, pretokenized=a.tokenized,
                         lowercase=not a.no_lowercase, clean=CleanConfig(a.min_len, a.max_len, a.ratio),
-                        allow_empty=a.allow_empty)
+                        allow_empty=a.allow_empty, parallel=parallel_from_args(a))
     log.info("kept %d of %d sentence pairs", st.kept, st.read)
 
 
@@ -153,11 +155,11 @@ def _cmd_train(a: argparse.Namespace) -> None:
     print(ini)
 
 
-def _parallel_arguments(s, note: str) -> None:
+def _parallel_arguments(s, note: str, shard_lines: int | None = None) -> None:
     from cad.core.shards import add_parallel_arguments
     from cad.train.extract_shards import DEFAULT_SHARD_LINES
 
-    add_parallel_arguments(s, DEFAULT_SHARD_LINES, note, by_documents=False)
+    add_parallel_arguments(s, shard_lines or DEFAULT_SHARD_LINES, note, by_documents=False)
 
 
 SYM_METHODS = ("grow-diag-final-and", "grow-diag-final", "grow-diag", "grow", "intersect", "union", "srctotgt",
@@ -202,6 +204,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                    help="drop pairs with a side longer than this many tokens (default: %(default)s)")
     s.add_argument("--ratio", type=float, default=9.0,
                    help="drop pairs whose token counts differ by more than this factor (default: %(default)s)")
+    if sharded("prepare"):
+        from cad.corpus.prepare import TOKENIZE_SHARD_LINES
+
+        _parallel_arguments(s, " (raw text is tokenized in shards of lines; cleaning is one pass)",
+                            TOKENIZE_SHARD_LINES)
     s.set_defaults(func=_cmd_prepare)
 
     s = sub.add_parser("align", help="word-align with eflomal (both directions) and symmetrize")

@@ -86,8 +86,8 @@ def _run_stage(name: str, outputs: list[Path], inputs: list[Path], force: bool, 
 
 def train(cfg: TrainConfig, force: bool = False, until: str | None = None, parallel: Parallel | None = None) -> Path:
     """Run the stages in order (up to and including `until`); return the moses.ini path.
-    `parallel`: phrase extraction in shards (cad/train/extract_shards.py), the same tables; it is
-    not part of the settings (OUT/train.json), since the output does not depend on it.
+    `parallel`: tokenizing (of a raw corpus) and phrase extraction in shards (cad/corpus/prepare.py,
+    cad/train/extract_shards.py), the same corpus and tables; it is not part of the settings (OUT/train.json), since the output does not depend on it.
 
     Everything the stages log also goes to OUT/train.log.
     """
@@ -135,7 +135,7 @@ def _train(cfg: TrainConfig, force: bool, until: str | None, parallel: Parallel 
     def prepare() -> None:
         prepare_corpus(src_in, tgt_in, corpus, cfg.src, cfg.tgt, docs_in if docs_in.exists() else None,
                        pretokenized=cfg.pretokenized, lowercase=cfg.lowercase and not cfg.truecase,
-                       clean=CleanConfig(), allow_empty=cfg.allow_empty)
+                       clean=CleanConfig(), allow_empty=cfg.allow_empty, parallel=parallel)
         if cfg.truecase:
             truecase_corpus(corpus, [cfg.src, cfg.tgt], out)
         else:

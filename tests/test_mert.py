@@ -137,3 +137,46 @@ def test_compiled_line_search_equals_the_python_one():
         if trial % 3 == 0:
             d = [rng.uniform(-1, 1) for _ in range(4)]
         assert line_search(nbest, w, d, native=True) == line_search(nbest, w, d, native=False)
+
+
+def test_tune_folds_reports_each_fold_held_out(tmp_path, capsys):
+    """Four documents in two folds: each fold is translated with the weights tuned on the other
+    (whose references come from other weights, so tuning helps), its held-out BLEU is the BLEU of
+    those very translations, and --final tunes on every document."""
+    import json
+
+    from cad.cli import main
+    from cad.decoder import Decoder, DecoderModel
+    from cad.decoder.model import SearchSettings, apply_weight_overwrite
+    from cad.moses.ini import parse_config
+    from decoder_fixtures import random_model
+    from sacrebleu.metrics import BLEU
+
+    ini, sents = random_model(tmp_path, 41, n_sentences=16)
+    cfg = parse_config(ini)
+    apply_weight_overwrite(cfg, "LM0= 0.05 WordPenalty0= 0.5 Distortion0= 0.0")
+    target = Decoder(DecoderModel.from_config(cfg, None, SearchSettings()))
+    refs = [target.translate(s).text for s in sents]
+    (tmp_path / "src").write_text("\n".join(sents) + "\n")
+    (tmp_path / "ref").write_text("\n".join(refs) + "\n")
+    (tmp_path / "docs").write_text("0\ta\n4\tb\n8\tc\n12\td\n")
+    out = tmp_path / "folds"
+    assert main(["-q", "tune", "folds", "--config", str(ini), "--source", str(tmp_path / "src"), "--reference",
+                 str(tmp_path / "ref"), "--docs", str(tmp_path / "docs"), "--out", str(out), "--nbest", "30",
+                 "--iterations", "4", "--final", str(tmp_path / "final.ini")]) == 0
+    rep = json.loads((out / "report.json").read_text())
+    assert [(f["fold"], f["documents"], f["sentences"], f["tuning_sentences"]) for f in rep["folds"]] == \
+        [(1, 2, 8, 8), (2, 2, 8, 8)]
+    # fold 1 (sentences 0-7) was tuned on sentences 8-15 only
+    assert (out / "fold1.tune.src").read_text().splitlines() == sents[8:]
+    tuned = Decoder(DecoderModel.load(out / "fold1.ini"))
+    hyps = [tuned.translate(s).text for s in sents[:8]]
+    assert (out / "tuned.out").read_text().splitlines()[:8] == hyps
+    assert rep["folds"][0]["heldout_bleu_tuned"] == pytest.approx(BLEU(force=True).corpus_score(hyps, [refs[:8]]).score)
+    assert rep["pooled_bleu_tuned"] > rep["pooled_bleu_start"] and 0 <= rep["bootstrap_p"] <= 1
+    assert rep["final"]["config"] == str(tmp_path / "final.ini") and (tmp_path / "final.ini").exists()
+    assert "| pooled | 4 | 16 |" in capsys.readouterr().out
+    # a fold count the documents cannot fill is refused, naming the docs file
+    assert main(["-q", "tune", "folds", "--config", str(ini), "--source", str(tmp_path / "src"), "--reference",
+                 str(tmp_path / "ref"), "--docs", str(tmp_path / "docs"), "--out", str(out), "--folds", "5"]) == 1
+    assert "docs" in capsys.readouterr().err

@@ -108,3 +108,38 @@ def test_check_finds_missing_files_and_wrong_score_counts(tmp_path):
     (tmp_path / "lm.arpa").unlink()
     with pytest.raises(CadError, match="missing file"):
         check_config(str(tmp_path / "moses.ini"))
+
+
+def test_reweight_takes_tuned_weights_at_the_base_scale(tmp_path, capsys):
+    """MERT's weights (L1 1, UnknownWordPenalty fixed at 1) scaled by hand to the untuned config's
+    L1 norm; --absolute keeps them; a weights file missing a feature or with a wrong count is refused
+    naming the file and line, and nothing is written."""
+    from cad.cli import main
+
+    cfg = baseline_config("pt.gz", "ro.gz", "lm.arpa", 5)
+    base = tmp_path / "moses.ini"
+    write_config(cfg, base)
+    # the untuned L1 norm: 0.3 (distortion) + 6 * 0.3 + 0.5 (LM) + 1 (word penalty) + 0.2 + 4 * 0.2 = 4.6
+    assert sum(abs(x) for k, v in cfg.weights.items() if k != "UnknownWordPenalty0" for x in v) == pytest.approx(4.6)
+    tuned = {"UnknownWordPenalty0": [1.0], "WordPenalty0": [-0.1], "PhrasePenalty0": [0.05],
+             "TranslationModel0": [0.05, 0.05, 0.1, 0.05], "LexicalReordering0": [0.05] * 6,
+             "Distortion0": [0.1], "LM0": [0.2]}
+    text = "# tuned\n[weight]\n" + "".join(f"{k}= {' '.join(str(x) for x in v)}\n" for k, v in tuned.items())
+    write(tmp_path / "w.ini", text)
+    assert main(["-q", "moses-ini", "reweight", "--config", str(base), "--weights", str(tmp_path / "w.ini"),
+                 "--out", str(tmp_path / "scaled.ini")]) == 0
+    got = parse_config(tmp_path / "scaled.ini").weights
+    assert got["UnknownWordPenalty0"] == [1.0] and got["LM0"] == [pytest.approx(0.92)]
+    assert got["WordPenalty0"] == [pytest.approx(-0.46)] and got["TranslationModel0"][2] == pytest.approx(0.46)
+    assert main(["-q", "moses-ini", "reweight", "--config", str(base), "--weights", str(tmp_path / "w.ini"),
+                 "--absolute", "--out", str(tmp_path / "abs.ini")]) == 0
+    assert parse_config(tmp_path / "abs.ini").weights == tuned
+    write(tmp_path / "bad.ini", text.replace("LM0= 0.2\n", ""))
+    assert main(["-q", "moses-ini", "reweight", "--config", str(base), "--weights", str(tmp_path / "bad.ini"),
+                 "--out", str(tmp_path / "x.ini")]) == 1
+    assert "no weights for feature LM0" in capsys.readouterr().err and not (tmp_path / "x.ini").exists()
+    write(tmp_path / "bad.ini", text.replace("Distortion0= 0.1", "Distortion0= 0.1 0.2"))
+    assert main(["-q", "moses-ini", "reweight", "--config", str(base), "--weights", str(tmp_path / "bad.ini"),
+                 "--out", str(tmp_path / "x.ini")]) == 1
+    err = capsys.readouterr().err
+    assert "bad.ini:8" in err and "Distortion0 has 1 scores but 2 weights" in err and not (tmp_path / "x.ini").exists()

@@ -115,6 +115,13 @@ def _cmd_ini_write(a: argparse.Namespace) -> None:
     write_config(cfg, a.out)
 
 
+def _cmd_ini_reweight(a: argparse.Namespace) -> None:
+    from cad.moses.ini import parse_config, read_weights, reweighted, write_config
+
+    cfg = parse_config(a.config)
+    write_config(reweighted(cfg, read_weights(a.weights, cfg), keep_scale=not a.absolute), a.out)
+
+
 def _cmd_ini_check(a: argparse.Namespace) -> None:
     from cad.moses.check import check_config
 
@@ -295,7 +302,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     add_out(t, "--out", default="-", help="detruecased text")
     t.set_defaults(func=_cmd_truecase_apply)
 
-    s = sub.add_parser("moses-ini", help="write or check a moses.ini")
+    s = sub.add_parser("moses-ini", help="write, reweight or check a moses.ini")
     ssub = s.add_subparsers(dest="ini_command", metavar="ACTION", required=True)
     w = ssub.add_parser("write", help="write a baseline moses.ini with Moses's untuned weights")
     w.add_argument("--phrase-table", required=True, help="phrase table (cad extract)")
@@ -306,6 +313,15 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                    help="maximum reordering distance (default: %(default)s)")
     add_out(w, "--out", required=True, help="the moses.ini")
     w.set_defaults(func=_cmd_ini_write)
+    r = ssub.add_parser("reweight", help="a moses.ini with the weights of another (MERT's output, or a file "
+                                         "holding only a [weight] section)")
+    r.add_argument("--config", required=True, help="the moses.ini whose features, tables and settings are kept")
+    r.add_argument("--weights", required=True, help="the file whose [weight] section is taken")
+    r.add_argument("--absolute", action="store_true",
+                   help="take the weights as they are; default: scaled to the L1 norm of --config's weights "
+                        "(UnknownWordPenalty aside), the scale other weights, such as the CM's, were chosen at")
+    add_out(r, "--out", required=True, help="the new moses.ini")
+    r.set_defaults(func=_cmd_ini_reweight)
     c = ssub.add_parser("check", help="parse a moses.ini and every file it refers to")
     c.add_argument("file", help="the moses.ini")
     c.set_defaults(func=_cmd_ini_check)

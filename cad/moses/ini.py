@@ -277,3 +277,37 @@ def validate(cfg: MosesConfig, weight_lines: dict[str, int] | None = None) -> No
     if cfg.backoff and len(cfg.backoff) != n_paths:
         raise CadError(f"[decoding-graph-backoff] has {len(cfg.backoff)} values for {n_paths} decoding paths", p)
 
+
+
+def read_weights(path: str | os.PathLike, cfg: MosesConfig) -> dict[str, list[float]]:
+    """The [weight] section of `path` (a moses.ini, or a file holding only that section), checked
+    against `cfg`'s features: every tuneable one weighted, each with as many weights as scores."""
+    p = str(path)
+    probe = MosesConfig(source=p, features=cfg.features)
+    lines = _weights(probe, _sections(p).get("weight", []), p)
+    for f in cfg.features:
+        if f.name not in probe.weights and f.args.get("tuneable", "true") != "false":
+            raise CadError(f"no weights for feature {f.name} of {cfg.source}", p)
+    validate(probe, lines)
+    return probe.weights
+
+
+def reweighted(cfg: MosesConfig, weights: dict[str, list[float]], keep_scale: bool = True) -> MosesConfig:
+    """`cfg` with `weights`. `keep_scale`: scaled so that their L1 norm (UnknownWordPenalty aside,
+    which MERT does not tune) is `cfg`'s: MERT's weights sum to 1, and weights chosen against the
+    untuned scale (the CoreferenceModel's) keep their meaning; the 1-best of the other features
+    does not change with the scale."""
+    fixed = {f.name for f in cfg.features if f.type == "UnknownWordPenalty"}
+    new = MosesConfig(features=list(cfg.features), weights={k: list(v) for k, v in weights.items()},
+                      mapping=list(cfg.mapping), backoff=list(cfg.backoff), input_factors=list(cfg.input_factors),
+                      distortion_limit=cfg.distortion_limit, other={k: list(v) for k, v in cfg.other.items()},
+                      source=cfg.source)
+    if keep_scale:
+        def l1(ws):
+            return sum(abs(x) for k, v in ws.items() if k not in fixed for x in v)
+        have = l1(new.weights)
+        if have > 0:
+            factor = l1(cfg.weights) / have
+            new.weights = {k: (v if k in fixed else [x * factor for x in v]) for k, v in new.weights.items()}
+    validate(new)
+    return new

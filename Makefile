@@ -6,6 +6,20 @@ BIN := $(VENV)/bin
 CAD := $(BIN)/cad
 SHARED ?= ../shared/data
 
+# MODEL=large (`make large`): the Hansard (../shared/data/en-fr/hansard, 947,969 raw pairs) and the 33k corpus
+# trained together as one system in models/large, with configurations moses_configs/large*.ini
+MODEL ?= small
+HANSARD ?= $(SHARED)/en-fr/hansard/train
+SMALL_CORPUS ?= $(SHARED)/en-fr/train
+ifeq ($(MODEL),large)
+NAME ?= large
+OUT ?= models/$(NAME)
+CORPUS ?= $(OUT)/mixed
+TOKENIZED ?= 1
+else ifneq ($(MODEL),small)
+$(error MODEL is small (the default) or large, not $(MODEL))
+endif
+
 # Default corpus: the shared English-French corpus when present, else the embedded sample.
 ifneq ($(wildcard $(SHARED)/en-fr/train.en),)
 CORPUS ?= $(SHARED)/en-fr/train
@@ -29,7 +43,7 @@ PARALLEL_ARGS = $(if $(WORKERS),--workers $(WORKERS)) $(if $(SCHEDULER),--schedu
 TRAIN_ARGS = --corpus $(CORPUS) --src $(SRC) --tgt $(TGT) --out $(OUT) $(if $(filter 1,$(TOKENIZED)),--tokenized) \
 	$(if $(filter 1,$(LOWERCASE)),--lowercase) $(PARALLEL_ARGS)
 
-.PHONY: FORCE contrastive-suite contrastive-eval rank-eval es-en es-en-eval all install resources neuralcoref-files minilm-files browser coref-model coref-ranker coref-eval cm plm demo pronoun-eval train prepare align lex phrases lm moses-ini check test test-all bench bench-shards clean decode binarize
+.PHONY: large tune FORCE contrastive-suite contrastive-eval rank-eval es-en es-en-eval all install resources neuralcoref-files minilm-files browser coref-model coref-ranker coref-eval cm plm demo pronoun-eval train prepare align lex phrases lm moses-ini check test test-all bench bench-shards clean decode binarize
 
 COREF_BACKEND ?= ranker
 CM_NAME ?= $(NAME)
@@ -154,9 +168,25 @@ moses-ini: install
 
 train: $(OUT)/moses.ini
 
-$(OUT)/moses.ini: install
+$(OUT)/moses.ini: install $(if $(filter large,$(MODEL)),$(CORPUS).$(SRC))
 	$(CAD) train $(TRAIN_ARGS)
 	$(CAD) moses-ini check $(OUT)/moses.ini
+
+# The large model's corpus, as a Moses user builds one: the raw Hansard tokenized and cleaned in shards
+# ($(OUT)/hansard.*, cased), then the tokenized 33k corpus and it concatenated, documents and all; cad train
+# truecases and cleans the whole as one corpus. Each file appears whole or not at all.
+large:
+	$(MAKE) MODEL=large
+
+$(OUT)/hansard.$(SRC) $(OUT)/hansard.$(TGT) $(OUT)/hansard.docs &: | $(VENV)/.installed
+	$(CAD) prepare --src $(HANSARD).$(SRC).gz --tgt $(HANSARD).$(TGT).gz --docs $(HANSARD).docs \
+		--src-lang $(SRC) --tgt-lang $(TGT) --no-lowercase --allow-empty --out $(OUT)/hansard $(PARALLEL_ARGS)
+
+$(OUT)/mixed.$(SRC) $(OUT)/mixed.$(TGT) $(OUT)/mixed.docs &: $(OUT)/hansard.$(SRC) $(OUT)/hansard.$(TGT) $(OUT)/hansard.docs
+	for l in $(SRC) $(TGT); do cat $(SMALL_CORPUS).$$l $(OUT)/hansard.$$l > $(OUT)/mixed.$$l.tmp; done
+	{ cat $(SMALL_CORPUS).docs; awk -F '\t' -v off=$$(wc -l < $(SMALL_CORPUS).$(SRC)) \
+		'{ printf "%d\thansard:%s\n", $$1 + off, $$2 }' $(OUT)/hansard.docs; } > $(OUT)/mixed.docs.tmp
+	for f in $(SRC) $(TGT) docs; do mv $(OUT)/mixed.$$f.tmp $(OUT)/mixed.$$f; done
 
 # The phrase table, reordering table and LM in binary form beside the text ones (phrase-table.cadphr,
 # reordering-table.*.cadlexr, lm.binlm), memory-mapped and read on demand by cad decode and cad translate
@@ -165,6 +195,29 @@ binarize: $(OUT)/phrase-table.cadphr
 
 $(OUT)/phrase-table.cadphr: $(OUT)/moses.ini
 	$(CAD) binarize -f $(OUT)/moses.ini
+
+# MERT on the dev talks (`make tune`), judged on talks it did not see: the talks cut into TUNE_FOLDS folds, each
+# translated with the weights tuned on the others against the untuned ones ($(OUT)/tune/report.md: BLEU and a
+# paired bootstrap), then the weights tuned on every talk, kept in moses_configs/<name>.weights (committed: the
+# model `make` trains is the same bytes on every machine, so they fit it; a model trained on another corpus
+# needs its own `make tune`). The configurations `make` writes start from them when they exist
+# ($(OUT)/moses.tuned.ini, scaled to the untuned weights' L1 norm, at which the CM's weight was chosen).
+TUNE_FOLDS ?= 2
+TUNE_ITERATIONS ?= 10
+TUNE_NBEST ?= 100
+TUNED_WEIGHTS = moses_configs/$(NAME).weights
+DEV ?= $(SHARED)/en-fr/dev
+tune: $(OUT)/phrase-table.cadphr
+	$(CAD) tune folds --config $(OUT)/moses.ini --source $(DEV).$(SRC) --reference $(DEV).$(TGT) --docs $(DEV).docs \
+		--src $(SRC) --tgt $(TGT) --folds $(TUNE_FOLDS) --iterations $(TUNE_ITERATIONS) --nbest $(TUNE_NBEST) \
+		--workers $(or $(WORKERS),$(shell nproc)) --out $(OUT)/tune --final $(OUT)/tune/all.ini
+	{ echo "# MERT's weights for $(OUT)/moses.ini (make tune: $(TUNE_ITERATIONS) iterations at most, n-best $(TUNE_NBEST)," \
+		"on the $(DEV) talks); held-out folds in $(OUT)/tune/report.md"; sed -n '/^\[weight\]/,$$p' $(OUT)/tune/all.ini; \
+		} > $(TUNED_WEIGHTS).tmp && mv $(TUNED_WEIGHTS).tmp $(TUNED_WEIGHTS)
+
+BASE_INI = $(if $(wildcard $(TUNED_WEIGHTS)),$(OUT)/moses.tuned.ini,$(OUT)/moses.ini)
+$(OUT)/moses.tuned.ini: $(OUT)/moses.ini $(TUNED_WEIGHTS)
+	$(CAD) -q moses-ini reweight --config $(OUT)/moses.ini --weights $(TUNED_WEIGHTS) --out $@
 
 # The Coreference Model from the training corpus: coreference, triples, tables/<name>/cm.gz,
 # and a moses.ini with the CM as back-off table in moses_configs/<name>.ini
@@ -180,8 +233,8 @@ tables/$(CM_NAME)/cm.gz tables/$(CM_NAME)/classes.gz tables/$(CM_NAME)/classifie
 	$(CAD) -q cm build --corpus $(OUT)/corpus --align $(OUT)/aligned.grow-diag-final-and --coref $< --out tables/$(CM_NAME) \
 		$(PARALLEL_ARGS)
 
-moses_configs/$(CM_NAME).ini: tables/$(CM_NAME)/cm.gz $(OUT)/moses.ini
-	$(CAD) -q cm config --base $(OUT)/moses.ini --cm tables/$(CM_NAME)/cm.gz --out $@
+moses_configs/$(CM_NAME).ini: tables/$(CM_NAME)/cm.gz $(BASE_INI)
+	$(CAD) -q cm config --base $(BASE_INI) --cm tables/$(CM_NAME)/cm.gz --out $@
 
 # the class CM (tables/<name>/classes.gz, written by cm build) as a CoreferenceModel decoder feature.
 # CM_READING: how it reads each pronoun's bundles, map (the likeliest alone: the pronoun takes its likeliest
@@ -194,13 +247,13 @@ CM_READING_STAMP := moses_configs/.$(CM_NAME).reading
 $(CM_READING_STAMP): FORCE
 	@mkdir -p $(@D); [ "$$(cat $@ 2>/dev/null)" = "$(CM_READING)" ] || echo "$(CM_READING)" > $@
 FORCE:
-moses_configs/$(CM_NAME).feature.ini: tables/$(CM_NAME)/classes.gz $(OUT)/moses.ini $(CM_READING_STAMP)
-	$(CAD) -q cm config --mode feature --reading $(CM_READING) --base $(OUT)/moses.ini \
+moses_configs/$(CM_NAME).feature.ini: tables/$(CM_NAME)/classes.gz $(BASE_INI) $(CM_READING_STAMP)
+	$(CAD) -q cm config --mode feature --reading $(CM_READING) --base $(BASE_INI) \
 		--cm tables/$(CM_NAME)/classes.gz --out $@
 
 # the same feature reading the classifier CM (source words and antecedent features) instead
-moses_configs/$(CM_NAME).classifier.ini: tables/$(CM_NAME)/classifier.json $(OUT)/moses.ini $(CM_READING_STAMP)
-	$(CAD) -q cm config --mode feature --cm-model classifier --reading $(CM_READING) --base $(OUT)/moses.ini \
+moses_configs/$(CM_NAME).classifier.ini: tables/$(CM_NAME)/classifier.json $(BASE_INI) $(CM_READING_STAMP)
+	$(CAD) -q cm config --mode feature --cm-model classifier --reading $(CM_READING) --base $(BASE_INI) \
 		--cm tables/$(CM_NAME)/classifier.json --out $@
 
 # The Pronoun Language Model (seed 001) over the target side of the training corpus, for

@@ -224,13 +224,30 @@ $(OUT)/moses.tuned.ini: $(OUT)/moses.ini $(TUNED_WEIGHTS)
 cm: tables/$(CM_NAME)/cm.gz moses_configs/$(CM_NAME).ini moses_configs/$(CM_NAME).feature.ini \
 	moses_configs/$(CM_NAME).classifier.ini
 
-$(OUT)/corpus.coref.jsonl: $(OUT)/moses.ini $(if $(filter ranker,$(COREF_BACKEND)),coref/data/ranker-en.json.gz)
-	$(CAD) -q coref --backend $(COREF_BACKEND) --input $(OUT)/corpus.$(SRC) --docs $(OUT)/corpus.docs --out $@ \
+# The corpus the pronoun models learn from (coreference, the CM, the pronoun LM and classifier): the training
+# corpus; for the large model its first CM_LINES lines, cut at a document start (the 33k corpus and the first
+# Hansard sittings): coreference reads about 250 sentences a second on a core, so all of its 978k lines would
+# take about 35 minutes on two of the two hours `make large` may take
+CM_LINES ?= 200000
+CM_CORPUS = $(if $(filter large,$(MODEL)),$(OUT)/cm-corpus,$(OUT)/corpus)
+CM_ALIGN = $(if $(filter large,$(MODEL)),$(OUT)/cm-corpus.aligned,$(OUT)/aligned.grow-diag-final-and)
+CM_SLICE = $(if $(filter large,$(MODEL)),$(OUT)/cm-corpus.$(SRC))
+
+$(OUT)/cm-corpus.$(SRC) $(OUT)/cm-corpus.$(TGT) $(OUT)/cm-corpus.docs $(OUT)/cm-corpus.aligned &: $(OUT)/moses.ini
+	n=$$(awk -F '\t' -v max=$(CM_LINES) '$$1 <= max { n = $$1 } END { print n + 0 }' $(OUT)/corpus.docs); \
+	test "$$n" -gt 0 || { echo "cm-corpus: no document starts within CM_LINES=$(CM_LINES) lines" >&2; exit 1; }; \
+	for f in $(SRC) $(TGT); do head -n $$n $(OUT)/corpus.$$f > $(OUT)/cm-corpus.$$f.tmp; done; \
+	head -n $$n $(OUT)/aligned.grow-diag-final-and > $(OUT)/cm-corpus.aligned.tmp; \
+	awk -F '\t' -v n=$$n '$$1 < n' $(OUT)/corpus.docs > $(OUT)/cm-corpus.docs.tmp; \
+	for f in $(SRC) $(TGT) docs aligned; do mv $(OUT)/cm-corpus.$$f.tmp $(OUT)/cm-corpus.$$f; done
+
+$(OUT)/corpus.coref.jsonl: $(OUT)/moses.ini $(CM_SLICE) $(if $(filter ranker,$(COREF_BACKEND)),coref/data/ranker-en.json.gz)
+	$(CAD) -q coref --backend $(COREF_BACKEND) --input $(CM_CORPUS).$(SRC) --docs $(CM_CORPUS).docs --out $@ \
 		$(PARALLEL_ARGS)
 
 # one cm build writes both tables and the classifier CM; a checkout from before one existed rebuilds them
 tables/$(CM_NAME)/cm.gz tables/$(CM_NAME)/classes.gz tables/$(CM_NAME)/classifier.json &: $(OUT)/corpus.coref.jsonl
-	$(CAD) -q cm build --corpus $(OUT)/corpus --align $(OUT)/aligned.grow-diag-final-and --coref $< --out tables/$(CM_NAME) \
+	$(CAD) -q cm build --corpus $(CM_CORPUS) --align $(CM_ALIGN) --coref $< --out tables/$(CM_NAME) \
 		$(PARALLEL_ARGS)
 
 moses_configs/$(CM_NAME).ini: tables/$(CM_NAME)/cm.gz $(BASE_INI)
@@ -262,12 +279,12 @@ moses_configs/$(CM_NAME).classifier.ini: tables/$(CM_NAME)/classifier.json $(BAS
 # $(OUT)/pronoun-classifier --lm $(OUT)/lm.arpa --model $(OUT)/plm --coref RECORDS --docs DOCS`)
 plm: $(if $(filter fr,$(TGT)),$(OUT)/plm/plm.arpa $(OUT)/pronoun-classifier/pronoun_classifier.json)
 
-$(OUT)/plm/plm.arpa: $(OUT)/moses.ini
-	$(CAD) -q plm train --text $(OUT)/corpus.$(TGT) --docs $(OUT)/corpus.docs --out $(OUT)/plm
+$(OUT)/plm/plm.arpa: $(OUT)/moses.ini $(CM_SLICE)
+	$(CAD) -q plm train --text $(CM_CORPUS).$(TGT) --docs $(CM_CORPUS).docs --out $(OUT)/plm
 
 $(OUT)/pronoun-classifier/pronoun_classifier.json: $(OUT)/corpus.coref.jsonl
-	$(CAD) -q plm train-classifier --corpus $(OUT)/corpus --src $(SRC) --tgt $(TGT) \
-		--align $(OUT)/aligned.grow-diag-final-and --coref $< --out $(OUT)/pronoun-classifier
+	$(CAD) -q plm train-classifier --corpus $(CM_CORPUS) --src $(SRC) --tgt $(TGT) \
+		--align $(CM_ALIGN) --coref $< --out $(OUT)/pronoun-classifier
 
 # Coreference as the experiment sees it: each talk resolved by a ranker trained without it
 # (the shipped ranker trained on these talks)

@@ -21,6 +21,7 @@ import importlib
 import logging
 import os
 from bisect import bisect_right
+from collections.abc import Sequence
 
 import kenlm
 
@@ -100,13 +101,37 @@ def search(decoder, core, tokens: list[str], options: dict, nbest: int,
     st = decoder.model.settings
     best, paths = core.search(n, flat, spans, feats, st.search_algorithm, st.stack, st.log_beam, st.distortion_limit,
                               st.pop_limit, nbest, distinct)
-    firsts = [first for _, _, first, _ in spans]      # ascending, as flat was filled
+    return Paths(best, flat, spans).best(), Paths(paths, flat, spans)
 
-    def at(i: int):
-        s, e, _, _ = spans[bisect_right(firsts, i) - 1]
-        return placed(flat[i], s, e)
 
-    return [at(i) for i in best], [[at(i) for i in p] for p in paths]
+class Paths(Sequence):
+    """The core's paths as lists of placed options, each placed when it is read: a distinct n-best
+    list reads up to n-best-factor times more paths than it keeps (2,000 for 100), and placing
+    every option of every path cost more than the search. `text(k)` is a path's target text
+    without placing it."""
+
+    def __init__(self, paths: list, flat: list, spans: list):
+        self._paths, self._flat, self._spans = paths, flat, spans
+        self._firsts = [first for _, _, first, _ in spans]      # ascending, as flat was filled
+
+    def _at(self, i: int):
+        s, e, _, _ = self._spans[bisect_right(self._firsts, i) - 1]
+        return placed(self._flat[i], s, e)
+
+    def best(self) -> list:
+        """The path itself, when it is one (the best derivation's option indices)."""
+        return [self._at(i) for i in self._paths]
+
+    def text(self, k: int) -> str:
+        return " ".join(w for i in self._paths[k] for w in self._flat[i].words)
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[j] for j in range(*k.indices(len(self)))]
+        return [self._at(i) for i in self._paths[k]]
 
 
 def engine_is_native(engine: str) -> bool:

@@ -396,17 +396,18 @@ class Decoder:
         total = sum(w * f for w, f in zip(self.weights, feats))
         return Derivation(words, total, feats, steps)
 
-    def _nbest_of(self, paths: list[list[TranslationOption]], n: int, distinct: bool) -> list[Derivation]:
-        """`_nbest`'s selection over the core's paths, given in the order the trellis pops them."""
+    def _nbest_of(self, paths, n: int, distinct: bool) -> list[Derivation]:
+        """`_nbest`'s selection over the core's paths (native.Paths), given in the order the trellis
+        pops them; only the kept ones are placed and replayed."""
         out: list[Derivation] = []
         seen_text = set()
-        for opts in paths:
+        for k in range(len(paths)):
             if len(out) >= n:
                 break
-            text = " ".join(w for o in opts for w in o.words)
+            text = paths.text(k)
             if not distinct or text not in seen_text:
                 seen_text.add(text)
-                out.append(self._replay(opts))
+                out.append(self._replay(paths[k]))
         return out
 
     @staticmethod

@@ -102,6 +102,8 @@ class Handler(BaseHTTPRequestHandler):
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         """http.server's own refusals (a malformed request line, a header too long) in JSON too."""
         self.close_connection = True
+        if self.request_version == "HTTP/0.9":      # a line that did not parse: answer it as HTTP all the same
+            self.request_version = "HTTP/1.0"
         try:
             self._error(code, message or HTTPStatus(code).phrase)
         except OSError:

@@ -9,6 +9,7 @@ import http.client
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -288,6 +289,68 @@ def test_a_bad_config_names_the_file_and_exits_non_zero(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "cad", "serve", "--config", "x.ini", "--max-request-size", "lots"],
                           capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(REPO)})
     assert proc.returncode == 2 and "not a size" in proc.stderr
+
+
+# -- the page in a real browser ------------------------------------------------------------------
+
+def _chromium() -> str | None:
+    for name in (os.environ.get("CAD_CHROMIUM"), "chromium", "chromium-browser", "google-chrome"):
+        path = name and shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser():
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("Playwright is not installed (pip install playwright==1.65.2, in the test extras): "
+                    "the browser test of cad serve's page is skipped")
+    path = _chromium()
+    if path is None:
+        pytest.skip("no Chromium found (apt-get install chromium, which `make install` does as root; or set "
+                    "CAD_CHROMIUM): the browser test of cad serve's page is skipped")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=path, args=["--no-sandbox"])
+        yield b
+        b.close()
+
+
+def test_the_page_translates_typed_text_and_shows_a_pronouns_card(server, browser, tmp_path):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    outside = []
+    page.on("request", lambda r: None if r.url.startswith(server.url) else outside.append(r.url))
+    page.goto(server.url)
+    page.wait_for_selector("body[data-ready]")
+    page.fill("#src", RAW)                      # typed: sent after the pause, sentences found by the server
+    page.wait_for_selector('#out[data-sentences="2"]', timeout=60_000)
+    lines = page.locator("#out li .fr").all_inner_texts()
+    assert lines[1].lower().startswith("elle") and "2 sentences" in page.inner_text("#status")
+    # the pronoun, marked in cad view's page, and its card on a click
+    view = page.frame_locator("#view")
+    view.locator("body[data-ready]").wait_for()
+    pron = view.locator("[data-pron]")
+    assert pron.count() == 1 and pron.inner_text() == "It"
+    assert " ".join(view.locator("[data-ante-of]").all_inner_texts()) == "the mouse"
+    pron.click()
+    card = view.locator("#card")
+    assert card.is_visible() and "the mouse" in card.inner_text() and "souris" in card.inner_text()
+    assert view.locator("svg.arrows path.arrow").count() == 1
+    # a document edited: the next request answers the new text
+    page.fill("#src", "I saw the cat yesterday. It is expensive.")
+    deadline = time.time() + 60
+    # polled with evaluate: wait_for_function evaluates strings, which the page's CSP forbids
+    while not page.evaluate("() => !cadServe.busy() && [...document.querySelectorAll('#out li .en')]"
+                            ".some(e => e.textContent.includes('cat'))"):
+        assert time.time() < deadline, "the edited text was never translated"
+        page.wait_for_timeout(50)
+    assert page.locator("#out li .fr").all_inner_texts()[1].lower().startswith("il")
+    page.screenshot(path=str(tmp_path / "page.png"))
+    assert (tmp_path / "page.png").stat().st_size > 10_000
+    assert outside == []
+    page.close()
 
 
 # -- the request's parts, without a server --------------------------------------------------------

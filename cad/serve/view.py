@@ -39,7 +39,8 @@ def _write(path: Path, lines) -> str:
     return str(path)
 
 
-def view_page(got: Served, settings: EngineSettings, classes: str | None, title: str = "cad serve") -> str | None:
+def view_page(got: Served, settings: EngineSettings, classes: str | None,
+              title: str = "The pronouns") -> str | None:
     """The `cad view` page of one served document (None for a document without a word)."""
     if not any(got.source_tokens):
         return None

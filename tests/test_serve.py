@@ -167,6 +167,26 @@ def test_two_documents_at_once_each_get_their_own(server):
             assert got[tuple(doc)][:2] == alone[tuple(doc)]
 
 
+def test_worker_processes_translate_documents_side_by_side(server, feature_config, tmp_path):
+    s = start_server(feature_config, tmp_path, "--workers", "2")
+    try:
+        alone = {tuple(d): translate(server, {"lines": d}) for d in (MOUSE, CAT)}
+        got: dict = {}
+        threads = [threading.Thread(target=lambda d=d: got.setdefault(tuple(d), translate(s, {"lines": d})))
+                   for d in (MOUSE, CAT) * 2]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+        for doc in (MOUSE, CAT):
+            want = alone[tuple(doc)]
+            assert {k: got[tuple(doc)][k] for k in ("lines", "alignment", "trace")} == \
+                {k: want[k] for k in ("lines", "alignment", "trace")}
+    finally:
+        assert s.stop() == 0
+    assert "Traceback" not in s.stderr()
+
+
 # -- bad requests ---------------------------------------------------------------------------------
 
 def _raw_http(s: Served, data: bytes) -> tuple[int, bytes]:

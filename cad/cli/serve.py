@@ -55,17 +55,21 @@ def _serve(a: argparse.Namespace) -> int:
     import functools
     import logging
 
+    from cad.core.errors import CadError
     from cad.serve.engine import Engine
+    from cad.serve.workers import Workers
     from cad.serve.page import page_html
     from cad.serve.run import bind, serve_until_stopped
     from cad.serve.view import class_table, view_page
 
+    if a.workers < 1:
+        raise CadError(f"--workers {a.workers}: give 1 or more")
     settings = _settings(a)
     if not a.verbose:
         # quiet by default: the model's loading and each request's lines only with --verbose
         logging.getLogger("cad").setLevel(logging.WARNING)
         logging.getLogger("coref").setLevel(logging.WARNING)
-    engine = Engine(settings)
+    engine = Workers(settings, a.workers) if a.workers > 1 else Engine(settings)
     view = functools.partial(view_page, settings=settings, classes=class_table(settings))
     server = bind(a.host, a.port, engine=engine, max_body=a.max_request_size, raw=a.raw,
                   page=page_html(settings, a.max_request_size), view=view, log_requests=a.verbose)
@@ -89,6 +93,10 @@ def add_serve_parser(sub) -> None:
                    help="requests are raw text (tokenized, the output detruecased and detokenized) unless a JSON "
                         "request says \"raw\": false; without it they are tokenized text unless it says \"raw\": true; "
                         "XML-RPC requests always follow this option (default: tokenized, as mosesserver)")
+    s.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="translate up to N documents at once, each in a worker process of its own that loads the "
+                        "configuration itself (N times the memory; N cores at most help); 1: one document at a time, "
+                        "in the server's process (default: %(default)s)")
     s.add_argument("--grace", type=float, default=30.0, metavar="SECONDS",
                    help="on SIGTERM or Ctrl-C, how long the requests in flight may take to finish before the server "
                         "exits anyway (default: %(default)s)")

@@ -100,6 +100,9 @@ class Engine:
         got = document_lines(doc, outputs, alignments, traces, self._finish_raw if raw else " ".join)
         return Served(got, [line.tokens for line in doc.lines], seconds, line_phrases(doc, translations))
 
+    def close(self) -> None:
+        """Nothing to end: the engine lives in this process (cad/serve/workers.py's do not)."""
+
     def _translate(self, doc: InputDocument):
         from cad.translate.analysis import Analysis, analyse, onto_tokens
         from cad.translate.morphology import TranslationMorphology

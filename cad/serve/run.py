@@ -60,6 +60,7 @@ def serve_until_stopped(server: Server, grace: float) -> int:
         for s, handler in previous.items():
             signal.signal(s, handler)
     name = signal.Signals(caught[0]).name if caught else "stop"
+    server.engine.close()
     if left:
         print(f"cad serve: stopped ({name}); {left} request{'s' if left > 1 else ''} still translating after "
               f"{grace:g} s left unanswered", file=sys.stderr, flush=True)

@@ -22,6 +22,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from cad import __version__
 from cad.core.errors import CadError
 from cad.serve.engine import Engine
+from cad.serve.workers import WorkerError, Workers
 from cad.serve.requests import (BadRequest, RpcFault, json_answer, parse_json_request, parse_rpc, rpc_answer,
                                 rpc_fault, rpc_response, rpc_translate_params)
 
@@ -39,7 +40,7 @@ class Server(ThreadingHTTPServer):
     daemon_threads = True           # a connection left open does not keep the process alive at exit
     allow_reuse_address = True
 
-    def __init__(self, address, engine: Engine, *, max_body: int, raw: bool, page: str,
+    def __init__(self, address, engine: Engine | Workers, *, max_body: int, raw: bool, page: str,
                  view=None, log_requests: bool = False):
         super().__init__(address, Handler)
         self.engine, self.max_body, self.raw, self.page = engine, max_body, raw, page
@@ -129,6 +130,8 @@ class Handler(BaseHTTPRequestHandler):
             self._error(exc.status, str(exc))
         except CadError as exc:
             self._error(422, f"cannot translate this document: {exc}")
+        except WorkerError as exc:
+            self._error(503, str(exc))
         except (ConnectionError, TimeoutError):
             self.close_connection = True
         except Exception as exc:        # a bug: logged with its traceback, the client told no more

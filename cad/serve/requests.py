@@ -113,7 +113,6 @@ UNSUPPORTED = ("nbest", "nbest-distinct", "sg", "topt", "lambda", "model_name")
 
 def parse_rpc(body: bytes) -> tuple[str, tuple]:
     """(method, params) of an XML-RPC call; a body that is not one is a BadRequest."""
-    decode_utf8(body) if not body.lstrip().startswith(b"<?xml") else None
     try:
         params, method = xmlrpc.client.loads(body, use_builtin_types=True)
     except (xml.parsers.expat.ExpatError, ValueError, TypeError, IndexError, KeyError) as exc:

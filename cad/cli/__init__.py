@@ -1,5 +1,6 @@
 """The `cad` command line: the top-level parser and the training commands here, each other command
-group in a module of its own (decode, coref, cm, translate, experiments, eval, rank, tune, plm).
+group in a module of its own (decode, coref, cm, translate, experiments, eval, rank, tune, plm,
+view, serve).
 Every handler imports what it runs when it runs, so that `cad` starts without loading spaCy,
 scikit-learn or a model it will not use."""
 
@@ -393,6 +394,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     from cad.cli.view import add_view_parser
 
     add_view_parser(sub)
+    from cad.cli.serve import add_serve_parser
+
+    add_serve_parser(sub)
     return p
 
 

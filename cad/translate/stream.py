@@ -44,21 +44,75 @@ def read_input(text: str, docs: str | None, tokenize: Callable[[str], list[str]]
     line tokenized by `tokenize` (--raw) or split at white space, cut into segments."""
     lines = list(read_lines(text))
     starts = [(d.first_line, d.doc_id) for d in read_docs(docs, len(lines))] if docs else [(0, "0")]
-    out = []
-    for k, (first, doc_id) in enumerate(starts):
-        end = starts[k + 1][0] if k + 1 < len(starts) else len(lines)
-        doc = InputDocument(k, doc_id, [])
-        for i in range(first, end):
-            tokens = tokenize(" ".join(lines[i].split())) if tokenize is not None and lines[i].strip() \
-                else lines[i].split()
-            pieces = long_line(tokens, max_len, long_mode, f"{text}:{i + 1}")
-            doc.lines.append(InputLine(lines[i], tokens, pieces))
-            spans = [(0, len(tokens))] if pieces is None and tokens else (pieces or [])
-            for s, e in spans:
-                doc.segments.append(tokens[s:e])
-                doc.origin.append((len(doc.lines) - 1, s))
-        out.append(doc)
-    return out
+    return [document_of(k, doc_id, lines[first:starts[k + 1][0] if k + 1 < len(starts) else len(lines)], first,
+                        tokenize, max_len, long_mode, text)
+            for k, (first, doc_id) in enumerate(starts)]
+
+
+def document_of(index: int, doc_id: str, lines: list[str], first: int, tokenize: Callable[[str], list[str]] | None,
+                max_len: int, long_mode: str, name: str) -> InputDocument:
+    """One document of `lines` (its first line the input's `first`, for the warnings that `name`
+    the input), each line tokenized by `tokenize` or split at white space, cut into segments: what
+    `cad translate` and `cad serve` translate alike."""
+    doc = InputDocument(index, doc_id, [])
+    for i, line in enumerate(lines):
+        tokens = tokenize(" ".join(line.split())) if tokenize is not None and line.strip() else line.split()
+        pieces = long_line(tokens, max_len, long_mode, f"{name}:{first + i + 1}")
+        doc.lines.append(InputLine(line, tokens, pieces))
+        spans = [(0, len(tokens))] if pieces is None and tokens else (pieces or [])
+        for s, e in spans:
+            doc.segments.append(tokens[s:e])
+            doc.origin.append((len(doc.lines) - 1, s))
+    return doc
+
+
+@dataclass
+class DocumentLines:
+    """A document's translation line for line with its input: the output lines (post-processed by
+    `finish`), the decoder's tokens, the word alignments (Moses i-j) and the trace records, their
+    sentences and tokens those of the lines."""
+
+    outputs: list[str]
+    tokens: list[str]
+    alignments: list[str]
+    traces: list[TraceRecord]
+
+
+def document_lines(doc: InputDocument, outputs: list[str], alignments: list[str], traces: list[TraceRecord],
+                   finish: Callable[[list[str]], str] = " ".join) -> DocumentLines:
+    """`outputs`, `alignments` and `traces` of the document's segments, in their order, joined
+    into its lines (a line cut into pieces gets their words and shifted alignments; a line passed
+    through is copied, aligned word for word)."""
+    words: list[list[str]] = [[] for _ in doc.lines]
+    points: list[list[str]] = [[] for _ in doc.lines]
+    for (line, start), out, al in zip(doc.origin, outputs, alignments):
+        shift = len(words[line])
+        words[line].extend(out.split())
+        for p in al.split():
+            s, t = p.split("-")
+            points[line].append(f"{int(s) + start}-{int(t) + shift}")
+    got = DocumentLines([], [], [], [line_trace(doc, tr) for tr in traces])
+    for k, line in enumerate(doc.lines):
+        if line.pieces == []:
+            got.outputs.append(line.text.strip())
+            got.tokens.append(" ".join(line.tokens))
+            points[k] = [f"{i}-{i}" for i in range(len(line.tokens))]
+        else:
+            got.outputs.append(finish(words[k]) if line.tokens else "")
+            got.tokens.append(" ".join(words[k]))
+        got.alignments.append(" ".join(points[k]))
+    return got
+
+
+def line_trace(doc: InputDocument, tr: TraceRecord) -> TraceRecord:
+    """A trace record of the document's segments made one of its lines (in place), named by the
+    document's --docs id and index."""
+    line, start = doc.origin[tr.sentence]
+    tr.sentence, tr.index = line, tr.index + start
+    if tr.antecedent_sentence is not None and 0 <= tr.antecedent_sentence < len(doc.origin):
+        tr.antecedent_sentence = doc.origin[tr.antecedent_sentence][0]
+    tr.doc, tr.doc_index = doc.doc_id, doc.index
+    return tr
 
 
 class TranslationWriter:
@@ -85,39 +139,15 @@ class TranslationWriter:
     def write(self, doc: InputDocument, outputs: list[str], alignments: list[str],
               traces: list[TraceRecord]) -> None:
         """`outputs`, `alignments` and `traces` of the document's segments, in their order."""
-        words: list[list[str]] = [[] for _ in doc.lines]
-        points: list[list[str]] = [[] for _ in doc.lines]
-        for (line, start), out, al in zip(doc.origin, outputs, alignments):
-            shift = len(words[line])
-            words[line].extend(out.split())
-            for p in al.split():
-                s, t = p.split("-")
-                points[line].append(f"{int(s) + start}-{int(t) + shift}")
-        for k, line in enumerate(doc.lines):
-            if line.pieces == []:
-                self.out.write(line.text.strip() + "\n")
-                points[k] = [f"{i}-{i}" for i in range(len(line.tokens))]
-                if self.tokens is not None:
-                    self.tokens.write(" ".join(line.tokens) + "\n")
-            else:
-                self.out.write((self.finish(words[k]) if line.tokens else "") + "\n")
-                if self.tokens is not None:
-                    self.tokens.write(" ".join(words[k]) + "\n")
-            if self.alignments is not None:
-                self.alignments.write(" ".join(points[k]) + "\n")
-        for tr in traces:
-            self.trace_line(doc, tr)
+        got = document_lines(doc, outputs, alignments, traces if self.trace is not None else [], self.finish)
+        self.out.writelines(x + "\n" for x in got.outputs)
+        if self.tokens is not None:
+            self.tokens.writelines(x + "\n" for x in got.tokens)
+        if self.alignments is not None:
+            self.alignments.writelines(x + "\n" for x in got.alignments)
+        if self.trace is not None:
+            self.trace.writelines(trace_json(tr) + "\n" for tr in got.traces)
         for fh in (self.out, self.tokens, self.alignments, self.trace):
             if fh is not None:
                 fh.flush()
         self.sentences += len(doc.lines)
-
-    def trace_line(self, doc: InputDocument, tr: TraceRecord) -> None:
-        if self.trace is None:
-            return
-        line, start = doc.origin[tr.sentence]
-        tr.sentence, tr.index = line, tr.index + start
-        if tr.antecedent_sentence is not None and 0 <= tr.antecedent_sentence < len(doc.origin):
-            tr.antecedent_sentence = doc.origin[tr.antecedent_sentence][0]
-        tr.doc, tr.doc_index = doc.doc_id, doc.index
-        self.trace.write(trace_json(tr) + "\n")

@@ -367,6 +367,7 @@ bench: install
 	$(BIN)/python bench/train_bench.py
 	$(BIN)/python bench/decode.py --model $(OUT)/moses.ini --normal-threads 2 \
 		$(if $(wildcard moses_configs/$(CM_NAME).feature.ini),--cm-config moses_configs/$(CM_NAME).feature.ini)
+	$(if $(wildcard moses_configs/$(CM_NAME).feature.ini),$(BIN)/python bench/serve_bench.py --config moses_configs/$(CM_NAME).feature.ini)
 	$(BIN)/python bench/coref_bench.py --model $(OUT)
 	$(BIN)/python bench/mert_bench.py
 	$(BIN)/python bench/tree_kernel_bench.py

@@ -221,6 +221,54 @@ def test_feature_mode_document_reads_the_antecedent_from_the_previous_translatio
         assert [(t.pass_, t.antecedent_translation, t.gender_source) for t in traces] == [("inter", word, source)] * 2
 
 
+def articleless_model(tmp_path):
+    """*the mouse* -> *souris* without its article, as the 33k model translates a sentence that
+    opens with it (*The mouse ran away.* -> *Souris enfui en courant.*)."""
+    from cad.lm.arpa import write_arpa
+    from cad.lm.kneser_ney import estimate
+
+    (tmp_path / "pt").write_text("the mouse ||| souris ||| 1 1 1 1 ||| 1-0\n"
+                                 "ran away ||| enfui en courant ||| 1 1 1 1 ||| 0-0 1-1 1-2\n"
+                                 ". ||| . ||| 1 1 1 1 ||| 0-0\n"
+                                 "it ||| c' ||| 0.6 0.6 0.6 0.6 ||| 0-0\nit ||| elle ||| 0.4 0.4 0.4 0.4 ||| 0-0\n"
+                                 "was fast ||| était rapide ||| 1 1 1 1 ||| 0-0 1-1\n")
+    write_arpa(estimate([["souris", "enfui", "en", "courant", "."], ["c'", "était", "rapide", "."],
+                         ["elle", "était", "rapide", "."]], 2), tmp_path / "lm.arpa")
+    cfg = baseline_config(str(tmp_path / "pt"), None, str(tmp_path / "lm.arpa"), 2, table_limit=0)
+    write_config(cfg, tmp_path / "base.ini")
+    ClassTable({"it-copa": {"ce": 0.6, "elle": 0.3, NONE: 0.1},
+                "it-copa-fem-sing": {"elle": 0.9, "ce": 0.05, NONE: 0.05}}).write(tmp_path / "classes.gz")
+    write_config(feature_config(tmp_path / "base.ini", tmp_path / "classes.gz", 1.0), tmp_path / "cm.ini")
+    return DecoderModel.load(tmp_path / "cm.ini")
+
+
+def test_an_antecedent_opening_its_sentence_is_named_in_the_trace(tmp_path, lexicons):
+    """The antecedent opens the first sentence and is translated without its article: the tagger
+    reads the lowercased *souris* at the start of the sentence as an adjective, and the lexicon
+    gives *souris* both genders, so no gender is read and the bundle stays without one; the trace
+    still names what the antecedent became (it was empty)."""
+    from cad.translate.backoff import translate_document
+    from cad.translate.passes import translate_document_feature
+
+    pytest.importorskip("spacy")
+    dec = Decoder(articleless_model(tmp_path))
+    sents = [["the", "mouse", "ran", "away", "."], ["it", "was", "fast", "."]]
+    recs = [PronounResolution("d", 1, 0, "it", True, [Candidate(0, 0, 2, 1, "The mouse", 1.0)], 1.0)]
+    trs, traces = translate_document_feature(dec, "d", sents, recs, roles={(1, 0): "copa"})
+    assert trs[0].text == "souris enfui en courant ."
+    (t,) = traces
+    assert (t.pass_, t.antecedent, t.antecedent_translation, t.gender_source) == ("inter", "The mouse", "souris", None)
+    assert t.features == "it-copa" and t.target == "c'"
+    # the chain: a second *it* names the noun too
+    sents.append(["it", "was", "fast", "."])
+    recs.append(PronounResolution("d", 2, 0, "it", True, [Candidate(1, 0, 1, 0, "it", 1.0)], 1.0))
+    _, traces = translate_document_feature(dec, "d", sents, recs, roles={(1, 0): "copa", (2, 0): "copa"})
+    assert [t.antecedent_translation for t in traces] == ["souris", "souris"]
+    # seed 004's back-off mode names it as well, with no feature token read from it
+    _, traces = translate_document(dec, "d", sents[:2], recs[:1])
+    assert (traces[0].antecedent_translation, traces[0].features) == ("souris", None)
+
+
 def test_a_pronoun_chain_inside_one_sentence_follows_the_noun_not_the_first_pass(tmp_path):
     """*the mouse runs it sleeps it sleeps*: both *it* in the noun's sentence. The first pass
     translates the first *it* before its antecedent is read (*il*, the table's favourite); the

@@ -46,6 +46,15 @@ class Projected:
     position: int | None = None    # its target position (None: a dictionary translation)
 
 
+@dataclass(frozen=True)
+class Unread:
+    """An antecedent's translation that no source reads a gender from (`unread_translation`):
+    the trace names it, no pronoun's bundle is read from it."""
+    word: str
+    position: int
+    source: None = None            # as Projected.source: none decided
+
+
 def first_noun_or_pronoun(positions: Iterable[int], morph: Sequence[Morph]) -> int | None:
     """Of the target positions aligned to the antecedent, the first noun or pronoun with both a
     gender and a number (seed 004). A pronoun counts only where it is a personal one whose gender
@@ -144,6 +153,19 @@ def lexicon_noun_of_head(c, target: Sequence[str], alignment: Iterable[tuple[int
             gender, number = lexicon_features(target[t])
             if gender is not None and number is not None:
                 return Projected(gender, number, target[t], "lexicon", t)
+    return None
+
+
+def unread_translation(c, target: Sequence[str], alignment: Iterable[tuple[int, int]]) -> Unread | None:
+    """Where `project` reads nothing: the first French word aligned to the English head that the
+    lexicon knows as a noun, whatever its genders. An antecedent opening its sentence is often
+    translated without its article (*The mouse ran away* -> *souris enfui en courant*), the tagger
+    reads a lowercased noun at the start of a sentence as an adjective, and *souris* has both
+    genders in the lexicon: the gender stays unknown, but the trace can still say what the
+    antecedent became."""
+    for t in sorted(t for s, t in alignment if s == c.head):
+        if 0 <= t < len(target) and french_nouns().analyses(target[t]):
+            return Unread(target[t], t)
     return None
 
 

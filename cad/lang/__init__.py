@@ -3,7 +3,8 @@ and morphology reader (`fr`, `en`, `es`, `fr_morph`); the lexicons learned for a
 from a parallel corpus (`humanness`, `name_gender`, their files `lexicon_io`); the installing and
 loading of spaCy pipelines (`models`); the lexical resources of Debian's registry, found or
 installed by `resources`: French nouns' gender and number (`hunspell_fr`, hunspell-fr-comprehensive)
-and the inflection paradigms of its dictionary (`fr_inflection`),
+and the inflection paradigms of its dictionary (`fr_inflection`), with which a predicate
+after *être* agrees with its subject pronoun (`fr_agreement`),
 an English-French dictionary (`freedict`, dict-freedict-eng-fra) and WordNet's noun classes and
 animacy (`wordnet`, wordnet-base); neuralcoref's pretrained model files, fetched from
 PyPI by `neuralcoref_files`. Stages read a language's facts from its module here

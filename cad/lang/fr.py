@@ -29,3 +29,20 @@ CLASS_OF = {
 }
 TARGET_CLASSES = ("il", "elle", "ils", "elles", "ce", "ça", "on", "le", "la", "l'", "lui", "eux", "y", "en",
                   OTHER, NONE)
+
+# the subject pronouns a predicate agrees with, and their gender and number
+SUBJECT_AGREEMENT = {"il": ("masc", "sing"), "elle": ("fem", "sing"), "ils": ("masc", "plur"),
+                     "elles": ("fem", "plur")}
+# the forms of *être* after a third-person subject (its participle and infinitive too: *a été*,
+# *va être*), whose predicate agrees with the subject (*elle était morte*, *elles ont été vendues*)
+ETRE = {"est", "sont", "était", "étaient", "sera", "seront", "serait", "seraient", "fut", "furent", "fût",
+        "fussent", "soit", "soient", "été", "être", "étant"}
+# what may stand between a third-person subject and that *être*: the negation, clitics, and the
+# auxiliaries and semi-auxiliaries of a compound or periphrastic form (*elle n'a pas été*, *elle
+# s'est*, *elle va être*, *elle doit avoir été*)
+BEFORE_ETRE = {"ne", "n'", "se", "s'", "y", "en", "me", "m'", "te", "t'", "nous", "vous", "lui", "leur",
+               "a", "ont", "avait", "avaient", "aura", "auront", "aurait", "auraient", "eut", "eurent", "avoir",
+               "va", "vont", "allait", "allaient", "ira", "iront", "irait", "iraient",
+               "peut", "peuvent", "pouvait", "pouvaient", "pourra", "pourront", "pourrait", "pourraient",
+               "doit", "doivent", "devait", "devaient", "devra", "devront", "devrait", "devraient",
+               "semble", "semblent", "semblait", "semblaient", "paraît", "paraissent", "paraissait", "paraissaient"}

@@ -8,7 +8,9 @@ are nouns, adjectives or past participles (`po:ppas`, which the verbs' rules giv
 paradigm: (gender, number) → forms; the forms of entries that are anything but nouns (verbs,
 adverbs, prepositions…) are kept as a set, so that a noun-only form can be told. A form may belong to several paradigms (*mort*: the adjective
 mort/morte and the noun *la mort*; *partie*: the noun and the participle of *partir*), and a cell
-may hold two forms (*beau* and *bel* before a vowel). Reading every entry takes about 3 s.
+may hold two forms (*beau* and *bel* before a vowel). The forms of adverbs (`po:adv`, and the
+negation's `po:negadv`: *pas*, *jamais*) are kept too, as what may stand between *être* and its
+predicate (cad/lang/fr_agreement.py). Reading every entry takes about 3 s.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from cad.lang import resources
 from cad.lang.hunspell_fr import analysis_of, expand, read_aff, read_dic
 
 PARTS = {"nom", "adj", "ppas"}
+ADVERBS = {"adv", "negadv"}
 OTHER = {"masc": "fem", "fem": "masc"}
 Cell = tuple[str, str]          # (gender, number): masc | fem | epi, sing | plur | inv
 
@@ -44,9 +47,10 @@ class Paradigm:
 class FrenchInflections:
     """Word forms → the paradigms they belong to, with their (gender, number) in each."""
 
-    def __init__(self, paradigms: list[Paradigm], other_forms: set[str]):
+    def __init__(self, paradigms: list[Paradigm], other_forms: set[str], adverbs: frozenset[str] | set[str] = frozenset()):
         self.paradigms = paradigms
         self.other_forms = other_forms      # the forms of entries that are not only nouns (verbs, adverbs…)
+        self.adverbs = adverbs              # the forms of adverb entries (très, mortellement, pas…)
         self._of: dict[str, list[tuple[int, Cell]]] = {}
         for k, p in enumerate(paradigms):
             for cell, words in p.cells.items():
@@ -92,6 +96,31 @@ class FrenchInflections:
                     out.append(w)
         return out
 
+    def inflect(self, word: str, gender: str, number: str) -> str | None:
+        """The form of the adjective or past participle `word` (any of its forms) for `gender`
+        ("masc" | "fem") and `number` ("sing" | "plur"), in the word's case: *mort* → *morte*,
+        *mortes*; *vieux* → *vieille*; *heureux* → *heureuse*; an epicene or invariable word
+        itself (*rapide*, *heureux* plural). The form written before consonants where a cell has
+        two (*vieux*, not *vieil*); None where the word is no adjective or participle in the
+        dictionary (a noun, an adverb, an unknown word) or two of its paradigms disagree."""
+        found: dict[str, int] = {}          # form -> how much of its lemma it keeps
+        for p, _ in self.cells(word.lower()):
+            if p.noun:
+                continue
+            for w in p.forms(gender, number):
+                found[w] = max(found.get(w, 0), _common(w, p.lemma))
+        if not found:
+            return None
+        ranked = sorted(found.items(), key=lambda kv: -kv[1])
+        if len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
+            return None
+        return _case_as(ranked[0][0], word)
+
+    def known(self, word: str) -> bool:
+        """A French word of the dictionary, of any part of speech."""
+        lower = word.lower()
+        return bool(self.cells(lower)) or lower in self.other_forms
+
     def inflected(self, word: str) -> bool:
         """A form that some adjective or participle has (whose gender may have to change)."""
         return any(not p.noun for p, _ in self.cells(word.lower()))
@@ -126,22 +155,25 @@ def build(dic: str | os.PathLike, aff: str | os.PathLike) -> FrenchInflections:
     affixes = read_aff(aff)
     paradigms: list[Paradigm] = []
     others: set[str] = set()
+    adverbs: set[str] = set()
     for _, word, flags, morph in read_dic(dic, affixes):
         parts = analysis_of(morph)[0]
-        verb = any(p.startswith("v") for p in parts)
         other = bool(parts - {"nom"})           # an adjective, a verb, an adverb, a preposition…
+        adverb = bool(parts & ADVERBS)
         par = Paradigm(word, "nom" in parts and not other)
         for form, fields in expand(word, flags, morph, affixes):
             pos, gender, number = analysis_of(fields)
             if other:
                 others.add(form)
+            if adverb:
+                adverbs.add(form)
             if pos & PARTS and gender is not None and number is not None:
                 cell = par.cells.setdefault((gender, number), [])
                 if form not in cell:
                     cell.append(form)
         if par.cells:
             paradigms.append(par)
-    return FrenchInflections(paradigms, others)
+    return FrenchInflections(paradigms, others, adverbs)
 
 
 def load(dic: str | os.PathLike | None = None, aff: str | os.PathLike | None = None) -> FrenchInflections:

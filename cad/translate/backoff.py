@@ -11,7 +11,7 @@ the CM.
 from __future__ import annotations
 
 from cad.cm.bundles import Bundle, parse_token
-from cad.cm.projection import aligned_targets, project
+from cad.cm.projection import aligned_targets, project, unread_translation
 from cad.decoder.search import Decoder, Translation
 from cad.lang.fr_morph import tag
 from cad.translate.trace import TraceRecord, resolution_fields, target_of
@@ -20,7 +20,8 @@ from coref.records import PronounResolution
 
 def antecedent_features(tr: Translation, c, pronoun: str, human: bool | None,
                         with_human: bool) -> tuple[str | None, str | None]:
-    """(feature token, antecedent's target word) of candidate `c` from a translation of its sentence."""
+    """(feature token, antecedent's target word) of candidate `c` from a translation of its
+    sentence; no token but the word where the word's gender was not read (`unread_translation`)."""
     if not tr.best.words:
         return None, None
     aligned = aligned_targets(c.start, c.end, tr.best.word_alignment)
@@ -28,7 +29,8 @@ def antecedent_features(tr: Translation, c, pronoun: str, human: bool | None,
     morph = tag([tr.best.words])[0] if aligned else []
     m = project(c, tr.source, tr.best.words, tr.best.word_alignment, morph)
     if m is None:
-        return None, None
+        unread = unread_translation(c, tr.best.words, tr.best.word_alignment)
+        return None, None if unread is None else unread.word
     return Bundle(pronoun.lower(), m.gender, m.number, human).token(with_human), m.word
 
 
@@ -67,6 +69,7 @@ def translate_document(decoder: Decoder, doc_id: str, sentences: list[list[str]]
                 featured[(k, r.index)] = inherited
             elif c.sentence < k:
                 feat, word = antecedent_features(done[c.sentence], c, r.token, c.human, with_human)
+                tr.antecedent_translation = word
                 if feat:
                     tokens[r.index] = feat
                     tr.features, tr.antecedent_translation, tr.pass_ = feat, word, "inter"
@@ -82,6 +85,7 @@ def translate_document(decoder: Decoder, doc_id: str, sentences: list[list[str]]
                     feat, word = Bundle(r.token.lower(), inherited[0], inherited[1], c.human).token(with_human), inherited[2]
                 else:
                     feat, word = antecedent_features(first, c, r.token, c.human, with_human)
+                tr.antecedent_translation = word
                 if feat:
                     tokens[r.index] = feat
                     tr.features, tr.antecedent_translation, tr.pass_ = feat, word, "intra"

@@ -11,7 +11,7 @@ from cad.cm.class_model import CM_PRONOUNS, antecedent_distribution, pronoun_mix
 from cad.cm.classes import aligned_words, pronoun_class
 from cad.cm.referent import animacy_of
 from cad.decoder.search import Translation
-from cad.cm.projection import Projected
+from cad.cm.projection import Projected, Unread, unread_translation
 from cad.translate.morphology import TranslationMorphology, projection
 from cad.translate.trace import TraceRecord, resolution_fields
 from coref.english.roles import pronoun_roles
@@ -60,10 +60,11 @@ class FeaturePasses:
         # (sentence, token) of a resolved pronoun -> its antecedents' features
         self.passed_on: dict[tuple[int, int], dict] = {}
         self.firsts: dict[int, tuple[Translation, dict]] = {}     # intra: the first pass and its context
-        # the translation each best antecedent was read as, by (sentence, head) of the candidate;
-        # and by (sentence, token) of a resolved pronoun, what its own chain was read as
-        self.read_as: dict[tuple[int, int], Projected] = {}
-        self.chain_read_as: dict[tuple[int, int], Projected] = {}
+        # the translation each best antecedent was read as (or found with no gender to read), by
+        # (sentence, head) of the candidate; and by (sentence, token) of a resolved pronoun, what
+        # its own chain was read as
+        self.read_as: dict[tuple[int, int], Projected | Unread] = {}
+        self.chain_read_as: dict[tuple[int, int], Projected | Unread] = {}
         # the sentences whose translation a later pronoun's projection reads
         self.read_later = {c.sentence for rs in recs_of.values() for r in rs for c in r.candidates
                            if c.sentence < r.sentence and c.kind == "np"} if projector is None else set()
@@ -101,6 +102,11 @@ class FeaturePasses:
             gn = None if found is None else (found.gender, found.number)
             if found is not None:
                 self.read_as[(c.sentence, c.head)] = found
+            elif tr is not None and tr.best.words:
+                # for the trace only: the bundle stays without gender
+                unread = unread_translation(c, tr.best.words, tr.best.word_alignment)
+                if unread is not None:
+                    self.read_as[(c.sentence, c.head)] = unread
         # *it* ... *it*: the chain's features
         return through_chain(gn, chain)
 
@@ -114,8 +120,11 @@ class FeaturePasses:
             self.passed_on[(k, r.index)] = antecedent_distribution(mixes[r.index])
             best = r.best
             if best is not None:
-                # a pronoun antecedent: the noun its own chain was read as
-                found = self.chain_read_as.get((best.sentence, best.head)) or self.read_as.get((best.sentence, best.head))
+                # a pronoun antecedent: the noun its own chain was read as; a word whose gender
+                # nothing read only where no gender was read at all
+                read = [f for f in (self.chain_read_as.get((best.sentence, best.head)),
+                                    self.read_as.get((best.sentence, best.head))) if f is not None]
+                found = next((f for f in read if isinstance(f, Projected)), read[0] if read else None)
                 if found is not None:
                     self.chain_read_as[(k, r.index)] = found
         return {"pronouns": mixes}

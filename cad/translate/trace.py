@@ -23,7 +23,9 @@ class TraceRecord:
     antecedent: str | None = None
     antecedent_sentence: int | None = None
     antecedent_translation: str | None = None
-    gender_source: str | None = None      # lexicon | determiner | pronoun | cognate | dictionary | tagger
+    # lexicon | determiner | pronoun | cognate | dictionary | tagger; None beside an
+    # antecedent_translation: no source read its gender (*souris* without its article)
+    gender_source: str | None = None
     features: str | None = None
     pass_: str = "none"                   # inter | intra | none
     target: str | None = None             # what the pronoun became

@@ -9,5 +9,7 @@
 - sieve: the rule-based `sieve` backend;
 - coreferee: the `coreferee` backend; train_coreferee: training or installing coreferee's model;
 - stanza: the `stanza` backend;
-- roles: the grammatical role of source pronouns, which the translation models read.
+- roles: the grammatical role of source pronouns, which the translation models read;
+- constructions: the construction a pronoun stands in (copula and its predicate, extraposition,
+  cleft, object…), read from the same parse, for French's choice between il/elle, ce and ça.
 """

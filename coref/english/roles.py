@@ -6,9 +6,12 @@ the antecedent."""
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any, Callable, TypeVar
 
 from cad.lang.models import ENGLISH, load_spacy
 from coref.english.tokens import moses_doc
+
+T = TypeVar("T")
 
 ROLES = ("copn", "copa", "cop", "subj", "obj", "pobj", "other")
 BE = {"be", "is", "'s", "’s", "s", "was", "are", "'re", "’re", "were", "been", "being", "am", "'m", "isn't", "wasn't"}
@@ -42,6 +45,13 @@ def pronoun_roles(sentences: list[list[str]], positions: set[tuple[int, int]],
     only the sentences holding one are parsed. `parsed`: the sentences already parsed, one spaCy
     Doc each, by the English pipeline (a resolver's parse): its tagger and parser are the ones
     used here, so the roles are the same and the parse is not paid twice."""
+    return read_pronouns(sentences, positions, role_of, parsed)
+
+
+def read_pronouns(sentences: list[list[str]], positions: set[tuple[int, int]], read: Callable[[Any], T],
+                  parsed: list | None = None) -> dict[tuple[int, int], T]:
+    """{(sentence, token): read(token)} over the parses of the sentences holding a position (see
+    pronoun_roles): the role here, the construction in coref/english/constructions.py."""
     wanted = sorted({k for k, _ in positions})
     if not wanted:
         return {}
@@ -54,7 +64,7 @@ def pronoun_roles(sentences: list[list[str]], positions: set[tuple[int, int]],
     for k, doc in zip(wanted, docs):
         for kk, i in positions:
             if kk == k:
-                out[(k, i)] = role_of(doc[i])
+                out[(k, i)] = read(doc[i])
     return out
 
 

@@ -14,7 +14,9 @@ from cad.cm.class_classifier import CM_MODELS
 from cad.cm.class_model import OBJECTIVES, OBJECTIVES_HELP, READINGS, READINGS_HELP
 from cad.core.cliargs import add_input_argument as add_in, add_output_argument as add_out
 from cad.core.errors import CadError
-from coref.backends import BACKENDS, DEFAULT_BACKEND
+from cad.defaults import (CM_BACKOFF_WEIGHT, CM_FEATURE_WEIGHT, CM_MODEL, CM_OBJECTIVE, CM_READING,
+                          COREF_BACKEND)
+from coref.backends import BACKENDS
 
 # Each command imports its implementation when it runs: `cad` then starts without loading
 # spaCy, scikit-learn or a model it will not use.
@@ -84,19 +86,19 @@ def _show(a: argparse.Namespace) -> None:
 
 
 def _config(a: argparse.Namespace) -> None:
-    from cad.cm.config import FEATURE_WEIGHT, write_cm_config, write_feature_config
+    from cad.cm.config import write_cm_config, write_feature_config
     from cad.core.errors import CadError
     from cad.core.textio import is_stdio
 
     if a.mode == "feature":
         # the source-feature table (Spanish→English) has no APT credit matrix: it scores ln P(class)
         objective = "likelihood" if a.cm_model == "source-table" else a.objective
-        write_feature_config(a.base, a.cm, a.out, FEATURE_WEIGHT if a.weight is None else a.weight, objective,
+        write_feature_config(a.base, a.cm, a.out, CM_FEATURE_WEIGHT if a.weight is None else a.weight, objective,
                              a.cm_model, a.reading)
     elif a.cm_model != "table":
         raise CadError(f"--cm-model {a.cm_model} needs --mode feature (the back-off table is a phrase table)")
     else:
-        write_cm_config(a.base, a.cm, a.out, 0.8 if a.weight is None else a.weight)
+        write_cm_config(a.base, a.cm, a.out, CM_BACKOFF_WEIGHT if a.weight is None else a.weight)
     if not is_stdio(a.out):
         print(a.out)
 
@@ -112,8 +114,8 @@ def add_cm_parsers(sub) -> None:
     s.add_argument("--src", default="en", help="source language, the corpus suffix (default: %(default)s)")
     s.add_argument("--tgt", default="fr", help="target language, the corpus suffix (default: %(default)s)")
     add_in(s, "--coref", help="pronoun records (cad coref output); default: run --backend")
-    s.add_argument("--backend", default=DEFAULT_BACKEND, choices=BACKENDS,
-                   help=f"coreference backend (default: {DEFAULT_BACKEND})")
+    s.add_argument("--backend", default=COREF_BACKEND, choices=BACKENDS,
+                   help=f"coreference backend (default: {COREF_BACKEND})")
     add_in(s, "--corzu", help="--src es --backend corzu: CorZu's pronoun records of the corpus (corzu.*.jsonl[.gz]); "
                               "PREFIX.lines, where cad prepare wrote it, maps them onto the kept lines")
     add_spanish_lexicons(s, add_in)
@@ -148,18 +150,19 @@ def add_cm_parsers(sub) -> None:
     s.add_argument("--cm", required=True,
                    help="backoff: the CM table (tables/<name>/cm.gz); feature: the class table (classes.gz), or "
                         "with --cm-model classifier the classifier CM (classifier.json)")
-    s.add_argument("--cm-model", choices=CM_MODELS, default="table",
-                   help="feature: the pronoun model the CoreferenceModel reads, the class table (default), the "
-                        "classifier CM (source words and antecedent features), or source-table: the Spanish→English "
-                        "class table of cad cm build --src es (bundles of the source antecedent's features)")
+    s.add_argument("--cm-model", choices=CM_MODELS, default=CM_MODEL,
+                   help="feature: the pronoun model the CoreferenceModel reads: table, the class table; classifier, "
+                        "the classifier CM (source words and antecedent features); or source-table, the "
+                        "Spanish→English class table of cad cm build --src es (bundles of the source antecedent's features) "
+                        f"(default: {CM_MODEL})")
     s.add_argument("--mode", choices=("backoff", "feature"), default="backoff",
                    help="backoff: seed 004's second table for feature tokens; feature: a CoreferenceModel "
                         "feature scoring every option that translates it/they (default: backoff)")
-    s.add_argument("--weight", type=float, help="the CM's weight (default 0.8 backoff, 3 feature)")
-    s.add_argument("--objective", choices=OBJECTIVES, default="credit",
+    s.add_argument("--weight", type=float, help=f"the CM's weight (default {CM_BACKOFF_WEIGHT:g} backoff, {CM_FEATURE_WEIGHT:g} feature)")
+    s.add_argument("--objective", choices=OBJECTIVES, default=CM_OBJECTIVE,
                    help="feature: " + OBJECTIVES_HELP)
-    s.add_argument("--reading", choices=READINGS, default="mixture",
-                   help="feature: how the CM reads a pronoun's bundles: " + READINGS_HELP + " (default: mixture)")
+    s.add_argument("--reading", choices=READINGS, default=CM_READING,
+                   help="feature: how the CM reads a pronoun's bundles: " + READINGS_HELP + f" (default: {CM_READING})")
     add_out(s, "--out", required=True, help="the new moses.ini")
     s.set_defaults(func=_config)
 

@@ -16,7 +16,9 @@ from cad.cm.class_classifier import CM_MODELS
 from cad.cm.class_model import OBJECTIVES, OBJECTIVES_HELP, READINGS, READINGS_HELP
 from cad.core.cliargs import add_input_argument as add_in, add_output_argument as add_out
 from cad.core.segments import LONG_LINES
-from coref.backends import BACKENDS, DEFAULT_BACKEND
+from cad.defaults import (CM_MODEL, CM_OBJECTIVE, CM_READING, CM_RERANK_NBEST, CM_RERANK_WEIGHT,
+                          CM_TABLE_RERANK_WEIGHT, COREF_BACKEND)
+from coref.backends import BACKENDS
 
 # source languages whose pronouns' antecedents state gender and number on the source side
 SOURCE_FEATURE_LANGUAGES = ("es",)
@@ -269,8 +271,8 @@ def add_postedit_parser(sub) -> None:
     add_in(s, "--docs", help="document boundaries of --source (first_line<TAB>doc_id; default: one document)")
     add_in(s, "--translation", required=True, help="baseline translation (tokenized)")
     add_in(s, "--alignment", required=True, help="source-translation alignment (cad translate --alignment-out)")
-    s.add_argument("--backend", default=DEFAULT_BACKEND, choices=BACKENDS,
-                   help=f"coreference backend (default: {DEFAULT_BACKEND})")
+    s.add_argument("--backend", default=COREF_BACKEND, choices=BACKENDS,
+                   help=f"coreference backend (default: {COREF_BACKEND})")
     add_coref_model_argument(s)
     add_out(s, "--out", default="-", help="the post-edited translation")
     s.set_defaults(func=_postedit)
@@ -283,12 +285,13 @@ def add_rerank_parser(cs) -> None:
     add_in(s, "--input", required=True, help="the tokenized source the list translates")
     add_in(s, "--docs", help="document boundaries of --input")
     add_in(s, "--coref", help="pronoun records (cad coref output); default: run --backend")
-    s.add_argument("--backend", default=DEFAULT_BACKEND, choices=BACKENDS,
-                   help=f"coreference backend when no --coref is given (default: {DEFAULT_BACKEND})")
+    s.add_argument("--backend", default=COREF_BACKEND, choices=BACKENDS,
+                   help=f"coreference backend when no --coref is given (default: {COREF_BACKEND})")
     add_coref_model_argument(s)
     s.add_argument("--cm", required=True, help="the CM table (tables/<name>/cm.gz)")
-    s.add_argument("--weight", type=float, default=0.1,
-                   help="lambda_CM, added to the decoder's total times the CM log-probability (default 0.1)")
+    s.add_argument("--weight", type=float, default=CM_TABLE_RERANK_WEIGHT,
+                   help=f"lambda_CM, added to the decoder's total times the CM log-probability (default "
+                        f"{CM_TABLE_RERANK_WEIGHT:g})")
     s.add_argument("--humanness", action="store_true", help="the CM's bundles carry humanness")
     add_out(s, "--out", default="-", help="the reranked 1-best translations")
     add_out(s, "--trace", help="JSON line per sentence: chosen rank and each hypothesis's CM score")
@@ -329,17 +332,19 @@ def add_translate_parser(sub) -> None:
                         "--classes is given, else backoff")
     s.add_argument("--classes", help="the class CM (tables/<name>/classes.gz) for --cm-mode rerank, or with "
                                      "--cm-model classifier the classifier CM (classifier.json)")
-    s.add_argument("--cm-model", choices=CM_MODELS, default="table",
-                   help="--cm-mode rerank: the pronoun model --classes holds (default: table)")
-    s.add_argument("--cm-weight", type=float, default=1.0, help="lambda_CM for --cm-mode rerank (default 1)")
-    s.add_argument("--objective", choices=OBJECTIVES, default="credit",
+    s.add_argument("--cm-model", choices=CM_MODELS, default=CM_MODEL,
+                   help=f"--cm-mode rerank: the pronoun model --classes holds (default: {CM_MODEL})")
+    s.add_argument("--cm-weight", type=float, default=CM_RERANK_WEIGHT,
+                   help=f"lambda_CM for --cm-mode rerank (default {CM_RERANK_WEIGHT:g})")
+    s.add_argument("--objective", choices=OBJECTIVES, default=CM_OBJECTIVE,
                    help="--cm-mode rerank: " + OBJECTIVES_HELP)
-    s.add_argument("--reading", choices=READINGS, default="mixture",
+    s.add_argument("--reading", choices=READINGS, default=CM_READING,
                    help="--cm-mode rerank: how the CM reads a pronoun's bundles, as the feature's reading=: "
-                        + READINGS_HELP + " (default: mixture)")
-    s.add_argument("--nbest", type=int, default=30, help="distinct n-best size for --cm-mode rerank (default 30)")
-    s.add_argument("--backend", default=DEFAULT_BACKEND, choices=BACKENDS,
-                   help=f"coreference backend (default: {DEFAULT_BACKEND})")
+                        + READINGS_HELP + f" (default: {CM_READING})")
+    s.add_argument("--nbest", type=int, default=CM_RERANK_NBEST,
+                   help=f"distinct n-best size for --cm-mode rerank (default {CM_RERANK_NBEST})")
+    s.add_argument("--backend", default=COREF_BACKEND, choices=BACKENDS,
+                   help=f"coreference backend (default: {COREF_BACKEND})")
     add_coref_model_argument(s)
     add_in(s, "--corzu", help="--backend corzu: CorZu's pronoun records for --input (corzu.*.jsonl), "
                               "with --docs")

@@ -30,6 +30,7 @@ from cad.cm.source_cm import SourceClassTable
 from cad.core.errors import CadError
 from cad.core.textio import atomic_output
 from cad.core.threads import one_blas_thread
+from cad.defaults import CM_MODEL
 from coref.english.roles import pleonastic_cues
 
 FORMAT = "cad-cm-classifier-1"
@@ -219,7 +220,7 @@ def train_classifier(instances: list[tuple[dict[str, float], str, float, list[st
     return ClassifierCM.fit(X, y, w, best, report)
 
 
-def load_pronoun_model(path: str | os.PathLike, kind: str = "table"):
+def load_pronoun_model(path: str | os.PathLike, kind: str = CM_MODEL):
     """The CM's pronoun model: the class table (classes.gz), the classifier (classifier.json), or the
     source-feature class table of Spanish→English (classes.gz of `cad cm build --src es`)."""
     if kind == "table":

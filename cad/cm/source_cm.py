@@ -25,12 +25,13 @@ from cad.core.docs import read_docs
 from cad.core.errors import CadError
 from cad.core.progress import progress
 from cad.core.textio import atomic_output, count_lines, read_lines
+from cad.defaults import CM_MIN_PROB
 from cad.lang.en import pronoun_class
 from cad.lang.es import GENDERS, NUMBERS
 from coref.records import Candidate, PronounResolution
 
 log = logging.getLogger(__name__)
-MIN_PROB = 1e-5
+MIN_PROB = CM_MIN_PROB
 HUMANS = ("hum", "nonhum")
 
 

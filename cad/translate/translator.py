@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
 from cad.decoder.nbest import moses_alignment
+from cad.defaults import CM_RERANK_NBEST
 from cad.decoder.search import Translation
 from cad.translate.backoff import translate_document
 from cad.translate.decoders import translate_all
@@ -59,7 +60,7 @@ class DocumentTranslator:
     scored in the context the 1-best translations gave (tuning in document context)."""
 
     def __init__(self, decoder, system: str = "cm", mode: str = "feature", *, source_features: bool = False,
-                 with_human: bool = False, reranker=None, nbest: int = 30, trace: bool = False,
+                 with_human: bool = False, reranker=None, nbest: int = CM_RERANK_NBEST, trace: bool = False,
                  morphology: TranslationMorphology | None = None, projector=None, nbest_lists: int = 0):
         if system not in SYSTEMS:
             raise ValueError(f"unknown system {system!r}")

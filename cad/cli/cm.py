@@ -8,7 +8,7 @@ import sys
 
 from cad.cli.contrastive import add_contrastive_parsers, add_score_parser
 from cad.cli.experiments import add_experiment_parsers
-from cad.cli.lexicons import add_spanish_lexicons, gender_lexicon, human_lexicon
+from cad.cli.lexicons import add_spanish_lexicons
 from cad.cli.translate import SOURCE_FEATURE_LANGUAGES, add_postedit_parser, add_rerank_parser, add_translate_parser
 from cad.cm.class_classifier import CM_MODELS
 from cad.cm.class_model import OBJECTIVES, OBJECTIVES_HELP, READINGS, READINGS_HELP
@@ -29,7 +29,7 @@ def _build_source(a: argparse.Namespace) -> None:
     from cad.cm.source_cm import build_source_cm
     from cad.core.errors import CadError
     from cad.core.textio import count_lines
-    from coref.spanish.corzu import CorzuResolver
+    from coref.backends import get_backend
 
     if a.backend not in ("corzu", "spanish") or (a.backend == "corzu" and not a.corzu):
         raise CadError(f"--src {a.src}: the CM reads the source antecedents' features: --backend corzu --corzu "
@@ -37,14 +37,9 @@ def _build_source(a: argparse.Namespace) -> None:
     docs = a.docs or (f"{a.corpus}.docs" if Path(f"{a.corpus}.docs").exists() else None)
     if docs is None:
         raise CadError(f"--backend {a.backend} needs the corpus's documents (--docs or {a.corpus}.docs)")
-    if a.backend == "spanish":
-        from coref.spanish.ranker import SpanishResolver
-
-        resolver = SpanishResolver(lexicon=a.human_lexicon or "model", genders=gender_lexicon(a.gender_lexicon))
-    else:
-        lines = f"{a.corpus}.lines" if Path(f"{a.corpus}.lines").exists() else None
-        resolver = CorzuResolver(a.corzu, docs, count_lines(f"{a.corpus}.{a.src}"), lines,
-                                 lexicon=human_lexicon(a.human_lexicon), genders=gender_lexicon(a.gender_lexicon))
+    lines = f"{a.corpus}.lines" if Path(f"{a.corpus}.lines").exists() else None
+    resolver = get_backend(a.backend, corzu=a.corzu, docs=docs, n_lines=count_lines(f"{a.corpus}.{a.src}"),
+                           lines=lines, human_lexicon=a.human_lexicon, gender_lexicon=a.gender_lexicon)
     if a.em_iterations < 0:
         raise CadError(f"--em-iterations must be >= 0, not {a.em_iterations}")
     st = build_source_cm(a.corpus, a.align, a.out, resolver, a.src, a.tgt, docs, a.em_iterations)

@@ -10,7 +10,7 @@ from cad.core.errors import CadError
 from cad.core.shards import add_parallel_arguments, parallel_from_args
 from cad.defaults import (COREF_BACKEND, COREF_IN_DOMAIN_WEIGHT, COREF_L2, COREF_PRONOUNS, COREF_TEMPERATURE,
                           COREF_WINDOW)
-from coref.backends import BACKENDS, get_backend
+from coref.backends import BACKENDS, BackendOptions, get_backend
 from coref.corpus import DEFAULT_SHARD_LINES, BackendSpec, resolve_text
 from coref.records import write_jsonl
 
@@ -35,8 +35,9 @@ def _sources(a: argparse.Namespace) -> tuple[str, ...]:
 
 def _coref(a: argparse.Namespace) -> None:
     parallel = parallel_from_args(a)
-    spec = BackendSpec(a.backend, a.gold, _pronouns(a), a.model, a.corzu, a.docs, None, a.human_lexicon,
-                       a.gender_lexicon)
+    spec = BackendSpec(a.backend, BackendOptions.of(_pronouns(a), gold=a.gold, model=a.model, corzu=a.corzu,
+                                                    docs=a.docs, human_lexicon=a.human_lexicon,
+                                                    gender_lexicon=a.gender_lexicon))
     resolve_text(a.input, a.docs, a.out, spec, parallel)
 
 
@@ -63,7 +64,7 @@ def _coref_eval(a: argparse.Namespace) -> None:
                                              a.window, a.in_domain_weight, _sources(a))
         print(f"protocol\t{protocol}")
     else:
-        backend = get_backend(a.backend, a.gold, pronouns, a.model)
+        backend = get_backend(a.backend, pronouns, gold=a.gold, model=a.model)
         resolvers = {name: backend for name, _, _, _ in pairs}
     ev = evaluate_documents(pairs, resolvers, pronouns, a.lowercase)
     if a.out:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from cad.cli.lexicons import add_spanish_lexicons, gender_lexicon, human_lexicon
+from cad.cli.lexicons import add_spanish_lexicons
 from cad.cm.class_model import OBJECTIVES, OBJECTIVES_HELP, READINGS, READINGS_HELP
 from cad.core.cliargs import add_input_argument as add_in
 from cad.defaults import CM_OBJECTIVE, CM_READING, CM_RERANK_NBEST, COREF_BACKEND_SPANISH
@@ -21,7 +21,7 @@ def _experiment_source(a: argparse.Namespace) -> None:
     from cad.eval.apt_settings import english_settings
     from cad.lang import es
     from cad.core.textio import count_lines
-    from coref.spanish.corzu import CorzuResolver
+    from coref.backends import get_backend
 
     def parse_grid(text: str, option: str) -> tuple[float, ...]:
         try:
@@ -38,14 +38,9 @@ def _experiment_source(a: argparse.Namespace) -> None:
                                  ("--workers", a.workers, 1)):
         if value < least:
             raise CadError(f"{option} must be at least {least}, not {value}")
-    corzu = CorzuResolver(a.corzu, a.docs, count_lines(a.source), lexicon=human_lexicon(a.human_lexicon),
-                          genders=gender_lexicon(a.gender_lexicon))
-    if a.backend == "spanish":
-        from coref.spanish.ranker import SpanishResolver
-
-        resolver = SpanishResolver(lexicon=a.human_lexicon or "model", genders=gender_lexicon(a.gender_lexicon))
-    else:
-        resolver = corzu
+    lexicons = {"human_lexicon": a.human_lexicon, "gender_lexicon": a.gender_lexicon}
+    corzu = get_backend("corzu", corzu=a.corzu, docs=a.docs, n_lines=count_lines(a.source), **lexicons)
+    resolver = corzu if a.backend == "corzu" else get_backend(a.backend, **lexicons)
     # the pronouns scored are CorZu's whichever resolver feeds the CM, so that runs compare
     report = run_source_experiment(a.config, a.cm, a.source, a.reference, a.align_ref, a.docs, resolver,
                                    english_settings(), es.UNAMBIGUOUS, a.out, grid, a.folds, a.classes, feature_grid,

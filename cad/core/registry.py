@@ -65,6 +65,7 @@ class Registry:
     def __init__(self, kind: str, group: str):
         self.kind, self.group = kind, group
         self._entries: dict[str, type | str] = {}
+        self._declared: dict[str, str] = {}
 
     def register(self, name: str) -> Callable[[C], C]:
         """Class decorator: the part called `name`."""
@@ -88,6 +89,11 @@ class Registry:
         if old is not None and qualified(old) != qualified(target):
             raise ValueError(f"{self.kind} {name} is registered twice: {qualified(old)} and {qualified(target)}")
         self._entries.setdefault(name, target)
+        self._declared[name] = target
+
+    def declarations(self) -> dict[str, str]:
+        """The declared parts: name -> "module:Class" (setup.cfg lists the same as entry points)."""
+        return dict(self._declared)
 
     def find(self, name: str) -> type | None:
         """The class of the part called `name`, imported if it was declared; an installed
@@ -133,7 +139,7 @@ class Registry:
     def copy(self) -> Registry:
         """A registry with the same parts, to register more in without changing this one (tests)."""
         new = Registry(self.kind, self.group)
-        new._entries = dict(self._entries)
+        new._entries, new._declared = dict(self._entries), dict(self._declared)
         return new
 
     def __iter__(self) -> Iterator[str]:

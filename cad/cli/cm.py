@@ -10,8 +10,8 @@ from cad.cli.contrastive import add_contrastive_parsers, add_score_parser
 from cad.cli.experiments import add_experiment_parsers
 from cad.cli.lexicons import add_spanish_lexicons
 from cad.cli.translate import SOURCE_FEATURE_LANGUAGES, add_postedit_parser, add_rerank_parser, add_translate_parser
-from cad.cm.class_classifier import CM_MODELS
 from cad.cm.class_model import OBJECTIVES, OBJECTIVES_HELP, READINGS, READINGS_HELP
+from cad.cm.models import CM_MODELS
 from cad.core.cliargs import add_input_argument as add_in, add_output_argument as add_out
 from cad.core.errors import CadError
 from cad.defaults import (CM_BACKOFF_WEIGHT, CM_FEATURE_WEIGHT, CM_MODEL, CM_OBJECTIVE, CM_READING,
@@ -86,11 +86,11 @@ def _config(a: argparse.Namespace) -> None:
     from cad.core.textio import is_stdio
 
     if a.mode == "feature":
-        # the source-feature table (Spanish→English) has no APT credit matrix: it scores ln P(class)
-        objective = "likelihood" if a.cm_model == "source-table" else a.objective
+        # a model without APT's credit matrix (Spanish→English's source-feature table) scores ln P(class)
+        objective = a.objective if CM_MODELS.get(a.cm_model).credits else "likelihood"
         write_feature_config(a.base, a.cm, a.out, CM_FEATURE_WEIGHT if a.weight is None else a.weight, objective,
                              a.cm_model, a.reading)
-    elif a.cm_model != "table":
+    elif a.cm_model != CM_MODEL:
         raise CadError(f"--cm-model {a.cm_model} needs --mode feature (the back-off table is a phrase table)")
     else:
         write_cm_config(a.base, a.cm, a.out, CM_BACKOFF_WEIGHT if a.weight is None else a.weight)

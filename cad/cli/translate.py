@@ -12,8 +12,8 @@ import time
 
 from cad.cli.coref_model import add_coref_model_argument, coref_model
 from cad.cli.lexicons import add_spanish_lexicons
-from cad.cm.class_classifier import CM_MODELS
 from cad.cm.class_model import OBJECTIVES, OBJECTIVES_HELP, READINGS, READINGS_HELP
+from cad.cm.models import CM_MODELS
 from cad.core.cliargs import add_input_argument as add_in, add_output_argument as add_out
 from cad.core.segments import LONG_LINES
 from cad.defaults import (CM_MODEL, CM_OBJECTIVE, CM_READING, CM_RERANK_NBEST, CM_RERANK_WEIGHT,
@@ -180,7 +180,7 @@ def _reranker(a: argparse.Namespace, mode: str, source_features: bool):
         from cad.translate.source_rerank import SourceReranker
 
         return SourceReranker(SourceClassTable.read(a.classes), a.cm_weight)
-    from cad.cm.class_classifier import load_pronoun_model
+    from cad.cm.models import load_pronoun_model
     from cad.translate.rerank import ClassReranker
 
     return ClassReranker(load_pronoun_model(a.classes, a.cm_model), a.cm_weight, a.humanness, objective=a.objective,

@@ -23,6 +23,7 @@ from functools import lru_cache
 from typing import Callable
 
 from cad.cm.classes import CLASSES
+from cad.cm.models import PronounModel
 from cad.cm.referent import ANIMACY, subject_role
 from cad.core.errors import CadError
 from cad.core.textio import atomic_output, read_lines
@@ -273,8 +274,13 @@ def credit_matrix(similar: float = 1.0) -> dict[str, dict[str, float]]:
     return out
 
 
-class ClassTable:
-    """{bundle: {class: probability}}; `prob` backs off to the nearest coarser bundle present."""
+class ClassTable(PronounModel):
+    """{bundle: {class: probability}}; `prob` backs off to the nearest coarser bundle present. The
+    CM model `table` (cad/cm/models.py), read from classes.gz."""
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike) -> ClassTable:
+        return cls.read(path)
 
     def __init__(self, probs: dict[str, dict[str, float]], counts: dict[str, float] | None = None):
         self.probs = probs

@@ -27,9 +27,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from cad.cm.class_classifier import CM_MODELS, load_pronoun_model
 from cad.cm.class_model import OBJECTIVES, READINGS, ClassTable, gender_shares, read_mixture, score_class
 from cad.cm.classes import aligned_words, pronoun_class
+from cad.cm.models import CM_MODELS, load_pronoun_model
 from cad.core.errors import CadError
 from cad.defaults import CM_IMPLICIT_MODEL, CM_IMPLICIT_OBJECTIVE, CM_IMPLICIT_READING
 from cad.decoder.features import Option, StatelessFeature
@@ -75,8 +75,8 @@ class CoreferenceModelFeature(StatelessFeature):
         # what an option makes of the pronoun, in the model's own target classes (French by default)
         self.option_class = getattr(table, "option_class", option_class)
         self.objective = feature.args.get("objective", CM_IMPLICIT_OBJECTIVE)
-        if kind == "source-table" and self.objective != "likelihood":
-            raise CadError(f"{feature.name}: model=source-table scores ln P(class) only (objective=likelihood)",
+        if not CM_MODELS.get(kind).credits and self.objective != "likelihood":
+            raise CadError(f"{feature.name}: model={kind} scores ln P(class) only (objective=likelihood)",
                            config_path, feature.line)
         if self.objective not in OBJECTIVES:
             raise CadError(f"{feature.name}: unknown objective={self.objective} (choose from {', '.join(OBJECTIVES)})",

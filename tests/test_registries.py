@@ -13,8 +13,10 @@ import textwrap
 import pytest
 
 from cad.cli import main
+from cad.cm.models import CM_MODELS, PronounModel, register_cm_model
 from cad.core.errors import CadError
 from cad.core.registry import Names, Registry
+from cad.translate.systems import SYSTEMS, DocumentTranslation, TranslationSystem, register_system
 from coref.backends import BACKENDS, Backend, BackendOptions, get_backend, register_backend
 from coref.records import Candidate, PronounResolution
 
@@ -67,7 +69,6 @@ def _install(tmp_path, monkeypatch, module: str, source: str, group: str, entry:
 
 # -- coreference backends -----------------------------------------------------------------------------
 
-@register_backend("first-word")
 class FirstWord(Backend):
     """The fixture backend: every pronoun's antecedent is its document's first word; `model=` names
     a file whose first line is the probability it gives."""
@@ -87,7 +88,15 @@ class FirstWord(Backend):
                 for s, sent in enumerate(sentences) for i, tok in enumerate(sent) if tok.lower() in self.pronouns]
 
 
-def test_a_backend_from_this_module_resolves_with_cad_coref(tmp_path, capsys):
+@pytest.fixture
+def first_word():
+    """FirstWord registered for one test (other tests list the backends that read a model)."""
+    with BACKENDS.restored():
+        register_backend("first-word")(FirstWord)
+        yield FirstWord
+
+
+def test_a_backend_from_this_module_resolves_with_cad_coref(first_word, tmp_path, capsys):
     write(tmp_path / "in.txt", "Mice run .\nThey hide and it rains .\n")
     write(tmp_path / "model", "0.25\n")
     assert "first-word" in BACKENDS and list(BACKENDS)[-1] == "first-word"
@@ -154,10 +163,119 @@ def _declared(group: str) -> dict[str, str]:
     return out
 
 
-@pytest.mark.parametrize("registry", ["coref.backends:BACKENDS"])
+@pytest.mark.parametrize("registry", ["coref.backends:BACKENDS", "cad.cm.models:CM_MODELS",
+                                      "cad.translate.systems:SYSTEMS"])
 def test_setup_cfg_declares_each_built_in_part_as_the_registry_does(registry):
     """An installed cad lists its parts to importlib.metadata under the same names and classes as
     the registry declares them (a checkout that is not installed reads the registry alone)."""
     module, _, name = registry.partition(":")
     reg = getattr(__import__(module, fromlist=[name]), name)
     assert _declared(reg.group) == reg.declarations()
+
+
+# -- a small model: "it sleeps" is "il dort" by the phrase table, "elle dort" by a CM that says so ----
+
+def tiny_model(tmp_path):
+    from cad.lm.arpa import write_arpa
+    from cad.lm.kneser_ney import estimate
+    from cad.moses.ini import baseline_config, write_config
+
+    write(tmp_path / "pt", "it ||| il ||| 0.7 0.7 0.7 0.7 ||| 0-0\nit ||| elle ||| 0.3 0.3 0.3 0.3 ||| 0-0\n"
+                           "sleeps ||| dort ||| 1 1 1 1 ||| 0-0\n"
+                           "the mouse ||| la souris ||| 1 1 1 1 ||| 0-0 1-1\n"
+                           "runs ||| court ||| 1 1 1 1 ||| 0-0\n")
+    write_arpa(estimate([["il", "dort"], ["elle", "dort"], ["la", "souris", "court"]], 2), tmp_path / "lm.arpa")
+    write_config(baseline_config(str(tmp_path / "pt"), None, str(tmp_path / "lm.arpa"), 2, table_limit=0),
+                 tmp_path / "base.ini")
+    write(tmp_path / "doc.en", "the mouse runs\nit sleeps\n")
+    return tmp_path / "base.ini"
+
+
+# -- CM models ----------------------------------------------------------------------------------------
+
+class OneClass(PronounModel):
+    """The fixture pronoun model: its file names the class it gives 0.9, whatever the antecedent."""
+
+    def __init__(self, cls: str):
+        self.cls = cls
+
+    @classmethod
+    def from_file(cls, path):
+        return cls(open(path, encoding="utf-8").read().strip())
+
+    def class_distribution(self, mixture, tokens=None, index=None):
+        return {self.cls: 0.9, "il" if self.cls != "il" else "elle": 0.1}
+
+
+@pytest.fixture
+def one_class():
+    with CM_MODELS.restored():
+        register_cm_model("one-class")(OneClass)
+        yield OneClass
+
+
+def test_a_cm_model_from_this_module_is_configured_and_decoded_with(one_class, first_word, tmp_path, capsys):
+    pytest.importorskip("spacy")
+    base = tiny_model(tmp_path)
+    write(tmp_path / "model.txt", "elle\n")
+    assert main(["-q", "cm", "config", "--mode", "feature", "--cm-model", "one-class", "--base", str(base),
+                 "--cm", str(tmp_path / "model.txt"), "--weight", "2", "--out", str(tmp_path / "cm.ini")]) == 0
+    assert "model=one-class" in (tmp_path / "cm.ini").read_text()
+    args = ["-q", "translate", "--input", str(tmp_path / "doc.en"), "--backend", "first-word", "--read-ahead", "0"]
+    assert main(args + ["--config", str(base), "--system", "baseline", "--out", str(tmp_path / "bl")]) == 0
+    assert (tmp_path / "bl").read_text() == "la souris court\nil dort\n"
+    assert main(args + ["--config", str(tmp_path / "cm.ini"), "--out", str(tmp_path / "cm")]) == 0
+    assert (tmp_path / "cm").read_text() == "la souris court\nelle dort\n"
+    # the same model reranking the baseline's n-best lists
+    assert main(args + ["--config", str(base), "--cm-mode", "rerank", "--cm-model", "one-class", "--classes",
+                        str(tmp_path / "model.txt"), "--cm-weight", "2", "--out", str(tmp_path / "rr")]) == 0
+    assert (tmp_path / "rr").read_text() == "la souris court\nelle dort\n"
+    # a model=... the registry does not know is refused with the names it knows
+    (tmp_path / "bad.ini").write_text((tmp_path / "cm.ini").read_text().replace("model=one-class", "model=none"))
+    capsys.readouterr()
+    assert main(args + ["--config", str(tmp_path / "bad.ini"), "--out", str(tmp_path / "x")]) == 1
+    assert "unknown model=none (choose from table, classifier, source-table, one-class)" in capsys.readouterr().err
+
+
+def test_the_built_in_cm_models_keep_their_names_and_message(tmp_path):
+    from cad.cm.models import load_pronoun_model
+
+    assert list(CM_MODELS)[:3] == ["table", "classifier", "source-table"]
+    with pytest.raises(CadError, match=r"unknown CM model 'neural' \(choose from table, classifier, source-table"):
+        load_pronoun_model(tmp_path, "neural")
+
+
+# -- translation systems ------------------------------------------------------------------------------
+
+class Shouting(TranslationSystem):
+    """The fixture system: the baseline's translations in capitals, with no coreference."""
+
+    reads_coreference = False
+
+    def translate_document(self, doc_id, sentences, records, roles=None, given=None):
+        return DocumentTranslation([tr.text.upper() for tr in given], ["" for _ in given])
+
+
+@pytest.fixture
+def shouting():
+    with SYSTEMS.restored():
+        register_system("shouting")(Shouting)
+        yield Shouting
+
+
+def test_a_translation_system_from_this_module_translates_with_cad_translate(shouting, tmp_path, capsys):
+    base = tiny_model(tmp_path)
+    assert main(["-q", "translate", "--config", str(base), "--input", str(tmp_path / "doc.en"), "--system",
+                 "shouting", "--out", str(tmp_path / "out")]) == 0
+    assert (tmp_path / "out").read_text() == "LA SOURIS COURT\nIL DORT\n"
+    from cad.translate.translator import DocumentTranslator
+
+    with pytest.raises(ValueError, match="unknown system 'whispering'"):
+        DocumentTranslator(None, "whispering")
+
+
+def test_the_built_in_systems_keep_the_command_line_s_choices():
+    from cad.translate.systems import CM_MODE_CHOICES, SYSTEM_CHOICES
+
+    assert list(SYSTEM_CHOICES) == ["cm", "baseline", "pe"]
+    assert list(CM_MODE_CHOICES) == ["auto", "backoff", "feature", "rerank"]

@@ -16,6 +16,7 @@ from cad.cm.class_model import OBJECTIVES, OBJECTIVES_HELP, READINGS, READINGS_H
 from cad.cm.models import CM_MODELS
 from cad.core.cliargs import add_input_argument as add_in, add_output_argument as add_out
 from cad.core.segments import LONG_LINES
+from cad.translate.systems import CM, CM_MODE_CHOICES, SYSTEM_CHOICES
 from cad.defaults import (CM_MODEL, CM_OBJECTIVE, CM_READING, CM_RERANK_NBEST, CM_RERANK_WEIGHT,
                           CM_TABLE_RERANK_WEIGHT, COREF_BACKEND)
 from coref.backends import BACKENDS
@@ -55,7 +56,7 @@ def _cm_mode(a: argparse.Namespace, has_feature: bool, has_backoff: bool, source
     from cad.core.errors import CadError
 
     mode = a.cm_mode
-    if a.system == "cm":
+    if a.system == CM:
         if mode == "auto":
             mode = "feature" if has_feature else "rerank" if a.classes else "backoff"
         if mode == "feature" and not has_feature:
@@ -130,15 +131,18 @@ def _translate_documents(a: argparse.Namespace, mode: str, source_features: bool
     from cad.translate.analysis import analyse_with, onto_tokens, read_ahead, resolver_of, worker_pool
     from cad.translate.decoders import load_decoder
     from cad.translate.morphology import TranslationMorphology
+    from cad.translate.systems import SYSTEMS, system_name
     from cad.translate.translator import DocumentTranslator
     from coref.backends import get_backend
 
     sentences = [" ".join(s) for _, sents in docs for s in sents]
+    system = SYSTEMS.get(system_name(a.system, mode))
     make_resolver = functools.partial(get_backend, a.backend, model=coref_model(a), corzu=a.corzu, docs=a.docs,
                                       n_lines=sum(len(d.lines) for d in inputs), human_lexicon=a.human_lexicon,
                                       gender_lexicon=a.gender_lexicon) \
-        if a.system != "baseline" or a.trace else None      # the baseline's trace reads coreference too
-    feature_mode = a.system == "cm" and mode == "feature" and not source_features
+        if system.reads_coreference or a.trace else None      # the baseline's trace reads coreference too
+    # the pronouns' roles and the translations' French tagging, beside the decoder
+    feature_mode = system.reads_roles and not source_features
     cased = [(d.key, d.segments) for d in inputs if d.segments]
     with contextlib.ExitStack() as workers:
         analysis_pool = tag_pool = None
@@ -322,10 +326,10 @@ def add_translate_parser(sub) -> None:
                    help="source language (default: %(default)s); es: the CM's bundles carry the Spanish "
                         "antecedent's own gender, number and humanness (seed 003; --cm-mode backoff)")
     s.add_argument("--tgt", default="fr", help="target language, for --detokenize (default: %(default)s)")
-    s.add_argument("--system", choices=["cm", "baseline", "pe"], default="cm",
+    s.add_argument("--system", choices=SYSTEM_CHOICES, default=CM,
                    help="cm: the Coreference Model (see --cm-mode); baseline: the decoder alone; pe: the baseline "
                         "post-edited to agree with the antecedents (default: %(default)s)")
-    s.add_argument("--cm-mode", choices=["auto", "backoff", "feature", "rerank"], default="auto",
+    s.add_argument("--cm-mode", choices=CM_MODE_CHOICES, default="auto",
                    help="backoff: seed 004's back-off table in --config; feature: the CoreferenceModel feature "
                         "in --config; rerank: decode --config's n-best lists and rerank them with --classes "
                         "(works with --decoder moses); auto (default): feature if --config has it, rerank if "

@@ -19,6 +19,7 @@ A registry is a sequence of its names in that order, so that it serves as argpar
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import importlib.metadata
@@ -135,6 +136,16 @@ class Registry:
             cls = self.find(name)
             if cls is not None:
                 yield name, cls
+
+    @contextlib.contextmanager
+    def restored(self) -> Iterator[Registry]:
+        """A block that registers parts for a while (a test): afterwards the registry holds what it
+        held before."""
+        saved = dict(self._entries), dict(self._declared)
+        try:
+            yield self
+        finally:
+            self._entries, self._declared = saved
 
     def copy(self) -> Registry:
         """A registry with the same parts, to register more in without changing this one (tests)."""

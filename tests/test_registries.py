@@ -16,6 +16,7 @@ from cad.cli import main
 from cad.cm.models import CM_MODELS, PronounModel, register_cm_model
 from cad.core.errors import CadError
 from cad.core.registry import Names, Registry
+from cad.eval.metrics import METRICS, Metric, MetricResult, Sources, build_metric, register_metric
 from cad.translate.systems import SYSTEMS, DocumentTranslation, TranslationSystem, register_system
 from coref.backends import BACKENDS, Backend, BackendOptions, get_backend, register_backend
 from coref.records import Candidate, PronounResolution
@@ -164,7 +165,7 @@ def _declared(group: str) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("registry", ["coref.backends:BACKENDS", "cad.cm.models:CM_MODELS",
-                                      "cad.translate.systems:SYSTEMS"])
+                                      "cad.translate.systems:SYSTEMS", "cad.eval.metrics:METRICS"])
 def test_setup_cfg_declares_each_built_in_part_as_the_registry_does(registry):
     """An installed cad lists its parts to importlib.metadata under the same names and classes as
     the registry declares them (a checkout that is not installed reads the registry alone)."""
@@ -279,3 +280,96 @@ def test_the_built_in_systems_keep_the_command_line_s_choices():
 
     assert list(SYSTEM_CHOICES) == ["cm", "baseline", "pe"]
     assert list(CM_MODE_CHOICES) == ["auto", "backoff", "feature", "rerank"]
+
+
+# -- metrics ------------------------------------------------------------------------------------------
+
+class LengthRatio(Metric):
+    """The fixture metric: the hypotheses' words over the first reference's, per cent (`unit=` may
+    count characters instead)."""
+
+    name = "LenRatio"
+    options = {"unit": "words"}
+
+    def corpus_score(self, hypotheses, references, sources=None):
+        self.check(hypotheses, references, sources)
+        size = (lambda line: len(line.split())) if self.settings["unit"] == "words" else len
+        ratio = 100 * sum(map(size, hypotheses)) / max(1, sum(map(size, references[0])))
+        return MetricResult(self.name, ratio, self.signature(len(references), unit=self.settings["unit"]))
+
+
+@pytest.fixture
+def length_ratio():
+    with METRICS.restored():
+        register_metric("length-ratio")(LengthRatio)
+        yield LengthRatio
+
+
+def test_a_metric_from_this_module_scores_with_cad_eval_metric(length_ratio, tmp_path, capsys):
+    from cad import __version__
+
+    write(tmp_path / "hyp", "a b c\nd\n")
+    write(tmp_path / "ref", "a b\nc d e f\n")
+    base = ["-q", "eval", "metric", "--candidate", str(tmp_path / "hyp"), "--reference", str(tmp_path / "ref")]
+    capsys.readouterr()
+    assert main(base + ["--metric", "length-ratio"]) == 0
+    assert capsys.readouterr().out == f"LenRatio|nrefs:1|unit:words|version:cad-{__version__} = 66.67\n"
+    assert main(base + ["--metric", "length-ratio", "--option", "length-ratio.unit=chars", "--metric", "bleu"]) == 0
+    ratio, bleu = capsys.readouterr().out.splitlines()
+    assert ratio.startswith("LenRatio|nrefs:1|unit:chars|") and ratio.endswith(" = 60.00")        # 6 characters against 10
+    assert bleu.startswith("BLEU|nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:")
+    assert main(base + ["--metric", "length-ratio", "--option", "length-ratio.size=3"]) == 1
+    assert "metric LenRatio has no option size (its options: unit)" in capsys.readouterr().err
+
+
+def test_bleu_and_chrf_through_the_metric_interface_are_cad_eval_bleu_s_lines(tmp_path, capsys):
+    write(tmp_path / "hyp", "le chat est noir .\nil dort bien .\n")
+    write(tmp_path / "ref", "le chat est blanc .\nelle dort bien .\n")
+    files = ["--candidate", str(tmp_path / "hyp"), "--reference", str(tmp_path / "ref")]
+    capsys.readouterr()
+    assert main(["eval", "bleu", *files]) == 0
+    bleu_lines = capsys.readouterr().out
+    assert main(["eval", "metric", "--metric", "bleu", "--metric", "chrf", *files]) == 0
+    assert capsys.readouterr().out == bleu_lines
+    hyp, ref = (tmp_path / "hyp").read_text().splitlines(), (tmp_path / "ref").read_text().splitlines()
+    result = build_metric("bleu", {"tokenize": "none"}).corpus_score(hyp, [ref])
+    assert "tok:none" in str(result.signature) and result.detail.precisions[0] == pytest.approx(100 * 7 / 9)
+
+
+def test_apt_through_the_metric_interface(tmp_path, capsys):
+    """APT on sequences (hypotheses, references, the source and both alignments), a signature
+    naming what decides it, the same score as cad eval apt's; the settings it is given unchanged."""
+    from cad.eval.apt import evaluate
+    from cad.eval.apt_metric import AptMetric
+    from cad.eval.apt_settings import french_settings
+
+    src = ["it is big .", "it is small .", "it is green ."]
+    ref = ["il est grand .", "c' est petit .", "elle est verte ."]
+    cand = ["il est grand .", "il est petit .", "il est vert ."]
+    al = ["0-0 1-1 2-2 3-3"] * 3
+    result = build_metric("apt").corpus_score(cand, [ref], Sources(src, al, [al]))
+    assert result.score == pytest.approx((1 + 0.5) / 3) and result.detail.counts[3] == 1
+    assert str(result.signature).startswith("nrefs:1|cases:1,2,3,4,5,6|weights:1,0.5,0,0,0,0|other:yes|"
+                                            "lists:en-fr|improve:yes|margin:1|version:cad-")
+    assert result.format().split(" = ")[1] == "0.5000 (findings per case 1,1,1,0,0,0)"
+    with pytest.raises(CadError, match="reads the source side"):
+        build_metric("apt").corpus_score(cand, [ref])
+    # fewer cases with six weights: each case's own weight, in the result's settings, not the given ones
+    s = french_settings(weights=[1, 0.5, 0, 0, 0, 0], cases=[1, 3])
+    files = [write(tmp_path / n, "\n".join(x) + "\n") for n, x in
+             (("src", src), ("ref", ref), ("cand", cand), ("aref", al), ("acand", al))]
+    res = evaluate(*files, s)
+    assert s.weights == [1, 0.5, 0, 0, 0, 0] and res.settings.weights == [1, 0]
+    assert res.score == pytest.approx(1 / 2)
+    assert AptMetric(settings=s).corpus_score(cand, [ref], Sources(src, al, [al])).score == res.score
+    other = french_settings()
+    other.target_list = other.target_list[:-1]
+    assert AptMetric(settings=other).signature().items[4][1].startswith("sha256:")
+    # cad eval metric reads the files and prints the same
+    capsys.readouterr()
+    assert main(["eval", "metric", "--metric", "apt", "--option", "apt.cases=1,3", "--candidate", str(files[2]),
+                 "--reference", str(files[1]), "--source", str(files[0]), "--align-ref", str(files[3]),
+                 "--align-cand", str(files[4])]) == 0
+    assert capsys.readouterr().out.startswith("APT|nrefs:1|cases:1,3|weights:1,0|")
+    assert main(["eval", "metric", "--metric", "apt", "--candidate", str(files[2]), "--reference", str(files[1])]) == 1
+    assert "apt read the source side: give --source" in capsys.readouterr().err

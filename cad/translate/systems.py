@@ -67,6 +67,13 @@ class SystemOptions:
     nbest_lists: int = 0
 
 
+def translate_all(decoder, sentences: list[str], nbest: int = 0, distinct: bool = False) -> list:
+    """One pass over independent sentences: a real Moses runs it as one process."""
+    if hasattr(decoder, "translate_all"):
+        return decoder.translate_all(sentences, nbest, distinct)
+    return [decoder.translate(s, nbest=nbest, distinct=distinct) for s in sentences]
+
+
 class TranslationSystem:
     """One way of translating a document with a decoder (cad's `translate(sentence, nbest=, distinct=,
     context=)`: cad's decoder, a Moses process, a cache in front of either)."""
@@ -88,8 +95,6 @@ class TranslationSystem:
 
     def decode_pass(self, sentences: list[str]) -> list:
         """The one pass over independent sentences."""
-        from cad.translate.decoders import translate_all
-
         return translate_all(self.decoder, sentences)
 
     def translate_document(self, doc_id: str, sentences: list[list[str]], records: list, roles: dict | None = None,

@@ -19,14 +19,13 @@ from cad.decoder.nbest import moses_alignment
 from cad.decoder.search import Translation
 from cad.defaults import CM_RERANK_NBEST
 from cad.translate.backoff import translate_document
-from cad.translate.decoders import translate_all
 from cad.translate.morphology import TranslationMorphology
 from cad.translate.passes import translate_document_feature
 from cad.translate.postedit import postedit_document
 from cad.translate.rerank import Hypothesis
 from cad.translate.source import translate_document_source, translate_document_source_feature
 from cad.translate.systems import (CM, SYSTEM_CHOICES, SYSTEMS, DocumentTranslation, SystemOptions,
-                                   TranslationSystem, cm_modes, system_name)
+                                   TranslationSystem, cm_modes, system_name, translate_all)
 from cad.translate.trace import plain_traces
 from coref.records import PronounResolution
 

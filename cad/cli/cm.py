@@ -1,15 +1,14 @@
-"""`cad cm build|show|config` (the Coreference Model), and the command tree of `postedit`, `cm`,
-`score` and `translate`, whose other commands live in cad/cli/translate.py and experiments.py."""
+"""`cad cm build|show|config` (the Coreference Model), and the command tree of `cm`, whose other
+commands live in cad/cli/translate.py (`rerank`) and experiments.py."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from cad.cli.contrastive import add_contrastive_parsers, add_score_parser
 from cad.cli.experiments import add_experiment_parsers
 from cad.cli.lexicons import add_spanish_lexicons
-from cad.cli.translate import SOURCE_FEATURE_LANGUAGES, add_postedit_parser, add_rerank_parser, add_translate_parser
+from cad.cli.translate import SOURCE_FEATURE_LANGUAGES, add_rerank_parser
 from cad.cm.class_model import OBJECTIVES, OBJECTIVES_HELP, READINGS, READINGS_HELP
 from cad.cm.models import CM_MODELS
 from cad.core.cliargs import add_input_argument as add_in, add_output_argument as add_out
@@ -99,7 +98,6 @@ def _config(a: argparse.Namespace) -> None:
 
 
 def add_cm_parsers(sub) -> None:
-    add_postedit_parser(sub)
     p = sub.add_parser("cm", help="the Coreference Model: build, show, configure")
     cs = p.add_subparsers(dest="cm_command", metavar="ACTION", required=True)
     s = cs.add_parser("build", help="build tables/<name>/cm.gz from a word-aligned corpus with documents")
@@ -163,6 +161,3 @@ def add_cm_parsers(sub) -> None:
 
     add_rerank_parser(cs)
     add_experiment_parsers(cs)
-    add_score_parser(sub)
-    add_contrastive_parsers(sub)
-    add_translate_parser(sub)

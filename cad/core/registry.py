@@ -126,9 +126,8 @@ class Registry:
                                       if n not in self._entries]
 
     def loaded(self, name: str) -> bool:
-        """Whether the part called `name` is a class in this process already (not only declared or
-        installed)."""
-        return isinstance(self._entries.get(name), type)
+        """Whether the part called `name` is in this process already (not only declared or installed)."""
+        return not isinstance(self._entries.get(name, ""), str)
 
     def classes(self) -> Iterator[tuple[str, type]]:
         """Every part's name and class (each declared or installed one imported)."""

@@ -3,7 +3,8 @@
 Positions always refer to cad's tokens (pre-tokenized sentences, tokens split on spaces). What
 lives where:
 - records: the pronoun records (PronounResolution, Candidate) and their JSON Lines format;
-- backends: the backends by name (get_backend), a text's documents resolved by one;
+- backends: the backends' registry (BACKENDS: one class per backend, built from its options;
+  get_backend), a text's documents resolved by one;
 - corpus: `cad coref` over a corpus, in shards of whole documents;
 - evaluate: scores against gold chains (`cad coref-eval`);
 - softmax: the log-linear ranker that both languages' learned resolvers use, and model files;

@@ -13,14 +13,14 @@ import functools
 import logging
 import os
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from cad.core.docs import doc_starts
 from cad.core.errors import CadError
 from cad.core.shards import Parallel, ShardStore, ShardTask, fingerprint_salt, plan_shards, run_shards, shard_tasks
 from cad.core.textio import atomic_output, count_lines, is_stdio
-from coref.backends import documents, get_backend, resolve_documents
+from coref.backends import BackendOptions, build_backend, documents, resolve_documents
 from coref.records import record_line, write_jsonl
 
 log = logging.getLogger("cad.coref")
@@ -32,26 +32,18 @@ DEFAULT_SHARD_LINES = 2000
 
 @dataclass(frozen=True)
 class BackendSpec:
-    """get_backend's arguments: what a worker needs to build the same backend as this process."""
+    """A backend by name and its options: what a worker needs to build the same backend as this process."""
 
     name: str
-    gold: str | None = None
-    pronouns: tuple[str, ...] = ("it", "they")
-    model: str | None = None
-    corzu: str | None = None
-    docs: str | None = None
-    n_lines: int | None = None
-    human_lexicon: str | None = None
-    gender_lexicon: str | None = None
+    options: BackendOptions = field(default_factory=BackendOptions)
 
-    def files(self) -> list[str | None]:
-        return [self.gold, self.model, self.corzu, self.docs, self.human_lexicon, self.gender_lexicon]
+    def files(self) -> list[str]:
+        return self.options.files()
 
 
 @functools.lru_cache(maxsize=2)
 def backend_of(spec: BackendSpec):
-    return get_backend(spec.name, spec.gold, spec.pronouns, spec.model, corzu=spec.corzu, docs=spec.docs,
-                       n_lines=spec.n_lines, human_lexicon=spec.human_lexicon, gender_lexicon=spec.gender_lexicon)
+    return build_backend(spec.name, spec.options)
 
 
 def resolve_shard(task: ShardTask, out: Path, spec: BackendSpec, text: str) -> None:
@@ -81,7 +73,7 @@ def resolve_corpus(text: str | os.PathLike, docs: str | os.PathLike, out: str | 
     n_lines = count_lines(text)
     starts = doc_starts(docs, n_lines)
     shards = plan_shards(n_lines, starts, parallel.lines(DEFAULT_SHARD_LINES))
-    spec = replace(spec, n_lines=n_lines)
+    spec = BackendSpec(spec.name, spec.options.with_options(n_lines=n_lines))
     salt = fingerprint_salt("coref", asdict(spec), spec.files())
 
     def shard_starts(shard):
@@ -106,15 +98,12 @@ def resolve_text(text: str | os.PathLike, docs: str | os.PathLike | None, out: s
                  spec: BackendSpec, parallel: Parallel) -> None:
     """Resolve `text` into the JSON Lines file `out`: in shards (resolve_corpus) when `docs` splits
     it into documents and no file is a stream ('-'), else in this process."""
-    if docs and not any(is_stdio(f) for f in (text, docs, out, spec.corzu, spec.human_lexicon,
-                                               spec.gender_lexicon)):
+    if docs and not any(is_stdio(f) for f in (text, docs, out, *spec.files())):
         resolve_corpus(text, docs, out, spec, parallel)
         return
     # one document, or a stream: one process, no shards
     doc_list = documents(text, docs)
-    backend = get_backend(spec.name, spec.gold, spec.pronouns, spec.model, corzu=spec.corzu, docs=spec.docs,
-                          n_lines=sum(len(sents) for _, sents in doc_list), human_lexicon=spec.human_lexicon,
-                          gender_lexicon=spec.gender_lexicon)
+    backend = build_backend(spec.name, spec.options.with_options(n_lines=sum(len(sents) for _, sents in doc_list)))
     t = time.time()
     recs = resolve_documents(backend, doc_list)
     write_jsonl(recs, out)

@@ -175,8 +175,12 @@ def test_cli_config_writes_the_reading(tmp_path, capsys):
             "--cm", str(tmp_path / "classes.gz"), "--out", str(tmp_path / "out.ini")]
     assert main(args + ["--reading", "map"]) == 0
     assert "objective=credit reading=map" in (tmp_path / "out.ini").read_text()
-    assert main(args) == 0
+    # the line's implicit reading (mixture) is left out, as in every configuration written before
+    assert main(args + ["--reading", "mixture"]) == 0
     assert "reading=" not in (tmp_path / "out.ini").read_text()
+    # without --reading: the pipeline's, make's CM_READING (cad/defaults.py)
+    assert main(args) == 0
+    assert "objective=credit reading=map" in (tmp_path / "out.ini").read_text()
     with pytest.raises(SystemExit) as e:
         main(args + ["--reading", "vote"])
     assert e.value.code == 2 and "invalid choice: 'vote'" in capsys.readouterr().err

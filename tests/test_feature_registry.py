@@ -159,7 +159,7 @@ def test_the_registry_lists_the_built_in_features():
 
 
 def test_a_type_registers_once(monkeypatch):
-    monkeypatch.setattr(registry, "_CLASSES", dict(registry._CLASSES))
+    monkeypatch.setattr(registry, "FEATURES", registry.FEATURES.copy())
 
     class Other(StatelessFeature):
         pass
@@ -202,7 +202,7 @@ def test_a_stateful_feature_unknown_to_the_core_runs_the_python_search(tmp_path,
 
 
 def test_an_installed_distribution_s_feature_is_found_by_its_entry_point(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(registry, "_CLASSES", dict(registry._CLASSES))
+    monkeypatch.setattr(registry, "FEATURES", registry.FEATURES.copy())
     write(tmp_path / "site" / "regfixture_plugin.py", textwrap.dedent("""\
         from cad.decoder.features import StatelessFeature
 
@@ -216,7 +216,7 @@ def test_an_installed_distribution_s_feature_is_found_by_its_entry_point(tmp_pat
     write(dist / "entry_points.txt", f"[{registry.ENTRY_POINTS}]\nHalves = regfixture_plugin:Halves\n")
     monkeypatch.syspath_prepend(str(tmp_path / "site"))
     monkeypatch.delitem(sys.modules, "regfixture_plugin", raising=False)
-    assert "Halves" in registry.supported() and "Halves" not in registry._CLASSES
+    assert "Halves" in registry.supported() and not registry.FEATURES.loaded("Halves")
     ini = write_model(tmp_path, "a ||| x y ||| 0.5 0.5 0.5 0.5\n", ["x y"], "Halves\n", "Halves0= 1\n")
     nbest = decode(capsys, ini, tmp_path, ["a"])[1]
     assert nbest and nbest[0].split(" ||| ")[2].endswith("Halves0= 1")

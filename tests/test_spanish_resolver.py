@@ -64,7 +64,11 @@ def test_a_pronoun_inherits_its_antecedents_features_except_what_its_form_says()
 
 
 def test_name_keys_join_repeated_names_and_definite_nouns_only():
-    assert name_key(mention(kind="propn", word="grecia")) == name_key(mention(kind="propn", word="grecia"))
+    # a proper noun is keyed by its word alone, wherever and however it stands
+    grecia = name_key(mention(kind="propn", word="grecia"))
+    assert grecia == ("propn", "grecia")
+    assert name_key(mention(kind="propn", word="grecia", number="sing", sentence=3, head=5, role="subj")) == grecia
+    assert name_key(mention(kind="propn", word="españa")) not in (None, grecia)
     defn = mention(word="crisis", number="sing")
     defn.det = "def"
     assert name_key(defn) == ("noun", "crisis", "sing")

@@ -1,8 +1,7 @@
 """The `cad` command line: the top-level parser and the training commands here, each other command
 group in a module of its own (decode, coref, cm, translate, experiments, eval, rank, tune, plm,
-view, serve).
-Every handler imports what it runs when it runs, so that `cad` starts without loading spaCy,
-scikit-learn or a model it will not use."""
+view, serve), registered by name in COMMAND_GROUPS. Every handler imports what it runs when it runs,
+so that `cad` starts without loading spaCy, scikit-learn or a model it will not use."""
 
 from __future__ import annotations
 
@@ -16,6 +15,7 @@ from pathlib import Path
 
 from cad import __version__
 from cad.core.errors import CadError
+from cad.core.registry import Registry
 from cad.train.stages import STAGES
 from cad.core.cliargs import check_stdio
 
@@ -173,6 +173,24 @@ def _parallel_arguments(s, note: str, shard_lines: int | None = None) -> None:
 SYM_METHODS = ("grow-diag-final-and", "grow-diag-final", "grow-diag", "grow", "intersect", "union", "srctotgt",
                "tgttosrc")
 
+
+# The command groups beside the training commands, each a function of its module that adds the group's
+# commands to the top-level parser (`add(sub)`), in the order `cad --help` lists them; imported only
+# when the whole parser is built. An installed distribution adds commands as entry points of the group
+# `cad.commands` (`name = package.module:add_parsers`).
+COMMAND_GROUPS = Registry("command group", "cad.commands")
+for _name, _target in (("eval", "cad.cli.eval:add_eval_parser"),
+                       ("coref", "cad.cli.coref:add_coref_parsers"),
+                       ("postedit", "cad.cli.translate:add_postedit_parser"),
+                       ("cm", "cad.cli.cm:add_cm_parsers"),
+                       ("score", "cad.cli.contrastive:add_score_parser"),
+                       ("contrastive", "cad.cli.contrastive:add_contrastive_parsers"),
+                       ("translate", "cad.cli.translate:add_translate_parser"),
+                       ("tune", "cad.cli.tune:add_tune_parsers"),
+                       ("plm", "cad.cli.plm:add_plm_parsers"),
+                       ("view", "cad.cli.view:add_view_parser"),
+                       ("serve", "cad.cli.serve:add_serve_parser")):
+    COMMAND_GROUPS.declare(_name, _target)
 
 TRAINING_COMMANDS = ("prepare", "align", "symmetrize", "lex", "extract", "lm", "truecase", "moses-ini", "filter",
                      "decode", "binarize", "train")
@@ -377,26 +395,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     s.set_defaults(func=_cmd_train)
     if command in set(sub.choices):
         return p
-    from cad.cli.eval import add_eval_parser
-    from cad.cli.coref import add_coref_parsers
-
-    from cad.cli.cm import add_cm_parsers
-
-    add_eval_parser(sub)
-    add_coref_parsers(sub)
-    add_cm_parsers(sub)
-    from cad.cli.tune import add_tune_parsers
-
-    add_tune_parsers(sub)
-    from cad.cli.plm import add_plm_parsers
-
-    add_plm_parsers(sub)
-    from cad.cli.view import add_view_parser
-
-    add_view_parser(sub)
-    from cad.cli.serve import add_serve_parser
-
-    add_serve_parser(sub)
+    for name in COMMAND_GROUPS:
+        COMMAND_GROUPS.get(name)(sub)
     return p
 
 

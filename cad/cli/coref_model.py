@@ -7,9 +7,6 @@ import argparse
 
 from cad.core.errors import CadError
 
-# the backends that read a trained model file (coref.backends.get_backend's `model`)
-MODEL_BACKENDS = ("ranker", "spanish")
-
 
 def add_coref_model_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--coref-model", metavar="FILE",
@@ -20,9 +17,12 @@ def add_coref_model_argument(parser: argparse.ArgumentParser) -> None:
 def coref_model(a: argparse.Namespace) -> str | None:
     """The --coref-model of `a`, refused where nothing would read it (rather than ignored): with a
     backend that reads no model, or beside --coref's records, which replace the backend."""
+    from coref.backends import BACKENDS, model_backends
+
     model = getattr(a, "coref_model", None)
-    if model and a.backend not in MODEL_BACKENDS:
-        raise CadError(f"--coref-model is for --backend {' or '.join(MODEL_BACKENDS)}, not {a.backend}")
+    # a backend reads a trained model file when its class says so (coref.backends.Backend.reads_model)
+    if model and not getattr(BACKENDS.get(a.backend), "reads_model", False):
+        raise CadError(f"--coref-model is for --backend {' or '.join(model_backends())}, not {a.backend}")
     if model and getattr(a, "coref", None):
         raise CadError("--coref-model resolves with a model, --coref gives the records: give one of them")
     return model

@@ -66,6 +66,45 @@ def _bleu(a: argparse.Namespace) -> None:
     print(r["chrf_line"])
 
 
+def _metric_options(a: argparse.Namespace) -> dict[str, dict[str, str]]:
+    options: dict[str, dict[str, str]] = {name: {} for name in a.metric}
+    for spec in a.option or []:
+        target, eq, value = spec.partition("=")
+        name, dot, key = target.partition(".")
+        if not eq or not dot or not key:
+            raise CadError(f"--option {spec!r}: expected METRIC.KEY=VALUE")
+        if name not in options:
+            raise CadError(f"--option {spec!r}: {name} is not a --metric of this run")
+        options[name][key] = value
+    return options
+
+
+def _lines_like(path: str, n: int, hypotheses: str) -> list[str]:
+    lines = list(read_lines(path))
+    if len(lines) != n:
+        raise CadError(f"has {len(lines)} lines but the candidate {hypotheses} has {n}", path, min(len(lines), n) + 1)
+    return lines
+
+
+def _metric(a: argparse.Namespace) -> None:
+    from cad.eval.bleu import read_references
+    from cad.eval.metrics import Sources, build_metric
+
+    options = _metric_options(a)
+    metrics = [build_metric(name, options[name]) for name in a.metric]
+    hyp, refs = read_references(a.candidate, a.reference)
+    sources = None
+    if any(m.needs_sources for m in metrics):
+        if not a.source or not a.align_cand or len(a.align_ref or []) != len(a.reference):
+            needing = ", ".join(name for name, m in zip(a.metric, metrics) if m.needs_sources)
+            raise CadError(f"{needing} read the source side: give --source, --align-cand and one --align-ref per "
+                           "--reference")
+        sources = Sources(_lines_like(a.source, len(hyp), a.candidate), _lines_like(a.align_cand, len(hyp), a.candidate),
+                          [_lines_like(f, len(hyp), a.candidate) for f in a.align_ref])
+    for m in metrics:
+        print(m.corpus_score(hyp, refs, sources).format())
+
+
 def _read_detail_cases(path: str) -> list[tuple[str, int]]:
     rows = []
     for lineno, line in enumerate(read_lines(path), 1):
@@ -167,6 +206,24 @@ def add_eval_parser(sub) -> None:
                    help="sacrebleu's BLEU tokenizer: 13a, none, intl, char, ... (default: %(default)s)")
     s.add_argument("--lowercase", action="store_true", help="case-insensitive BLEU and chrF")
     s.set_defaults(func=_bleu)
+
+    from cad.eval.metrics import METRICS
+
+    s = es.add_parser("metric", help="any registered metric by name (bleu, chrf, apt, or a plug-in's): its score "
+                                     "with its reproducibility signature, one line per --metric")
+    s.add_argument("--metric", action="append", required=True, choices=METRICS,
+                   help="the metric (repeat for several)")
+    add_in(s, "--candidate", required=True, help="the candidate translation (hypothesis), one sentence per line")
+    add_in(s, "--reference", required=True, action="append",
+           help="a reference translation, line-parallel to --candidate; repeat it for several references")
+    add_in(s, "--source", help="for a metric that reads the source side (apt): the tokenized source")
+    add_in(s, "--align-cand", help="for a metric that reads the source side: source-candidate alignment (Moses i-j)")
+    add_in(s, "--align-ref", action="append",
+           help="for a metric that reads the source side: source-reference alignment, one per --reference")
+    s.add_argument("--option", action="append", metavar="METRIC.KEY=VALUE",
+                   help="an option of one metric (bleu.tokenize=none, bleu.lowercase=yes, apt.cases=1,2; a metric "
+                        "refuses an option it does not have)")
+    s.set_defaults(func=_metric)
 
     s = es.add_parser("mcnemar", help="McNemar's test between two APT .detail files")
     add_in(s, "first", help="the first system's .detail file (cad eval apt --out)")

@@ -6,9 +6,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from cad.cli.lexicons import add_spanish_lexicons, gender_lexicon, human_lexicon
+from cad.cli.lexicons import add_spanish_lexicons
 from cad.cm.class_model import OBJECTIVES, OBJECTIVES_HELP, READINGS, READINGS_HELP
 from cad.core.cliargs import add_input_argument as add_in
+from cad.defaults import CM_OBJECTIVE, CM_READING, CM_RERANK_NBEST, COREF_BACKEND_SPANISH
 
 # Each command imports its implementation when it runs: `cad` then starts without loading
 # spaCy, scikit-learn or a model it will not use.
@@ -20,7 +21,7 @@ def _experiment_source(a: argparse.Namespace) -> None:
     from cad.eval.apt_settings import english_settings
     from cad.lang import es
     from cad.core.textio import count_lines
-    from coref.spanish.corzu import CorzuResolver
+    from coref.backends import get_backend
 
     def parse_grid(text: str, option: str) -> tuple[float, ...]:
         try:
@@ -37,14 +38,9 @@ def _experiment_source(a: argparse.Namespace) -> None:
                                  ("--workers", a.workers, 1)):
         if value < least:
             raise CadError(f"{option} must be at least {least}, not {value}")
-    corzu = CorzuResolver(a.corzu, a.docs, count_lines(a.source), lexicon=human_lexicon(a.human_lexicon),
-                          genders=gender_lexicon(a.gender_lexicon))
-    if a.backend == "spanish":
-        from coref.spanish.ranker import SpanishResolver
-
-        resolver = SpanishResolver(lexicon=a.human_lexicon or "model", genders=gender_lexicon(a.gender_lexicon))
-    else:
-        resolver = corzu
+    lexicons = {"human_lexicon": a.human_lexicon, "gender_lexicon": a.gender_lexicon}
+    corzu = get_backend("corzu", corzu=a.corzu, docs=a.docs, n_lines=count_lines(a.source), **lexicons)
+    resolver = corzu if a.backend == "corzu" else get_backend(a.backend, **lexicons)
     # the pronouns scored are CorZu's whichever resolver feeds the CM, so that runs compare
     report = run_source_experiment(a.config, a.cm, a.source, a.reference, a.align_ref, a.docs, resolver,
                                    english_settings(), es.UNAMBIGUOUS, a.out, grid, a.folds, a.classes, feature_grid,
@@ -85,7 +81,8 @@ def add_experiment_parsers(cs) -> None:
     s.add_argument("--grid", default="0.1,0.3,1,3",
                    help="comma-separated CM weights tried on each tuning fold (default: %(default)s)")
     s.add_argument("--folds", type=int, default=2, help="folds by document (default 2)")
-    s.add_argument("--nbest", type=int, default=30, help="distinct n-best size for CM-rerank (default 30)")
+    s.add_argument("--nbest", type=int, default=CM_RERANK_NBEST,
+                   help=f"distinct n-best size for CM-rerank (default {CM_RERANK_NBEST})")
     s.add_argument("--systems", help="comma-separated subset of: BL, PE, CM-backoff, 'CM-feature, no coreference', "
                                      "CM-feature, 'CM-feature, classifier', CM-rerank, 'oracle: gold coref', 'oracle: gold coref + ref. "
                                      "features', 'BL, MERT', 'CM-feature, MERT' (default: all; the MERT ones only "
@@ -96,11 +93,11 @@ def add_experiment_parsers(cs) -> None:
     s.add_argument("--mert-nbest", type=int, default=100, help="n-best size of those MERT runs (default 100)")
     s.add_argument("--mert-cm-weight", type=float, default=3.0, help="the CM weight MERT starts from (default 3)")
     s.add_argument("--workers", type=int, default=2, help="decoding processes (default: %(default)s)")
-    s.add_argument("--objective", choices=OBJECTIVES, default="credit",
+    s.add_argument("--objective", choices=OBJECTIVES, default=CM_OBJECTIVE,
                    help="the class CM's score: " + OBJECTIVES_HELP)
-    s.add_argument("--reading", choices=READINGS, default="mixture",
+    s.add_argument("--reading", choices=READINGS, default=CM_READING,
                    help="how the CM-feature systems, CM-rerank and the oracles read a pronoun's bundles: " + READINGS_HELP
-                        + " (default: mixture)")
+                        + f" (default: {CM_READING})")
     s.add_argument("--coref", help="the ranker's coreference records for --source (JSON Lines, e.g. cad coref-eval "
                                    "--cv-folds K --out): default, the shipped ranker, which trained on ParCorFull TED")
     s.add_argument("--out", required=True, help="report prefix: PREFIX.md, PREFIX.json, PREFIX.png, PREFIX.work/")
@@ -124,7 +121,7 @@ def add_experiment_parsers(cs) -> None:
                    help="CM-feature weights tried, comma-separated (default: %(default)s)")
     s.add_argument("--rerank-grid", default="0.3,1,3,10",
                    help="CM-rerank weights tried, comma-separated; empty: no CM-rerank (default: %(default)s)")
-    s.add_argument("--nbest", type=int, default=30,
+    s.add_argument("--nbest", type=int, default=CM_RERANK_NBEST,
                    help="CM-rerank: distinct translations per sentence in BL's n-best lists (default: %(default)s)")
     s.add_argument("--folds", type=int, default=2, help="folds by document (default: %(default)s)")
     s.add_argument("--mert-iterations", type=int, default=0,
@@ -135,7 +132,7 @@ def add_experiment_parsers(cs) -> None:
                    help="n-best list size of the MERT runs (default: %(default)s)")
     s.add_argument("--workers", type=int, default=1,
                    help="decoding processes of the MERT runs (same result whatever the number) (default: %(default)s)")
-    s.add_argument("--backend", choices=("corzu", "spanish"), default="corzu",
+    s.add_argument("--backend", choices=("corzu", "spanish"), default=COREF_BACKEND_SPANISH,
                    help="the antecedents the CM reads: CorZu's records, or the native resolver's (use the same "
                         "as cad cm build); the pronouns scored are CorZu's either way (default: %(default)s)")
     s.add_argument("--out", required=True, help="report prefix: OUT.json, OUT.md, OUT.<system>.txt, OUT.work/")

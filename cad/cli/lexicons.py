@@ -6,18 +6,6 @@ from __future__ import annotations
 import argparse
 
 
-def human_lexicon(path: str | None):
-    from cad.lang.humanness import HumanLexicon
-
-    return HumanLexicon.load(path) if path else None
-
-
-def gender_lexicon(path: str | None):
-    from cad.lang.name_gender import GenderLexicon
-
-    return GenderLexicon.load(path) if path else None
-
-
 def add_spanish_lexicons(s: argparse.ArgumentParser, add_in) -> None:
     """The learned Spanish lexicons: give cm build, experiment-source and translate the same ones."""
     add_in(s, "--human-lexicon", help="Spanish: a human-noun lexicon (python -m cad.lang.humanness) that marks the common "

@@ -9,7 +9,8 @@ from cad.cli.coref_model import add_coref_model_argument, coref_model
 from cad.cli.lexicons import add_spanish_lexicons
 from cad.core.cliargs import add_input_argument as add_in
 from cad.core.segments import LONG_LINES
-from coref.backends import BACKENDS, DEFAULT_BACKEND
+from cad.defaults import COREF_BACKEND
+from coref.backends import BACKENDS
 
 DEFAULT_MAX_REQUEST = "1M"
 
@@ -110,8 +111,8 @@ def add_serve_parser(sub) -> None:
                         "feature, else backoff (default: %(default)s)")
     s.add_argument("--src", default="en", choices=("en", "es"), help="source language (default: %(default)s)")
     s.add_argument("--tgt", default="fr", help="target language, for detokenizing (default: %(default)s)")
-    s.add_argument("--backend", default=DEFAULT_BACKEND, choices=[b for b in BACKENDS if b not in ("corzu", "gold")],
-                   help=f"coreference backend (default: {DEFAULT_BACKEND})")
+    s.add_argument("--backend", default=COREF_BACKEND, choices=[b for b in BACKENDS if b not in ("corzu", "gold")],
+                   help=f"coreference backend (default: {COREF_BACKEND})")
     add_coref_model_argument(s)
     add_spanish_lexicons(s, add_in)
     s.add_argument("--humanness", action="store_true", help="the CM's bundles carry source-side humanness")

@@ -12,11 +12,14 @@ import time
 
 from cad.cli.coref_model import add_coref_model_argument, coref_model
 from cad.cli.lexicons import add_spanish_lexicons
-from cad.cm.class_classifier import CM_MODELS
 from cad.cm.class_model import OBJECTIVES, OBJECTIVES_HELP, READINGS, READINGS_HELP
+from cad.cm.models import CM_MODELS
 from cad.core.cliargs import add_input_argument as add_in, add_output_argument as add_out
 from cad.core.segments import LONG_LINES
-from coref.backends import BACKENDS, DEFAULT_BACKEND
+from cad.translate.systems import CM, CM_MODE_CHOICES, SYSTEM_CHOICES
+from cad.defaults import (CM_MODEL, CM_OBJECTIVE, CM_READING, CM_RERANK_NBEST, CM_RERANK_WEIGHT,
+                          CM_TABLE_RERANK_WEIGHT, COREF_BACKEND)
+from coref.backends import BACKENDS
 
 # source languages whose pronouns' antecedents state gender and number on the source side
 SOURCE_FEATURE_LANGUAGES = ("es",)
@@ -53,7 +56,7 @@ def _cm_mode(a: argparse.Namespace, has_feature: bool, has_backoff: bool, source
     from cad.core.errors import CadError
 
     mode = a.cm_mode
-    if a.system == "cm":
+    if a.system == CM:
         if mode == "auto":
             mode = "feature" if has_feature else "rerank" if a.classes else "backoff"
         if mode == "feature" and not has_feature:
@@ -128,15 +131,18 @@ def _translate_documents(a: argparse.Namespace, mode: str, source_features: bool
     from cad.translate.analysis import analyse_with, onto_tokens, read_ahead, resolver_of, worker_pool
     from cad.translate.decoders import load_decoder
     from cad.translate.morphology import TranslationMorphology
+    from cad.translate.systems import SYSTEMS, system_name
     from cad.translate.translator import DocumentTranslator
     from coref.backends import get_backend
 
     sentences = [" ".join(s) for _, sents in docs for s in sents]
+    system = SYSTEMS.get(system_name(a.system, mode))
     make_resolver = functools.partial(get_backend, a.backend, model=coref_model(a), corzu=a.corzu, docs=a.docs,
                                       n_lines=sum(len(d.lines) for d in inputs), human_lexicon=a.human_lexicon,
                                       gender_lexicon=a.gender_lexicon) \
-        if a.system != "baseline" or a.trace else None      # the baseline's trace reads coreference too
-    feature_mode = a.system == "cm" and mode == "feature" and not source_features
+        if system.reads_coreference or a.trace else None      # the baseline's trace reads coreference too
+    # the pronouns' roles and the translations' French tagging, beside the decoder
+    feature_mode = system.reads_roles and not source_features
     cased = [(d.key, d.segments) for d in inputs if d.segments]
     with contextlib.ExitStack() as workers:
         analysis_pool = tag_pool = None
@@ -178,7 +184,7 @@ def _reranker(a: argparse.Namespace, mode: str, source_features: bool):
         from cad.translate.source_rerank import SourceReranker
 
         return SourceReranker(SourceClassTable.read(a.classes), a.cm_weight)
-    from cad.cm.class_classifier import load_pronoun_model
+    from cad.cm.models import load_pronoun_model
     from cad.translate.rerank import ClassReranker
 
     return ClassReranker(load_pronoun_model(a.classes, a.cm_model), a.cm_weight, a.humanness, objective=a.objective,
@@ -269,8 +275,8 @@ def add_postedit_parser(sub) -> None:
     add_in(s, "--docs", help="document boundaries of --source (first_line<TAB>doc_id; default: one document)")
     add_in(s, "--translation", required=True, help="baseline translation (tokenized)")
     add_in(s, "--alignment", required=True, help="source-translation alignment (cad translate --alignment-out)")
-    s.add_argument("--backend", default=DEFAULT_BACKEND, choices=BACKENDS,
-                   help=f"coreference backend (default: {DEFAULT_BACKEND})")
+    s.add_argument("--backend", default=COREF_BACKEND, choices=BACKENDS,
+                   help=f"coreference backend (default: {COREF_BACKEND})")
     add_coref_model_argument(s)
     add_out(s, "--out", default="-", help="the post-edited translation")
     s.set_defaults(func=_postedit)
@@ -283,12 +289,13 @@ def add_rerank_parser(cs) -> None:
     add_in(s, "--input", required=True, help="the tokenized source the list translates")
     add_in(s, "--docs", help="document boundaries of --input")
     add_in(s, "--coref", help="pronoun records (cad coref output); default: run --backend")
-    s.add_argument("--backend", default=DEFAULT_BACKEND, choices=BACKENDS,
-                   help=f"coreference backend when no --coref is given (default: {DEFAULT_BACKEND})")
+    s.add_argument("--backend", default=COREF_BACKEND, choices=BACKENDS,
+                   help=f"coreference backend when no --coref is given (default: {COREF_BACKEND})")
     add_coref_model_argument(s)
     s.add_argument("--cm", required=True, help="the CM table (tables/<name>/cm.gz)")
-    s.add_argument("--weight", type=float, default=0.1,
-                   help="lambda_CM, added to the decoder's total times the CM log-probability (default 0.1)")
+    s.add_argument("--weight", type=float, default=CM_TABLE_RERANK_WEIGHT,
+                   help=f"lambda_CM, added to the decoder's total times the CM log-probability (default "
+                        f"{CM_TABLE_RERANK_WEIGHT:g})")
     s.add_argument("--humanness", action="store_true", help="the CM's bundles carry humanness")
     add_out(s, "--out", default="-", help="the reranked 1-best translations")
     add_out(s, "--trace", help="JSON line per sentence: chosen rank and each hypothesis's CM score")
@@ -319,27 +326,29 @@ def add_translate_parser(sub) -> None:
                    help="source language (default: %(default)s); es: the CM's bundles carry the Spanish "
                         "antecedent's own gender, number and humanness (seed 003; --cm-mode backoff)")
     s.add_argument("--tgt", default="fr", help="target language, for --detokenize (default: %(default)s)")
-    s.add_argument("--system", choices=["cm", "baseline", "pe"], default="cm",
+    s.add_argument("--system", choices=SYSTEM_CHOICES, default=CM,
                    help="cm: the Coreference Model (see --cm-mode); baseline: the decoder alone; pe: the baseline "
                         "post-edited to agree with the antecedents (default: %(default)s)")
-    s.add_argument("--cm-mode", choices=["auto", "backoff", "feature", "rerank"], default="auto",
+    s.add_argument("--cm-mode", choices=CM_MODE_CHOICES, default="auto",
                    help="backoff: seed 004's back-off table in --config; feature: the CoreferenceModel feature "
                         "in --config; rerank: decode --config's n-best lists and rerank them with --classes "
                         "(works with --decoder moses); auto (default): feature if --config has it, rerank if "
                         "--classes is given, else backoff")
     s.add_argument("--classes", help="the class CM (tables/<name>/classes.gz) for --cm-mode rerank, or with "
                                      "--cm-model classifier the classifier CM (classifier.json)")
-    s.add_argument("--cm-model", choices=CM_MODELS, default="table",
-                   help="--cm-mode rerank: the pronoun model --classes holds (default: table)")
-    s.add_argument("--cm-weight", type=float, default=1.0, help="lambda_CM for --cm-mode rerank (default 1)")
-    s.add_argument("--objective", choices=OBJECTIVES, default="credit",
+    s.add_argument("--cm-model", choices=CM_MODELS, default=CM_MODEL,
+                   help=f"--cm-mode rerank: the pronoun model --classes holds (default: {CM_MODEL})")
+    s.add_argument("--cm-weight", type=float, default=CM_RERANK_WEIGHT,
+                   help=f"lambda_CM for --cm-mode rerank (default {CM_RERANK_WEIGHT:g})")
+    s.add_argument("--objective", choices=OBJECTIVES, default=CM_OBJECTIVE,
                    help="--cm-mode rerank: " + OBJECTIVES_HELP)
-    s.add_argument("--reading", choices=READINGS, default="mixture",
+    s.add_argument("--reading", choices=READINGS, default=CM_READING,
                    help="--cm-mode rerank: how the CM reads a pronoun's bundles, as the feature's reading=: "
-                        + READINGS_HELP + " (default: mixture)")
-    s.add_argument("--nbest", type=int, default=30, help="distinct n-best size for --cm-mode rerank (default 30)")
-    s.add_argument("--backend", default=DEFAULT_BACKEND, choices=BACKENDS,
-                   help=f"coreference backend (default: {DEFAULT_BACKEND})")
+                        + READINGS_HELP + f" (default: {CM_READING})")
+    s.add_argument("--nbest", type=int, default=CM_RERANK_NBEST,
+                   help=f"distinct n-best size for --cm-mode rerank (default {CM_RERANK_NBEST})")
+    s.add_argument("--backend", default=COREF_BACKEND, choices=BACKENDS,
+                   help=f"coreference backend (default: {COREF_BACKEND})")
     add_coref_model_argument(s)
     add_in(s, "--corzu", help="--backend corzu: CorZu's pronoun records for --input (corzu.*.jsonl), "
                               "with --docs")

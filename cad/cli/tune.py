@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from coref.backends import BACKENDS, DEFAULT_BACKEND
+from cad.defaults import COREF_BACKEND
+from coref.backends import BACKENDS
 
 
 def _mert(a: argparse.Namespace) -> None:
@@ -106,6 +107,6 @@ def add_tune_parsers(sub) -> None:
     s.add_argument("--align-ref", required=True, help="source-reference word alignment (Moses i-j), for APT")
     s.add_argument("--grid", default="0.2,0.4,0.8,1.2,1.6",
                    help="comma-separated CM weights to try (default: %(default)s)")
-    s.add_argument("--backend", default=DEFAULT_BACKEND, choices=BACKENDS,
-                   help=f"coreference backend (default: {DEFAULT_BACKEND})")
+    s.add_argument("--backend", default=COREF_BACKEND, choices=BACKENDS,
+                   help=f"coreference backend (default: {COREF_BACKEND})")
     s.set_defaults(func=_cm_weight)

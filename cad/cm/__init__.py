@@ -7,6 +7,7 @@ corpus with source coreference.
 - classes: what the target words aligned to a pronoun amount to (il, elle, ce, ...);
 - collect: the evidence of a corpus, document by document, in shards (triples, class instances);
 - backoff_table: seed 004's cm.gz, P(target words | bundle); build: `cad cm build`'s tables;
+- models: the pronoun models by name (CM_MODELS: one class each, read from its file);
 - class_model: the class CM, P(class | bundle), with EM and Witten-Bell; class_classifier: the
   classifier CM, P(class | source words, antecedent features);
 - source_cm: the Spanish→English CM, whose bundles the source states (seed 003);

@@ -14,8 +14,8 @@ from cad.cm.bundles import Bundle
 from cad.cm.collect import CMStats
 from cad.core.errors import CadError
 from cad.core.textio import atomic_output, read_lines
+from cad.defaults import CM_MIN_PROB as MIN_PROB
 
-MIN_PROB = 1e-5
 SMOOTHING = ("none", "witten-bell")
 
 

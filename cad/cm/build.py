@@ -31,12 +31,13 @@ from cad.core.docs import DocStart, read_docs
 from cad.core.errors import CadError
 from cad.core.shards import Parallel, ShardStore
 from cad.core.textio import atomic_output, count_lines
+from cad.defaults import COREF_BACKEND
 
 log = logging.getLogger(__name__)
 
 
 def build_cm(corpus: str, align: str, out_dir: str | os.PathLike, src_lang: str = "en", tgt_lang: str = "fr",
-             docs: str | None = None, coref: str | None = None, backend: str = "ranker", with_human: bool = False,
+             docs: str | None = None, coref: str | None = None, backend: str = COREF_BACKEND, with_human: bool = False,
              single_best: bool = False, smoothing: str = "none", em_iterations: int = 5,
              domain_weights: dict[str, float] | None = None, classifier: bool = True,
              parallel: Parallel | None = None) -> CMStats:

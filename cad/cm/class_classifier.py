@@ -25,8 +25,8 @@ from pathlib import Path
 
 from cad.cm.class_model import ClassTable
 from cad.cm.classes import CLASSES
+from cad.cm.models import PronounModel
 from cad.cm.referent import ANIMACY
-from cad.cm.source_cm import SourceClassTable
 from cad.core.errors import CadError
 from cad.core.textio import atomic_output
 from cad.core.threads import one_blas_thread
@@ -98,8 +98,14 @@ def features(tokens: list[str], index: int, mixture: dict[str, float]) -> dict[s
     return f
 
 
-class ClassifierCM:
-    """Multinomial logistic regression over sparse features; classes it never saw get 0."""
+class ClassifierCM(PronounModel):
+    """Multinomial logistic regression over sparse features; classes it never saw get 0. The CM
+    model `classifier` (cad/cm/models.py)."""
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike) -> ClassifierCM:
+        """classifier.json, or the folder that holds it (`cad cm build --out`)."""
+        return cls.load(Path(path) / MODEL_FILE if Path(path).is_dir() else path)
 
     def __init__(self, names: list[str], classes: list[str], coef: list[list[float]], intercept: list[float],
                  meta: dict | None = None):
@@ -219,19 +225,3 @@ def train_classifier(instances: list[tuple[dict[str, float], str, float, list[st
     return ClassifierCM.fit(X, y, w, best, report)
 
 
-def load_pronoun_model(path: str | os.PathLike, kind: str = "table"):
-    """The CM's pronoun model: the class table (classes.gz), the classifier (classifier.json), or the
-    source-feature class table of Spanish→English (classes.gz of `cad cm build --src es`)."""
-    if kind == "table":
-        return ClassTable.read(path)
-    if kind == "classifier":
-        if Path(path).is_dir():
-            path = Path(path) / MODEL_FILE
-        return ClassifierCM.load(path)
-    if kind == "source-table":
-        return SourceClassTable.read(path)
-    raise CadError(f"unknown CM model {kind!r} (choose from {', '.join(CM_MODELS)})")
-
-
-# source-table: Spanish→English, bundles of the source antecedent's own features (cad/cm/source_cm.py)
-CM_MODELS = ("table", "classifier", "source-table")

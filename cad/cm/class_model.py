@@ -23,9 +23,11 @@ from functools import lru_cache
 from typing import Callable
 
 from cad.cm.classes import CLASSES
+from cad.cm.models import PronounModel
 from cad.cm.referent import ANIMACY, subject_role
 from cad.core.errors import CadError
 from cad.core.textio import atomic_output, read_lines
+from cad.defaults import CM_IMPLICIT_OBJECTIVE, CM_IMPLICIT_READING, CM_OBJECTIVE
 from cad.lang import OTHER
 from cad.lang.en import CM_PRONOUNS
 from cad.lang.fr import EQUAL as FR_EQUAL, SIMILAR as FR_SIMILAR, TARGET_PRONOUNS as FR_TARGET_PRONOUNS
@@ -45,10 +47,17 @@ READINGS = ("mixture", "map")
 READINGS_HELP = ("mixture: every bundle by its weight (the coreference's uncertainty hedged, towards ce where the "
                  "antecedents disagree); map: only the mixture's most probable bundle, weight 1 (the pronoun "
                  "takes its likeliest antecedent's gender)")
+
+
+def _default(objective: str) -> str:
+    return ", default" if objective == CM_OBJECTIVE else ""
+
+
 # what each objective scores, for the commands that take --objective
 OBJECTIVES_HELP = ("ln of the expected credit of the option's pronoun with a similar pair (ce for il) worth 1 "
-                   "(credit, default: C1+C2 accuracy), 0.5 (apt: APT's score) or 0 (exact: the same word), or "
-                   "ln P(class) (likelihood); il earns ce's credit only where the antecedent is not feminine")
+                   f"(credit{_default('credit')}: C1+C2 accuracy), 0.5 (apt{_default('apt')}: APT's score) or 0 "
+                   f"(exact{_default('exact')}: the same word), or ln P(class) (likelihood{_default('likelihood')}); "
+                   "il earns ce's credit only where the antecedent is not feminine")
 # ln of the expected credit is floored here: a dropped pronoun earns no credit, but a floor far
 # below the other options' would make dropping impossible whatever the phrase table says
 CREDIT_FLOOR = 0.01
@@ -125,7 +134,7 @@ def pronoun_mixture(r: PronounResolution, role: str, project: Projection, with_h
     return dict(out)
 
 
-def read_mixture(mixture: dict[str, float], reading: str = "mixture") -> dict[str, float]:
+def read_mixture(mixture: dict[str, float], reading: str = CM_IMPLICIT_READING) -> dict[str, float]:
     """The mixture a pronoun model scores under `reading` (READINGS): the mixture itself, or its
     most probable bundle alone ("map"; a tie goes to the bundle first in sorted order). The bundle,
     not the candidate: the mentions of one entity (*it* ... *it* ... *a mouse*) split its weight."""
@@ -226,7 +235,7 @@ def credit(dist: dict[str, float], cls: str, similar: float = 1.0, shares: dict[
     return sum(v * dist.get(r, 0.0) * (1.0 if r in same else keep) for r, v in row.items())
 
 
-def score_class(dist: dict[str, float], cls: str, objective: str = "likelihood",
+def score_class(dist: dict[str, float], cls: str, objective: str = CM_IMPLICIT_OBJECTIVE,
                 shares: dict[str, float] | None = None) -> float:
     """A pronoun model's score of translating the pronoun as `cls`, from its distribution over
     classes: ln P(cls) ("likelihood"), or ln of its expected credit (`credit`) under one of
@@ -265,8 +274,13 @@ def credit_matrix(similar: float = 1.0) -> dict[str, dict[str, float]]:
     return out
 
 
-class ClassTable:
-    """{bundle: {class: probability}}; `prob` backs off to the nearest coarser bundle present."""
+class ClassTable(PronounModel):
+    """{bundle: {class: probability}}; `prob` backs off to the nearest coarser bundle present. The
+    CM model `table` (cad/cm/models.py), read from classes.gz."""
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike) -> ClassTable:
+        return cls.read(path)
 
     def __init__(self, probs: dict[str, dict[str, float]], counts: dict[str, float] | None = None):
         self.probs = probs
@@ -296,7 +310,7 @@ class ClassTable:
         *ce* being right for *il*, *ce* and *ça*."""
         return credit(self.class_distribution(mixture), cls, 1.0, gender_shares(mixture))
 
-    def score(self, mixture: dict[str, float], cls: str, objective: str = "likelihood") -> float:
+    def score(self, mixture: dict[str, float], cls: str, objective: str = CM_IMPLICIT_OBJECTIVE) -> float:
         """The feature's value: ln P(cls) ("likelihood") or ln of the expected credit ("credit"),
         gendered as score_class genders it."""
         return score_class(self.class_distribution(mixture), cls, objective, gender_shares(mixture))

@@ -27,10 +27,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from cad.cm.class_classifier import CM_MODELS, load_pronoun_model
 from cad.cm.class_model import OBJECTIVES, READINGS, ClassTable, gender_shares, read_mixture, score_class
 from cad.cm.classes import aligned_words, pronoun_class
+from cad.cm.models import CM_MODELS, load_pronoun_model
 from cad.core.errors import CadError
+from cad.defaults import CM_IMPLICIT_MODEL, CM_IMPLICIT_OBJECTIVE, CM_IMPLICIT_READING
 from cad.decoder.features import Option, StatelessFeature
 from cad.decoder.registry import FeatureSlot, Loading, register
 from cad.moses.ini import Feature
@@ -56,7 +57,7 @@ class CoreferenceModelFeature(StatelessFeature):
         super().__init__(slot)
         if slot.size != 1:
             raise CadError(f"{feature.name}: a CoreferenceModel has num-features=1", config_path, feature.line)
-        kind = feature.args.get("model", "table")
+        kind = feature.args.get("model", CM_IMPLICIT_MODEL)
         if kind not in CM_MODELS:
             raise CadError(f"{feature.name}: unknown model={kind} (choose from {', '.join(CM_MODELS)})",
                            config_path, feature.line)
@@ -73,14 +74,14 @@ class CoreferenceModelFeature(StatelessFeature):
         self.table = table
         # what an option makes of the pronoun, in the model's own target classes (French by default)
         self.option_class = getattr(table, "option_class", option_class)
-        self.objective = feature.args.get("objective", "likelihood")
-        if kind == "source-table" and self.objective != "likelihood":
-            raise CadError(f"{feature.name}: model=source-table scores ln P(class) only (objective=likelihood)",
+        self.objective = feature.args.get("objective", CM_IMPLICIT_OBJECTIVE)
+        if not CM_MODELS.get(kind).credits and self.objective != "likelihood":
+            raise CadError(f"{feature.name}: model={kind} scores ln P(class) only (objective=likelihood)",
                            config_path, feature.line)
         if self.objective not in OBJECTIVES:
             raise CadError(f"{feature.name}: unknown objective={self.objective} (choose from {', '.join(OBJECTIVES)})",
                            config_path, feature.line)
-        self.reading = feature.args.get("reading", "mixture")
+        self.reading = feature.args.get("reading", CM_IMPLICIT_READING)
         if self.reading not in READINGS:
             raise CadError(f"{feature.name}: unknown reading={self.reading} (choose from {', '.join(READINGS)})",
                            config_path, feature.line)

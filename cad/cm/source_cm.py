@@ -20,17 +20,19 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from cad.cm.models import PronounModel
 from cad.core.aligned_docs import aligned_documents
 from cad.core.docs import read_docs
 from cad.core.errors import CadError
 from cad.core.progress import progress
 from cad.core.textio import atomic_output, count_lines, read_lines
+from cad.defaults import CM_MIN_PROB
 from cad.lang.en import pronoun_class
 from cad.lang.es import GENDERS, NUMBERS
 from coref.records import Candidate, PronounResolution
 
 log = logging.getLogger(__name__)
-MIN_PROB = 1e-5
+MIN_PROB = CM_MIN_PROB
 HUMANS = ("hum", "nonhum")
 
 
@@ -207,10 +209,16 @@ def estimate_em(instances: list[tuple[dict[str, float], str]], iterations: int =
     return model, dict(counts)
 
 
-class SourceClassTable:
+class SourceClassTable(PronounModel):
     """P(English class | bundle) for the CoreferenceModel feature (`model=source-table`): a pronoun
     with several candidates scores the mixture Σ_c p(c) P(class | bundle(c)) (seed 003's expected
     value), every option that translates it by the class of its words aligned to the pronoun."""
+
+    credits = False         # English classes: no APT credit matrix, ln P(class) only
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike) -> SourceClassTable:
+        return cls.read(path)
 
     def __init__(self, probs: dict[str, dict[str, float]]):
         self.probs = probs

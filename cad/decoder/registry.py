@@ -13,7 +13,8 @@ builds itself from that line:
 defined anywhere is decoded with as soon as its module is imported. For installed distributions
 a type not registered yet is looked up among the entry points of the group `cad.decoder_features`
 (`Name = package.module:Class`), whose loading registers it: that is how the CoreferenceModel,
-which lives in cad/cm/feature.py, is found without the decoder naming it.
+which lives in cad/cm/feature.py, is found without the decoder naming it. The features are one
+`Registry` (cad/core/registry.py), as the other kinds of parts are.
 
 Tables (cad/decoder/tables.py) live apart: a feature that reads one creates it from its line and
 hands it to `Loading`, which loads every table once all lines are read.
@@ -21,12 +22,12 @@ hands it to `Loading`, which loads every table once all lines are read.
 
 from __future__ import annotations
 
-import importlib.metadata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
 from cad.core.errors import CadError
+from cad.core.registry import Registry
 from cad.decoder.tables import LanguageModel, PhraseTable, ReorderingTable
 from cad.moses.ini import MosesConfig
 
@@ -34,7 +35,7 @@ ENTRY_POINTS = "cad.decoder_features"
 
 T = TypeVar("T", bound=type)
 
-_CLASSES: dict[str, type] = {}        # moses.ini type -> feature class, in registration order
+FEATURES = Registry("feature type", ENTRY_POINTS)    # moses.ini type -> feature class, in registration order
 _NATIVE: dict[type, int] = {}         # feature class -> the compiled core's kind of it
 
 
@@ -74,10 +75,7 @@ def register(feature_type: str, native_kind: int | None = None) -> Callable[[T],
     search core runs this very class itself (cad/decoder/native.py), under that kind."""
 
     def add(cls: T) -> T:
-        old = _CLASSES.get(feature_type)
-        if old is not None and old is not cls and _qualified(old) != _qualified(cls):
-            raise ValueError(f"feature type {feature_type} is registered twice: {_qualified(old)} and {_qualified(cls)}")
-        _CLASSES[feature_type] = cls
+        FEATURES.add(feature_type, cls)
         if native_kind is not None:
             _NATIVE[cls] = native_kind
         return cls
@@ -85,31 +83,16 @@ def register(feature_type: str, native_kind: int | None = None) -> Callable[[T],
     return add
 
 
-def _qualified(cls: type) -> str:
-    # a module imported again (importlib.reload) registers a new class object of the same name
-    return f"{cls.__module__}.{cls.__qualname__}"
-
-
-def _entry_points(name: str | None = None) -> list[importlib.metadata.EntryPoint]:
-    eps = importlib.metadata.entry_points(group=ENTRY_POINTS)
-    return [ep for ep in eps if name is None or ep.name == name]
-
-
 def supported() -> list[str]:
     """The feature types cad's decoder can build: those registered and those installed distributions
     declare as entry points."""
-    return sorted(set(_CLASSES) | {ep.name for ep in _entry_points()})
+    return sorted(FEATURES.names())
 
 
 def feature_class(feature_type: str, config_path: str | None = None, line: int | None = None) -> type:
     """The class of moses.ini lines of `feature_type`; a CadError naming the configuration's file
     and line when no feature of that type is registered or installed."""
-    cls = _CLASSES.get(feature_type)
-    if cls is None:
-        for ep in _entry_points(feature_type):
-            # importing the class's module registers it; a class without the decorator is taken as is
-            cls = _CLASSES.setdefault(feature_type, ep.load())
-            break
+    cls = FEATURES.find(feature_type)
     if cls is None:
         raise CadError(f"feature {feature_type} is not supported by cad's decoder "
                        f"(supported: {', '.join(supported())})", config_path, line)

@@ -14,8 +14,10 @@ equivalent means both sets meet one `similar` group.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from cad.core.alignment import parse_alignment
@@ -48,6 +50,13 @@ class AptSettings:
 
     def weight(self, case: int) -> float:
         return self.weights[self.cases.index(case)]
+
+    def resolved(self) -> AptSettings:
+        """These settings with one weight per case used: six weights given for fewer cases are each
+        case's own (a copy; these settings are not changed)."""
+        if len(self.weights) == 6 and len(self.cases) != 6:
+            return dataclasses.replace(self, weights=[self.weights[c - 1] for c in self.cases])
+        return self
 
 
 @dataclass
@@ -196,33 +205,49 @@ def _aligned_side(pos: int, tgt: list[str], align: list[tuple[int, int]], s: Apt
     return Side(positions, toks, classify(toks, s))
 
 
-def _lines(path) -> list[str]:
-    return [line.strip().lower() for line in read_lines(path)]
+def _resolved(s: AptSettings) -> AptSettings:
+    s = s.resolved()
+    if len(s.weights) != len(s.cases):
+        raise CadError(f"{len(s.cases)} cases to use but {len(s.weights)} weights")
+    return s
 
 
 def evaluate(source: str | os.PathLike, reference: str | os.PathLike, candidate: str | os.PathLike,
              align_ref: str | os.PathLike, align_cand: str | os.PathLike, s: AptSettings,
              positions: list[tuple[int, int]] | None = None) -> AptResult:
-    """Score a candidate against a reference. `positions` (0-based sentence, token) replaces the
+    """Score a candidate against a reference, each text and alignment a file (`score` on their
+    lines, errors naming the files). `positions` (0-based sentence, token) replaces the
     source-list search (the tool's input_type=possition)."""
-    if len(s.weights) == 6 and len(s.cases) != 6:
-        s.weights = [s.weights[c - 1] for c in s.cases]
-    if len(s.weights) != len(s.cases):
-        raise CadError(f"{len(s.cases)} cases to use but {len(s.weights)} weights")
+    _resolved(s)            # the settings' error before the files are read
     files = {"source": source, "reference": reference, "candidate": candidate,
              "alignment_source_reference": align_ref, "alignment_source_target": align_cand}
-    text = {k: _lines(v) for k, v in files.items()}
+    lines = {k: list(read_lines(v)) for k, v in files.items()}
+    return score(*lines.values(), s, positions, names={k: str(v) for k, v in files.items()})
+
+
+def score(source: Sequence[str], reference: Sequence[str], candidate: Sequence[str], align_ref: Sequence[str],
+          align_cand: Sequence[str], s: AptSettings, positions: list[tuple[int, int]] | None = None,
+          names: dict[str, str] | None = None) -> AptResult:
+    """Score a candidate against a reference, line-parallel sequences of tokenized sentences and of
+    source-reference and source-candidate alignments (Moses i-j). `names`: what errors call each of
+    them (`source`, `reference`, `candidate`, `alignment_source_reference`, `alignment_source_target`;
+    default those words). `s` is not changed: the result's settings have one weight per case used."""
+    s = _resolved(s)
+    keys = ("source", "reference", "candidate", "alignment_source_reference", "alignment_source_target")
+    names = {k: k for k in keys} | (names or {})
+    text = {k: [line.strip().lower() for line in lines]
+            for k, lines in zip(keys, (source, reference, candidate, align_ref, align_cand))}
     n = len(text["source"])
     for k, lines in text.items():
         if len(lines) != n:
-            raise CadError(f"has {len(lines)} lines but the source {source} has {n}", str(files[k]),
+            raise CadError(f"has {len(lines)} lines but the source {names['source']} has {n}", names[k],
                            min(len(lines), n) + 1)
     src = [line.split(" ") if line else [] for line in text["source"]]
     ref = [line.split(" ") if line else [] for line in text["reference"]]
     cand = [line.split(" ") if line else [] for line in text["candidate"]]
-    a_ref = [parse_alignment(line, len(src[k]), len(ref[k]), str(align_ref), k + 1)
+    a_ref = [parse_alignment(line, len(src[k]), len(ref[k]), names["alignment_source_reference"], k + 1)
              for k, line in enumerate(text["alignment_source_reference"])]
-    a_cand = [parse_alignment(line, len(src[k]), len(cand[k]), str(align_cand), k + 1)
+    a_cand = [parse_alignment(line, len(src[k]), len(cand[k]), names["alignment_source_target"], k + 1)
               for k, line in enumerate(text["alignment_source_target"])]
     if positions is None:
         targets = [(k, pos, tok, sub) for k in range(n) for pos, tok, sub in find_source_pronouns(src[k], s)]
@@ -232,7 +257,10 @@ def evaluate(source: str | os.PathLike, reference: str | os.PathLike, candidate:
             if k >= n or pos >= len(src[k]):
                 raise CadError(f"position {k} {pos} is outside the source text")
             targets.append((k, pos, src[k][pos], src[k][pos]))
+    return _decide(s, targets, src, ref, cand, a_ref, a_cand)
 
+
+def _decide(s: AptSettings, targets, src, ref, cand, a_ref, a_cand) -> AptResult:
     equal = [g for g in s.equal if len([w for w in g if s.target_list is None or w in s.target_list]) > 1]
     if s.target_list is not None:
         equal = [[w for w in g if w in s.target_list] for g in equal]

@@ -47,6 +47,7 @@ from cad.moses.ini import parse_config, write_config
 from cad.translate.decoders import load_decoder
 from cad.translate.rerank import ClassReranker
 from cad.translate.translator import DocumentTranslator
+from cad.defaults import CM_BACKOFF_WEIGHT, CM_MODEL, CM_OBJECTIVE, CM_READING, CM_RERANK_NBEST
 from coref.backends import documents, get_backend, records_by_doc
 from coref.english.roles import pronoun_roles
 
@@ -99,11 +100,12 @@ class ReferenceProjector:
 
 
 def run_experiment(config: str, classes: str, cm_table: str, source: str, reference: str, align_ref: str,
-                   docs: str, gold: str | None, out: str, grid=DEFAULT_GRID, workers: int = 2, nbest: int = 30,
-                   folds: int = 2, backoff_weight: float = 0.8, systems: tuple[str, ...] | None = None,
-                   objective: str = "credit", coref_records: str | None = None, mert_iterations: int = 0,
+                   docs: str, gold: str | None, out: str, grid=DEFAULT_GRID, workers: int = 2,
+                   nbest: int = CM_RERANK_NBEST, folds: int = 2, backoff_weight: float = CM_BACKOFF_WEIGHT,
+                   systems: tuple[str, ...] | None = None, objective: str = CM_OBJECTIVE,
+                   coref_records: str | None = None, mert_iterations: int = 0,
                    mert_nbest: int = 100, mert_cm_weight: float = 3.0, classifier: str | None = None,
-                   reading: str = "mixture") -> dict:
+                   reading: str = CM_READING) -> dict:
     """`systems`: the names of SYSTEMS to run (default: all; BL always). `objective`: the class
     CM's score in CM-feature, CM-rerank and the oracles (ClassTable.score); `reading`: how the
     CM-feature systems, CM-rerank and the oracles read each pronoun's mixture (class_model.read_mixture). `coref_records`:
@@ -124,7 +126,7 @@ class PronounEvaluation:
 
     def __init__(self, config, classes, cm_table, source, reference, align_ref, docs, gold, out, grid, workers,
                  nbest, folds, backoff_weight, systems, objective, coref_records, mert_iterations, mert_nbest,
-                 mert_cm_weight, classifier, reading="mixture"):
+                 mert_cm_weight, classifier, reading=CM_READING):
         self.t_all = time.time()
         self.config, self.classes, self.cm_table, self.align_ref, self.docs = config, classes, cm_table, align_ref, docs
         self.gold, self.out, self.grid, self.workers, self.nbest = gold, out, grid, workers, nbest
@@ -289,7 +291,7 @@ class PronounEvaluation:
             if name in self.systems:
                 self.runs[name] = stage(self.work, name, grid_key, lambda: self.feature_run(name, key))
 
-    def feature_run(self, name: str, key: str, kind: str = "table") -> SystemRun:
+    def feature_run(self, name: str, key: str, kind: str = CM_MODEL) -> SystemRun:
         t = time.time()
         run = SystemRun(name)
         n_docs = len(self.docs_list)

@@ -12,6 +12,7 @@ from cad.serve.engine import EngineSettings, Served
 from cad.translate.trace import trace_json
 from cad.view.build import ViewInputs, build_view
 from cad.view.inputs import SystemSpec
+from cad.defaults import CM_IMPLICIT_MODEL
 from cad.view.page import render_page
 
 
@@ -21,7 +22,7 @@ def class_table(settings: EngineSettings) -> str | None:
     if settings.source_features:
         return None
     for f in parse_config(settings.config).features:
-        if f.type == "CoreferenceModel" and f.args.get("model", "table") == "table" and f.args.get("path"):
+        if f.type == "CoreferenceModel" and f.args.get("model", CM_IMPLICIT_MODEL) == "table" and f.args.get("path"):
             path = Path(f.args["path"])
             if not path.is_absolute():
                 path = Path(settings.config).parent / path

@@ -54,13 +54,6 @@ class MosesAdapter:
         self._tmp.cleanup()
 
 
-def translate_all(decoder, sentences: list[str], nbest: int = 0, distinct: bool = False) -> list:
-    """One pass over independent sentences: a real Moses runs it as one process."""
-    if hasattr(decoder, "translate_all"):
-        return decoder.translate_all(sentences, nbest, distinct)
-    return [decoder.translate(s, nbest=nbest, distinct=distinct) for s in sentences]
-
-
 def feature_token_phrases(sentences: list[str]) -> list[str]:
     """The CM's feature tokens the input's pronouns may become: a model filtered to the input
     must keep their back-off entries."""

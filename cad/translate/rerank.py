@@ -27,6 +27,7 @@ from cad.cm.projection import aligned_targets, gender_number, project
 from cad.cm.referent import animacy_of
 from cad.core.alignment import parse_alignment
 from cad.core.errors import CadError
+from cad.defaults import CM_IMPLICIT_OBJECTIVE, CM_IMPLICIT_READING
 from cad.core.textio import read_lines
 from cad.lang.fr_morph import tag
 from coref.english.roles import pronoun_roles
@@ -169,7 +170,7 @@ class ClassReranker:
     sentence (or from the hypothesis itself for a candidate in the same sentence)."""
 
     def __init__(self, table, weight: float, with_human: bool = False, tagger=None, morph_cache: dict | None = None,
-                 objective: str = "likelihood", reading: str = "mixture"):
+                 objective: str = CM_IMPLICIT_OBJECTIVE, reading: str = CM_IMPLICIT_READING):
         """`morph_cache`: French morphology by hypothesis words, shareable between rerankers of
         the same lists (tagging every hypothesis is most of the cost). `reading`: the part of each
         pronoun's mixture that is scored, as the decoder feature's `reading=` (READINGS); the next

@@ -15,13 +15,14 @@ from cad.eval.apt_settings import french_settings
 from cad.eval.bleu import bleu_chrf
 from cad.translate.decoders import load_decoder
 from cad.translate.translator import DocumentTranslator
+from cad.defaults import COREF_BACKEND
 from coref.backends import documents, get_backend
 
 log = logging.getLogger(__name__)
 
 
 def cm_weight_grid(config: str, source: str, docs: str | None, reference: str, align_ref: str,
-                   grid: list[float], backend: str = "ranker") -> list[tuple[float, float, float]]:
+                   grid: list[float], backend: str = COREF_BACKEND) -> list[tuple[float, float, float]]:
     """(weight, APT, BLEU) for each CM weight; the best is the highest APT, then BLEU."""
     case = ModelCase.of(config, "en", "fr")     # APT's French settings: English to French
     docs_ = [(d, [case.source(s) for s in sents]) for d, sents in documents(source, docs)]

@@ -9,11 +9,16 @@ from __future__ import annotations
 
 from cad.core.errors import CadError
 from cad.lang.models import load_spacy
+from coref.backends import Backend, BackendOptions
 from coref.english.train_coreferee import installed, make_importable
 from coref.records import Candidate, PronounResolution, keep_likely
 
 
-class CorefereeResolver:
+class CorefereeResolver(Backend):
+    @classmethod
+    def from_options(cls, options: BackendOptions) -> CorefereeResolver:
+        return cls(options.pronouns)
+
     def __init__(self, pronouns: tuple[str, ...] = ("it", "they")):
         make_importable()
         if not installed():

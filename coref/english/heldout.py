@@ -15,6 +15,7 @@ import os
 from dataclasses import dataclass, field
 
 from cad.core.errors import CadError
+from cad.defaults import COREF_BACKEND, COREF_IN_DOMAIN_WEIGHT, COREF_L2, COREF_PRONOUNS, COREF_WINDOW
 from cad.lang.models import load_spacy
 from coref.english.entities import THIRD_PERSON
 from coref.english.ranker import RankerResolver
@@ -96,8 +97,8 @@ def document_folds(docs: list[tuple[str, GoldDocument]], k: int) -> list[int]:
 
 
 def heldout(root: str | os.PathLike, corpora: tuple[str, ...], evaluate: tuple[str, ...], k: int = 5,
-            l2: float = 3.0, window: int = 3, in_domain_weight: int = 4, cache: str | None = None,
-            pronouns: tuple[str, ...] = ("it", "they"), backend: str = "ranker",
+            l2: float = COREF_L2, window: int = COREF_WINDOW, in_domain_weight: int = COREF_IN_DOMAIN_WEIGHT,
+            cache: str | None = None, pronouns: tuple[str, ...] = COREF_PRONOUNS, backend: str = COREF_BACKEND,
             only_folds: tuple[int, ...] | None = None, sources: tuple[str, ...] = ()) -> HeldOut:
     """Resolve the documents of the `evaluate` corpora fold by fold with rankers trained on the
     other folds of `corpora` (or with the sieve, which learns nothing) and score them."""

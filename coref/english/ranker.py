@@ -21,6 +21,7 @@ import numpy as np
 
 from cad.core.errors import CadError
 from cad.lang.models import load_spacy
+from coref.backends import Backend, BackendOptions
 from coref.english.entities import SPEAKER_PRONOUNS, THIRD_PERSON, EntityTracker, pronoun_class
 from coref.english.features import PronounSite, anaphoricity_features, event_candidates, pair_features, site_of
 from coref.english.lexicon import head_class
@@ -205,10 +206,16 @@ def _possible(pclass: str, c: Mention, tracker: EntityTracker) -> bool:
     return ent is None or not ent.excludes(pclass)
 
 
-class RankerResolver:
+class RankerResolver(Backend):
     """Backend `ranker`: learned anaphoricity and antecedent ranking (see the module's doc)."""
 
     reads_case = True       # trained on the cased gold corpora: give it the text as written
+    reads_model = True
+
+    @classmethod
+    def from_options(cls, options: BackendOptions) -> RankerResolver:
+        """`model`: the model file (default: the one shipped with cad)."""
+        return cls(options.get("model"), pronouns=options.pronouns)
 
     def __init__(self, model: str | os.PathLike | RankerModel | None = None, nlp=None,
                  pronouns: tuple[str, ...] = ("it", "they")):

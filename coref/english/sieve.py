@@ -12,6 +12,7 @@ with seed 003's rule (every candidate above 1% of the best, at least two).
 from __future__ import annotations
 
 from cad.lang.models import load_spacy
+from coref.backends import Backend, BackendOptions
 from coref.english.entities import pronoun_class
 from coref.english.mentions import LIGHT_HEADS, NON_REFERENTIAL_ENTS, Mention, mentions_of_sentence
 from coref.english.tokens import moses_doc
@@ -113,7 +114,11 @@ def _agrees(pron: str, m: Mention) -> bool:
     return True
 
 
-class SieveResolver:
+class SieveResolver(Backend):
+    @classmethod
+    def from_options(cls, options: BackendOptions) -> SieveResolver:
+        return cls(pronouns=options.pronouns)
+
     def __init__(self, nlp=None, pronouns: tuple[str, ...] = ("it", "they"), window: int = 3):
         self.nlp = load_spacy() if nlp is None else nlp
         self.pronouns = pronouns

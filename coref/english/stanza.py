@@ -4,11 +4,16 @@ last mention of its chain before it (no probabilities: one candidate)."""
 from __future__ import annotations
 
 from cad.core.errors import CadError
+from coref.backends import Backend, BackendOptions
 from coref.records import Candidate, PronounResolution
 
 
-class StanzaResolver:
+class StanzaResolver(Backend):
     """stanza's neural coreference (optional extra: `pip install -e '.[stanza]'`, torch==2.13.0)."""
+
+    @classmethod
+    def from_options(cls, options: BackendOptions) -> StanzaResolver:
+        return cls(options.pronouns)
 
     def __init__(self, pronouns=("it", "they")):
         try:

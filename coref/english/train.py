@@ -18,6 +18,7 @@ from pathlib import Path
 
 from cad.core.errors import CadError
 from cad.core.progress import progress
+from cad.defaults import COREF_IN_DOMAIN_WEIGHT, COREF_L2, COREF_PRONOUNS, COREF_TEMPERATURE, COREF_WINDOW
 from cad.lang.models import load_spacy
 from coref.english.entities import THIRD_PERSON
 from coref.english.ranker import PAIR_SOURCES, Decision, RankerModel, RankerResolver, walk
@@ -199,8 +200,8 @@ def external_scores(parsed: list, scorers: dict[str, object]) -> list[dict | Non
     return out
 
 
-def fit(data: list[DocInstances], l2: float = 3.0, window: int = 3, info: dict | None = None,
-        in_domain_weight: int = 4, sources: tuple[str, ...] = ()) -> RankerModel:
+def fit(data: list[DocInstances], l2: float = COREF_L2, window: int = COREF_WINDOW, info: dict | None = None,
+        in_domain_weight: int = COREF_IN_DOMAIN_WEIGHT, sources: tuple[str, ...] = ()) -> RankerModel:
     """Both models from the instances of `data`; ParCorFull's documents (the TED and news domain)
     count `in_domain_weight` times, LitBank's once."""
     data = [d for d in data for _ in range(max(1, in_domain_weight) if d.corpus in IN_DOMAIN else 1)]
@@ -241,8 +242,9 @@ def talk_folds(names: list[str], k: int) -> list[list[str]]:
     return [names[i::k] for i in range(k)]
 
 
-def train_ranker(root: str | os.PathLike, corpora: tuple[str, ...], out: str | os.PathLike, l2: float = 3.0,
-                 window: int = 3, in_domain_weight: int = 4, temperature: float = 1.0,
+def train_ranker(root: str | os.PathLike, corpora: tuple[str, ...], out: str | os.PathLike, l2: float = COREF_L2,
+                 window: int = COREF_WINDOW, in_domain_weight: int = COREF_IN_DOMAIN_WEIGHT,
+                 temperature: float = COREF_TEMPERATURE,
                  cache: str | os.PathLike | None = None, sources: tuple[str, ...] = ()) -> RankerModel:
     """Train both models (and the entity-type model, with GUM) on the gold `corpora` under `root`
     and write them to `out`; `temperature` divides the ranker's scores (chosen on held-out folds:
@@ -263,8 +265,8 @@ def train_ranker(root: str | os.PathLike, corpora: tuple[str, ...], out: str | o
 
 
 def fold_resolvers(root: str | os.PathLike, corpora: tuple[str, ...], pairs, k: int,
-                   pronouns: tuple[str, ...] = ("it", "they"), l2: float = 3.0, window: int = 3,
-                   in_domain_weight: int = 4, sources: tuple[str, ...] = ()
+                   pronouns: tuple[str, ...] = COREF_PRONOUNS, l2: float = COREF_L2, window: int = COREF_WINDOW,
+                   in_domain_weight: int = COREF_IN_DOMAIN_WEIGHT, sources: tuple[str, ...] = ()
                    ) -> tuple[dict[str, RankerResolver], str]:
     """One ranker per fold of the talks in `pairs` (coref.evaluate.pair_documents), each trained on
     the gold `corpora` under `root` without the talks it resolves: {talk's name in `pairs`:

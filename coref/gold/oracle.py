@@ -9,6 +9,7 @@ from pathlib import Path
 
 from cad.core.errors import CadError
 from cad.lang.en import CM_PRONOUNS
+from coref.backends import Backend, BackendOptions
 from coref.gold.brat import read_brat
 from coref.gold.conll import read_conll
 from coref.gold.mmax import list_mmax, read_mmax
@@ -96,9 +97,15 @@ def resolve_with_gold(gold: GoldDocument, sentences: list[list[str]], doc_id: st
     return out
 
 
-class GoldResolver:
+class GoldResolver(Backend):
     """Oracle links from gold annotation: an MMAX2 directory (ParCorFull) or CoNLL/brat files (LitBank).
     Each input document is matched with the gold document whose text it shares."""
+
+    @classmethod
+    def from_options(cls, options: BackendOptions) -> GoldResolver:
+        if not options.get("gold"):
+            raise CadError("the gold backend needs --gold (an MMAX2 directory, .conll or .ann files)")
+        return cls(options.get("gold"), options.pronouns)
 
     def __init__(self, gold: str | os.PathLike, pronouns=("it", "they")):
         g = Path(gold)

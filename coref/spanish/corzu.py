@@ -28,6 +28,7 @@ from cad.core.docs import read_docs
 from cad.core.errors import CadError
 from cad.core.textio import read_lines
 from cad.lang.es import corzu_morph
+from coref.backends import Backend, BackendOptions
 from coref.records import Candidate, PronounResolution, keep_likely
 
 DEFAULT_DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "es-en" / "nc11"
@@ -66,11 +67,26 @@ def _candidate(c: dict, line_of: dict[int, int], doc_first: int, lexicon=None,
                      human=human, gender=gender)
 
 
-class CorzuResolver:
+class CorzuResolver(Backend):
     """`resolve(doc_id, sentences)` for the documents of one split, doc_id the document's index
     in `docs` (as cad's other backends number documents). `lexicon` (cad/lang/humanness.py), when
     given, marks as human the common nouns it knows as such; `genders` (cad/lang/name_gender.py)
     gives person names the gender it knows for them instead of FreeLing's guess."""
+
+    @classmethod
+    def from_options(cls, options: BackendOptions) -> CorzuResolver:
+        """`corzu`: CorZu's records for a text of `n_lines` lines split into documents by `docs`
+        (`lines`: the kept lines' numbers in the text CorZu read, cad prepare's PREFIX.lines);
+        `human_lexicon`, `gender_lexicon`: the learned lexicons' files."""
+        corzu, docs, n_lines = options.get("corzu"), options.get("docs"), options.get("n_lines")
+        if not corzu or not docs or n_lines is None:
+            raise CadError("the corzu backend needs --corzu RECORDS and --docs (the text's document boundaries)")
+        from cad.lang.humanness import HumanLexicon
+        from cad.lang.name_gender import GenderLexicon
+
+        human, genders = options.get("human_lexicon"), options.get("gender_lexicon")
+        return cls(corzu, docs, n_lines, options.get("lines"), lexicon=HumanLexicon.load(human) if human else None,
+                   genders=GenderLexicon.load(genders) if genders else None)
 
     def __init__(self, records: str | os.PathLike, docs: str | os.PathLike, n_lines: int,
                  lines: str | os.PathLike | None = None, ratio: float = 0.01, minimum: int = 2, lexicon=None,

@@ -26,6 +26,7 @@ from cad.core.errors import CadError
 from cad.lang.es import PRONOUN_CLASS, spanish_nlp
 from cad.lang.humanness import Entry, HumanLexicon
 from cad.lang.name_gender import GenderLexicon
+from coref.backends import Backend, BackendOptions
 from coref.records import Candidate, PronounResolution, keep_likely
 from coref.softmax import SoftmaxRanker, load_json, save_json
 from coref.spanish.entities import Entities, inherit, relative_antecedent, zero_antecedent
@@ -144,13 +145,22 @@ def walk(parsed, choose: Chooser, window: int = 2, max_candidates: int = 40,
     return out
 
 
-class SpanishResolver:
+class SpanishResolver(Backend):
     """Backend for Spanish: `resolve(doc_id, sentences)` gives every third-person pronoun site
     (él ella ellos ellas, su sus suyo suya suyos suyas, and lo la los las le les where tagged as
     pronouns) with its candidate antecedents, seed 003's `keep_likely` over the ranker's
     probabilities. Works on lowercased tokens (see the module's doc)."""
 
     reads_case = False      # trained on lowercased text: callers give it lowercased tokens
+    reads_model = True
+
+    @classmethod
+    def from_options(cls, options: BackendOptions) -> SpanishResolver:
+        """`model`: the model file (default: coref/data/ranker-es.json.gz); `human_lexicon`: a
+        human-noun lexicon (default: the one stored with the model); `gender_lexicon`: the gender of
+        person names."""
+        return cls(options.get("model"), lexicon=options.get("human_lexicon") or "model",
+                   genders=options.get("gender_lexicon"))
 
     def __init__(self, model: str | os.PathLike | SpanishModel | None = None, nlp=None, lexicon="model",
                  pronouns: tuple[str, ...] = ALL_PRONOUNS, genders=None):

@@ -1,0 +1,62 @@
+"""Every default cad chooses, in one place. The command line's options and their help, `cad cm config`
+and the library's functions read them from here; the Makefile states the same values in its `?=`
+lines (CM_READING, CM_OBJECTIVE, COREF_BACKEND), and tests/test_defaults.py fails when the Makefile,
+an option, its help or a function's default says another value.
+
+Two kinds of values live here, apart on purpose:
+
+- the pipeline's choices: what `make` and every `cad` command use when they are not told otherwise;
+- the CoreferenceModel's implicit values (CM_IMPLICIT_*): what a moses.ini `CoreferenceModel` line
+  without the key means, and so a reranker or a score built without it. They are part of the file
+  format: every configuration written so far leaves the key out where its value is the implicit one
+  (`cad cm config --objective likelihood`, the Spanish→English source-table, `--reading mixture`),
+  so they stay what those files were written with. `cad cm config` writes every value that is not
+  implicit, the pipeline's choices included.
+"""
+
+# -- coreference -------------------------------------------------------------------------------------
+
+# the backend of `cad coref`, `cm build`, `translate`, `postedit`, `score`, `tune`... (Makefile COREF_BACKEND)
+COREF_BACKEND = "ranker"
+# `cad cm experiment-source`: the Spanish antecedents the CM reads (make es-en builds its CM from CorZu's)
+COREF_BACKEND_SPANISH = "corzu"
+# `cad contrastive make`: the suites are built from gold chains
+CONTRASTIVE_BACKEND = "gold"
+# the pronouns a backend writes records for (`--pronouns`)
+COREF_PRONOUNS = ("it", "they")
+# the English ranker's training (`cad coref-train`, `coref-eval --cv-folds`, `coref-heldout`)
+COREF_L2 = 3.0                  # L2 penalty of the anaphoricity and ranking models
+COREF_WINDOW = 3                # previous sentences searched for antecedents
+COREF_IN_DOMAIN_WEIGHT = 4      # how many times ParCorFull (news, TED) counts against LitBank
+# the temperature that calibrated the held-out folds' ranked lists best (docs/results.md, Source-side
+# coreference); a model file without one divides by 1
+COREF_TEMPERATURE = 1.1
+
+# -- the Coreference Model ---------------------------------------------------------------------------
+
+# ln of the expected APT credit (Makefile CM_OBJECTIVE; docs/results.md: the likelihood was not kept)
+CM_OBJECTIVE = "credit"
+# the likeliest antecedent bundle alone (Makefile CM_READING; the mixture hedges towards ce)
+CM_READING = "map"
+# the class table (classes.gz); `classifier` is the classifier CM (classifier.json)
+CM_MODEL = "table"
+# `cad cm config --mode feature`'s weight: the one both dev folds of make pronoun-eval chose from the grid
+# 1, 3, 6, 10, for every CM-feature system once the antecedents' gender came from the lexicons: C1+C2
+# rises with it and BLEU stays within 0.05 of the baseline's; the hand-written contrastive suite (cad score)
+# gets 94% at 3 and 100% at 10, and seed 004's second *it* becomes *elle* from 6 on
+CM_FEATURE_WEIGHT = 10.0
+# `cad cm config`'s back-off table weight (seed 004's second phrase table)
+CM_BACKOFF_WEIGHT = 0.8
+# lambda_CM of `cad translate --cm-mode rerank` (the class CM over the decoder's n-best lists)
+CM_RERANK_WEIGHT = 1.0
+# lambda_CM of `cad cm rerank` (the back-off table over any decoder's n-best list)
+CM_TABLE_RERANK_WEIGHT = 0.1
+# distinct n-best translations per sentence that CM-rerank chooses from
+CM_RERANK_NBEST = 30
+# a CM table's entries below this probability are dropped (cm.gz, the source-feature table)
+CM_MIN_PROB = 1e-5
+
+# what a CoreferenceModel line without objective=, reading= or model= means (see above)
+CM_IMPLICIT_OBJECTIVE = "likelihood"
+CM_IMPLICIT_READING = "mixture"
+CM_IMPLICIT_MODEL = "table"

@@ -125,3 +125,48 @@ def test_train_truecases_the_corpus_as_moses_does(tmp_path):
     assert (out / "corpus.en").read_text(encoding="utf-8") == \
         "the cat saw paris .\nparis saw the cat .\nthe mouse saw paris .\n"
     assert not list(out.glob("truecase-model.*"))
+
+
+def test_a_full_disk_stops_a_stage_naming_its_file_and_the_rerun_resumes(tmp_path, monkeypatch, capsys, caplog):
+    """The LM stage's output fails to flush (ENOSPC, as on a full disk): `cad train` exits 1 naming
+    the file, with no traceback and no lm.arpa; the next run skips the finished stages (prepare to
+    phrases) and redoes only the LM and moses.ini."""
+    import errno
+
+    from cad.core import textio
+
+    real_open = open
+
+    class Full:
+        """A file whose every flush fails as a full disk does."""
+
+        def __init__(self, fh):
+            self.fh = fh
+
+        def write(self, text):
+            return len(text)
+
+        def close(self):
+            self.fh.close()
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        def __getattr__(self, name):
+            return getattr(self.fh, name)
+
+    def full_for_lm(path, *args, **kwargs):
+        fh = real_open(path, *args, **kwargs)
+        return Full(fh) if ".lm.arpa." in str(path) else fh
+
+    out = tmp_path / "m"
+    monkeypatch.setattr(textio, "open", full_for_lm, raising=False)
+    assert main(["-q", "train", "--corpus", str(SAMPLE_PREFIX), "--out", str(out), "--workers", "1"]) == 1
+    err = capsys.readouterr().err
+    assert f"{out / 'lm.arpa'}: cannot write: No space left on device" in err and "Traceback" not in err
+    assert not (out / "lm.arpa").exists() and not list(out.glob(".lm.arpa.*"))
+    assert (out / "phrase-table.gz").exists() and not (out / "moses.ini").exists()
+    monkeypatch.undo()
+    caplog.set_level("INFO")
+    assert main(["train", "--corpus", str(SAMPLE_PREFIX), "--out", str(out), "--workers", "1"]) == 0
+    for stage in ("prepare", "align", "lex", "phrases"):
+        assert f"[{stage}] up to date, skipped" in caplog.text
+    assert "[lm] running" in caplog.text and (out / "moses.ini").exists()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import io
 import logging
 import os
@@ -437,4 +438,12 @@ def main(argv: list[str] | None = None) -> int:
         with contextlib.suppress(OSError, ValueError, AttributeError, io.UnsupportedOperation):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO):
+            raise
+        # a full disk while a stage writes: the outputs are written beside their targets and renamed
+        # only when whole (cad.core.textio), so nothing half-written is left, and a rerun resumes
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"cad: error: {where}cannot write: {exc.strerror}", file=sys.stderr)
+        return 1
     return 0

@@ -199,7 +199,10 @@ def atomic_output(path: str | os.PathLike, binary: bool = False, compress: bool 
         # writes it; a file renamed over it would replace the device itself
         yield from _write_in_place(target, binary, compress)
         return
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise _write_error(exc, target) from exc
     os.close(fd)
     try:
         if compress:
@@ -207,14 +210,14 @@ def atomic_output(path: str | os.PathLike, binary: bool = False, compress: bool 
             raw = open(tmp, "wb")
             gz = gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=6, mtime=0)
             fh: IO = gz if binary else io.TextIOWrapper(gz, encoding="utf-8", newline="\n")
-            try:
-                yield fh
-            finally:
-                fh.close()
-                raw.close()
+            closers = [fh.close, raw.close]
         else:
-            with open(tmp, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8", "newline": "\n"})) as fh:
-                yield fh
+            fh = open(tmp, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8", "newline": "\n"}))
+            closers = [fh.close]
+        try:
+            yield fh
+        finally:
+            _close_all(closers, target)
         # mkstemp creates 0600 files; give the output the permissions a plain open() would
         umask = os.umask(0)
         os.umask(umask)
@@ -224,6 +227,24 @@ def atomic_output(path: str | os.PathLike, binary: bool = False, compress: bool 
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def _write_error(exc: OSError, target: Path) -> CadError:
+    """A full disk (or any failed write) named by the output it was for, not a traceback."""
+    return CadError(f"cannot write: {exc.strerror or exc}; nothing was written there", str(target))
+
+
+def _close_all(closers, target: Path) -> None:
+    """Close every layer (flushing what is buffered); the first failure, a full disk most often,
+    becomes an error naming the output."""
+    error = None
+    for close in closers:
+        try:
+            close()
+        except OSError as exc:
+            error = error or exc
+    if error is not None:
+        raise _write_error(error, target) from error
 
 
 @contextlib.contextmanager

@@ -37,10 +37,13 @@ class RunStats:
     seconds: float = 0.0
 
 
-def _shard_error(task: ShardTask, exc: BaseException) -> CadError:
+def _shard_error(task: ShardTask, exc: BaseException, store_dir: str | None = None) -> CadError:
     where = f"shard {task.shard.index} ({task.shard.describe()})"
     if isinstance(exc, CadError):
         return CadError(f"{where}: {exc.message}", exc.path, exc.line)
+    if isinstance(exc, OSError) and exc.strerror:
+        # a full disk most often: name the folder the shard's parts go to
+        return CadError(f"{where}: cannot write its parts: {exc.strerror}", exc.filename or store_dir)
     if type(exc).__name__ == "KilledWorker":
         return CadError(f"{where}: the worker process running it died (killed, or out of memory)")
     return CadError(f"{where}: {type(exc).__name__}: {exc}")
@@ -82,7 +85,7 @@ class _InProcess:
         try:
             outcome = execute(self.fn, task, self.store_dir, self.token)
         except Exception as exc:
-            raise _shard_error(task, exc) from exc
+            raise _shard_error(task, exc, self.store_dir) from exc
         yield task, outcome
 
     def drain(self) -> Iterator[tuple[ShardTask, Outcome]]:
@@ -164,7 +167,7 @@ class _Dask:
             task = self.in_flight.pop(future)
             if future.status != "finished":
                 exc = future.exception()
-                raise _shard_error(task, exc) from exc
+                raise _shard_error(task, exc, self.store_dir) from exc
             outcome = future.result()
             future.release()
             yield task, outcome

@@ -175,6 +175,7 @@ def test_tune_folds_reports_each_fold_held_out(tmp_path, capsys):
     assert rep["folds"][0]["heldout_bleu_tuned"] == pytest.approx(BLEU(force=True).corpus_score(hyps, [refs[:8]]).score)
     assert rep["pooled_bleu_tuned"] > rep["pooled_bleu_start"] and 0 <= rep["bootstrap_p"] <= 1
     assert rep["final"]["config"] == str(tmp_path / "final.ini") and (tmp_path / "final.ini").exists()
+    assert rep["final"]["start"] == str(out / "fold2.ini")
     assert "| pooled | 4 | 16 |" in capsys.readouterr().out
     # a fold count the documents cannot fill is refused, naming the docs file
     assert main(["-q", "tune", "folds", "--config", str(ini), "--source", str(tmp_path / "src"), "--reference",

@@ -97,7 +97,8 @@ def add_tune_parsers(sub) -> None:
                    help="consecutive runs of documents, each held out once (default: %(default)s)")
     s.add_argument("--out", required=True, help="folder of the fold configurations, the pooled outputs and "
                                                 "report.{json,md} (the report also goes to stdout)")
-    s.add_argument("--final", help="then MERT on every document into this moses.ini (the weights a model ships)")
+    s.add_argument("--final", help="then MERT on every document into this moses.ini (the weights a model ships), "
+                                   "starting from the last fold's weights")
     s.set_defaults(func=_folds)
     s = ts.add_parser("cm-weight", help="grid search of the CM weight: APT first, then BLEU")
     s.add_argument("--config", required=True, help="moses.ini with the CM (cad cm config)")

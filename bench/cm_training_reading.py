@@ -1,7 +1,7 @@
 """The CM trained on the reading it is scored under: the classifier CM and the class table trained
 on each pronoun's whole mixture or on its most probable bundle alone (`reading=map`), each scored
 under both readings, on the two halves of the training corpus by document (train on one, score the
-other, both ways, as `cad cm build` chooses C). The figures of docs/results.md ("The CM trained on
+other, both ways, as `cad cm build` chooses C). The figures of CHANGELOG.md ("The CM trained on
 the reading it is scored under"); about 1.5 min.
 
     python bench/cm_training_reading.py [--model models/baseline] [--C 0.3]

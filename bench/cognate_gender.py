@@ -1,6 +1,6 @@
 """How often the cognate source (cad/lang/cognates.py) and the dictionary source give an English
 noun the gender its French translation has in a word-aligned training corpus (not the dev talks):
-the figures docs/results.md gives for choosing the cognate rules.
+the figures CHANGELOG.md gives for choosing the cognate rules.
 
     python bench/cognate_gender.py [--corpus models/baseline/corpus] [--align ALIGN]
                                    [--min-links 3] [--agreement 0.7]

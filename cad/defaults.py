@@ -34,7 +34,7 @@ COREF_TEMPERATURE = 1.1
 
 # -- the Coreference Model ---------------------------------------------------------------------------
 
-# ln of the expected APT credit (Makefile CM_OBJECTIVE; docs/results.md: the likelihood was not kept)
+# ln of the expected APT credit (Makefile CM_OBJECTIVE; CHANGELOG.md: the likelihood was not kept)
 CM_OBJECTIVE = "credit"
 # the likeliest antecedent bundle alone (Makefile CM_READING; the mixture hedges towards ce)
 CM_READING = "map"

@@ -31,7 +31,7 @@ class Morph:
 # (cad/cm/projection.py), determiner, and wordnet (the head's animacy, cad/cm/referent.py)
 GENDER_SOURCES = ("lexicon", "cognate", "dictionary", "determiner", "wordnet")
 # the sources used when CAD_GENDER_SOURCES is not set: all but the cognates, which read the
-# antecedent's gender more accurately (docs/results.md) but cost C1+C2 on the dev talks without
+# antecedent's gender more accurately (CHANGELOG.md) but cost C1+C2 on the dev talks without
 # turning one more feminine reference into elle/elles
 DEFAULT_GENDER_SOURCES = ("lexicon", "dictionary", "determiner", "wordnet")
 

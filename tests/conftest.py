@@ -1,4 +1,5 @@
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -43,3 +44,30 @@ def lexicons(monkeypatch):
         except CadError:
             pytest.skip(f"the Debian package {package} is not installed or extracted (`make resources`)")
     monkeypatch.delenv("CAD_GENDER_SOURCES", raising=False)
+
+
+def _chromium() -> str | None:
+    for name in (os.environ.get("CAD_CHROMIUM"), "chromium", "chromium-browser", "google-chrome"):
+        path = name and shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Chromium through Playwright, for the pages of cad view and cad serve; skips with a
+    message where either is missing."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("Playwright is not installed (pip install playwright==1.65.2, in the test extras): "
+                    "the browser tests are skipped")
+    path = _chromium()
+    if path is None:
+        pytest.skip("no Chromium found (apt-get install chromium, which `make install` does as root; or set "
+                    "CAD_CHROMIUM): the browser tests are skipped")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=path, args=["--no-sandbox"])
+        yield b
+        b.close()

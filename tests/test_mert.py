@@ -44,24 +44,31 @@ def test_line_search_finds_the_best_step_exactly():
     assert sum(abs(x) for x in tuned) == pytest.approx(1.0)
 
 
-def test_mert_driver_improves_bleu_on_a_small_model(tmp_path):
-    from cad.cli import main
+def _reachable_task(tmp_path, n_sentences: int):
+    """A random model's sentences (tmp_path/src) and, as references (tmp_path/ref), its own
+    translations under other weights: a weighting that scores better exists."""
+    from cad.decoder import Decoder, DecoderModel
+    from cad.decoder.model import SearchSettings, apply_weight_overwrite
     from cad.moses.ini import parse_config
     from decoder_fixtures import random_model
 
-    ini, sents = random_model(tmp_path, 41)
-    # references: translations of the same model with other weights, so a better weighting exists
-    from cad.decoder import Decoder, DecoderModel
-    from cad.decoder.model import apply_weight_overwrite
-
+    ini, sents = random_model(tmp_path, 41, n_sentences=n_sentences)
     cfg = parse_config(ini)
     apply_weight_overwrite(cfg, "LM0= 0.05 WordPenalty0= 0.5 Distortion0= 0.0")
-    from cad.decoder.model import SearchSettings
-
     target = Decoder(DecoderModel.from_config(cfg, None, SearchSettings()))
     refs = [target.translate(s).text for s in sents]
     (tmp_path / "src").write_text("\n".join(sents) + "\n")
     (tmp_path / "ref").write_text("\n".join(refs) + "\n")
+    return ini, sents, refs
+
+
+def test_mert_driver_improves_bleu_on_a_small_model(tmp_path):
+    from cad.cli import main
+    from cad.moses.ini import parse_config
+
+    from cad.decoder import Decoder, DecoderModel
+
+    ini, sents, refs = _reachable_task(tmp_path, 12)
     def corpus(dec):
         total = [0] * 10
         for s, r in zip(sents, refs):
@@ -147,18 +154,9 @@ def test_tune_folds_reports_each_fold_held_out(tmp_path, capsys):
 
     from cad.cli import main
     from cad.decoder import Decoder, DecoderModel
-    from cad.decoder.model import SearchSettings, apply_weight_overwrite
-    from cad.moses.ini import parse_config
-    from decoder_fixtures import random_model
     from sacrebleu.metrics import BLEU
 
-    ini, sents = random_model(tmp_path, 41, n_sentences=16)
-    cfg = parse_config(ini)
-    apply_weight_overwrite(cfg, "LM0= 0.05 WordPenalty0= 0.5 Distortion0= 0.0")
-    target = Decoder(DecoderModel.from_config(cfg, None, SearchSettings()))
-    refs = [target.translate(s).text for s in sents]
-    (tmp_path / "src").write_text("\n".join(sents) + "\n")
-    (tmp_path / "ref").write_text("\n".join(refs) + "\n")
+    ini, sents, refs = _reachable_task(tmp_path, 16)
     (tmp_path / "docs").write_text("0\ta\n4\tb\n8\tc\n12\td\n")
     out = tmp_path / "folds"
     assert main(["-q", "tune", "folds", "--config", str(ini), "--source", str(tmp_path / "src"), "--reference",

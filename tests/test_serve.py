@@ -9,7 +9,6 @@ import http.client
 import json
 import os
 import re
-import shutil
 import signal
 import socket
 import subprocess
@@ -313,29 +312,6 @@ def test_a_bad_config_names_the_file_and_exits_non_zero(tmp_path):
 
 # -- the page in a real browser ------------------------------------------------------------------
 
-def _chromium() -> str | None:
-    for name in (os.environ.get("CAD_CHROMIUM"), "chromium", "chromium-browser", "google-chrome"):
-        path = name and shutil.which(name)
-        if path:
-            return path
-    return None
-
-
-@pytest.fixture(scope="module")
-def browser():
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.skip("Playwright is not installed (pip install playwright==1.65.2, in the test extras): "
-                    "the browser test of cad serve's page is skipped")
-    path = _chromium()
-    if path is None:
-        pytest.skip("no Chromium found (apt-get install chromium, which `make install` does as root; or set "
-                    "CAD_CHROMIUM): the browser test of cad serve's page is skipped")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=path, args=["--no-sandbox"])
-        yield b
-        b.close()
 
 
 def test_the_page_translates_typed_text_and_shows_a_pronouns_card(server, browser, tmp_path):

@@ -7,7 +7,6 @@ import io
 import json
 import os
 import re
-import shutil
 import struct
 import sys
 import time
@@ -248,29 +247,6 @@ def test_command_line_mistakes(example, tmp_path, capsys):
 VIEWPORT = (1280, 800)
 
 
-def _chromium() -> str | None:
-    for name in (os.environ.get("CAD_CHROMIUM"), "chromium", "chromium-browser", "google-chrome"):
-        path = name and shutil.which(name)
-        if path:
-            return path
-    return None
-
-
-@pytest.fixture(scope="module")
-def browser():
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.skip("Playwright is not installed (pip install playwright==1.65.2, in the test extras): "
-                    "the browser test of cad view is skipped")
-    path = _chromium()
-    if path is None:
-        pytest.skip("no Chromium found (apt-get install chromium, which `make install` does as root; or set "
-                    "CAD_CHROMIUM): the browser test of cad view is skipped")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=path, args=["--no-sandbox"])
-        yield b
-        b.close()
 
 
 def _open(browser, page_path):

@@ -73,14 +73,7 @@ class FrenchInflections:
                 return word
             for w in p.forms(OTHER[gender], number or n):
                 found[w] = max(found.get(w, 0), _common(w, p.lemma))
-        if not found:
-            return None
-        # two forms of a cell (beau, bel; beaux, bels) or of two paradigms: the one that keeps
-        # most of its lemma (the form written before consonants); a tie settles nothing
-        ranked = sorted(found.items(), key=lambda kv: -kv[1])
-        if len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
-            return None
-        return _case_as(ranked[0][0], word)
+        return _best_form(found, word)
 
     def gender_twins(self, word: str) -> list[str]:
         """Every other-gender form of `word` as an adjective or a past participle (nouns keep
@@ -109,12 +102,7 @@ class FrenchInflections:
                 continue
             for w in p.forms(gender, number):
                 found[w] = max(found.get(w, 0), _common(w, p.lemma))
-        if not found:
-            return None
-        ranked = sorted(found.items(), key=lambda kv: -kv[1])
-        if len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
-            return None
-        return _case_as(ranked[0][0], word)
+        return _best_form(found, word)
 
     def known(self, word: str) -> bool:
         """A French word of the dictionary, of any part of speech."""
@@ -138,6 +126,17 @@ class FrenchInflections:
         p = nouns[0]
         forms = [w for (g, n), ws in p.cells.items() if n in (number, "inv") for w in ws]
         return forms[0] if len(set(forms)) == 1 else (p.lemma if number == "sing" and p.lemma in forms else None)
+
+
+def _best_form(found: dict[str, int], word: str) -> str | None:
+    """Of two forms of a cell (beau, bel; beaux, bels) or of two paradigms, the one that keeps most
+    of its lemma (the form written before consonants), in `word`'s case; a tie settles nothing."""
+    if not found:
+        return None
+    ranked = sorted(found.items(), key=lambda kv: -kv[1])
+    if len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
+        return None
+    return _case_as(ranked[0][0], word)
 
 
 def _common(a: str, b: str) -> int:

@@ -16,7 +16,7 @@ from cad.eval.pronoun_pr import pronoun_prf
 from cad.eval.significance import mcnemar
 from cad.core.textio import atomic_output
 from cad.lang import NONE, first_class
-from cad.lang.fr import CLASS_OF
+from cad.lang.fr import CLASS_GROUPS, CLASS_OF
 
 FEMININE = ("elle", "elles")
 
@@ -54,6 +54,29 @@ def strict_counts(result: AptResult) -> dict:
     return {"strict": sum(same), "feminine": sum(fem), "feminine_references": len(fem)}
 
 
+_GROUP_OF = {c: g for g, classes in CLASS_GROUPS.items() for c in classes}
+
+
+def class_agreement(result: AptResult) -> dict:
+    """Strict class agreement as a share of the pronouns, and its recall on the references of each
+    group of CLASS_GROUPS (il, elle, ils, elles, ce, ça, the object clitics, on, other): of the
+    pronouns whose reference is *il*, the share the candidate also wrote *il*, and so on. APT and
+    C1+C2 count *ce* right for an *il* or *ça* reference; here only the reference's own class is."""
+    counts = {g: [0, 0] for g in CLASS_GROUPS}           # group -> [right, references]
+    right = 0
+    for o in result.occurrences:
+        ref, cand = _class(o.ref), _class(o.cand)
+        c = counts[_GROUP_OF.get(ref, "other")]
+        c[1] += 1
+        if ref == cand:
+            c[0] += 1
+            right += 1
+    n = len(result.occurrences)
+    return {"strict_agreement": right / n if n else math.nan,
+            "class_recall": {g: {"right": r, "references": m, "recall": r / m if m else math.nan}
+                             for g, (r, m) in counts.items()}}
+
+
 def build_report(source: str, reference: str, align_ref: str, systems: list[System],
                  docs: str | None = None, settings: AptSettings | None = None, lowercase: bool = False) -> dict:
     """APT, pronoun P/R/F and BLEU/chrF of each system. BLEU and chrF score the texts as given,
@@ -79,6 +102,7 @@ def build_report(source: str, reference: str, align_ref: str, systems: list[Syst
             "acc_c1_c2": (res.counts[1] + res.counts[2]) / total if total else math.nan,
             "pronoun_prf": {k: v.as_dict() for k, v in prf.items()},
             **strict_counts(res),
+            **class_agreement(res),
             "bleu": bl["bleu"], "chrf": bl["chrf"],
             "bleu_signature": bl["bleu_signature"], "chrf_signature": bl["chrf_signature"],
         })
@@ -97,24 +121,38 @@ def _f(x: float, digits: int = 3) -> str:
     return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
 
 
+def _recall_cell(row: dict, group: str) -> str:
+    r = row.get("class_recall", {}).get(group)
+    return "–" if r is None else f"{r['right']}/{r['references']}"
+
+
 def to_markdown(report: dict) -> str:
-    head = ("| system | C1 | C2 | C3 | C4 | C5 | C6 | APT | C1+C2 acc. | strict | elle/elles | P | R | F | BLEU | chrF "
-            "| p (C1) | p (C1+C2) |")
-    out = [head, "|" + "---|" * 18]
+    """Strict class agreement and its recall by reference class first (the pronoun the reference
+    wrote, and no other, is right), then APT (C2 worth its weight, 0.5 by default) and C1+C2 as the
+    seeds report them, the pronoun P/R/F, BLEU and chrF."""
+    groups = list(CLASS_GROUPS)
+    head = ("| system | strict agr. | " + " | ".join(groups) + " | elle/elles | APT | C1+C2 acc. | C1 | C2 | C3 | C4 "
+            "| C5 | C6 | P | R | F | BLEU | chrF | p (C1) | p (C1+C2) |")
+    out = [head, "|" + "---|" * (head.count("|") - 1)]
     for row in report["systems"]:
         c = row["cases"]
         prf = row["pronoun_prf"]["all"]
         mc = next((v for k, v in row.items() if k.startswith("mcnemar_vs_")), None)
+        strict = f"{_f(row['strict_agreement'])} ({row['strict']})" if "strict_agreement" in row else "–"
         out.append("| " + " | ".join([
-            row["system"], *(str(c[f"C{i}"]) for i in range(1, 7)), _f(row["apt"]), _f(row["acc_c1_c2"]),
-            str(row.get("strict", "–")), f"{row['feminine']}/{row['feminine_references']}" if "feminine" in row else "–",
+            row["system"], strict, *(_recall_cell(row, g) for g in groups),
+            f"{row['feminine']}/{row['feminine_references']}" if "feminine" in row else "–",
+            _f(row["apt"]), _f(row["acc_c1_c2"]), *(str(c[f"C{i}"]) for i in range(1, 7)),
             _f(prf["precision"]), _f(prf["recall"]), _f(prf["f"]), _f(row["bleu"], 2), _f(row["chrf"], 2),
             _f(mc["C1"], 4) if mc else "–", _f(mc["C1+C2"], 4) if mc else "–"]) + " |")
     weights = ", ".join(f"w{k}={v:g}" for k, v in report["apt_weights"].items())
     sig = report["systems"][0]["bleu_signature"] if report["systems"] else ""
-    out += ["", f"APT weights: {weights}. p-values: McNemar against {report['systems'][0]['system']}. "
-            "strict: the candidate's pronoun class equal to the reference's; elle/elles: the same on the "
-            "references whose class is elle or elles.",
+    out += ["", "strict agr.: the candidate's pronoun class (il, elle, ce, ça, le, la, l', …) equal to the "
+            "reference's, as a share of the pronouns (their number); il … other: of the pronouns whose reference "
+            "has that class, how many the candidate gave the same class (clitic: le, la, l', lui, eux, y, en; "
+            "other: any other word, or nothing aligned); elle/elles: the same on the references elle and elles. "
+            f"APT weights: {weights}. C1+C2 acc. counts a similar pair (ce for il or ça) right. p-values: McNemar "
+            f"against {report['systems'][0]['system']}.",
             f"BLEU signature: `{sig}`"]
     return "\n".join(out) + "\n"
 

@@ -29,6 +29,13 @@ CLASS_OF = {
 }
 TARGET_CLASSES = ("il", "elle", "ils", "elles", "ce", "ça", "on", "le", "la", "l'", "lui", "eux", "y", "en",
                   OTHER, NONE)
+# the groups of reference classes whose recall the pronoun reports give (cad/eval/report.py), in the
+# order French chooses among them: the personal subjects, whose gender and number the antecedent
+# decides; *ce* and *ça*, which the construction and the referent decide (*c'est une idée*, *ça
+# marche*); the object clitics; *on*; anything else, a word outside the list or nothing aligned
+CLASS_GROUPS = {"il": ("il",), "elle": ("elle",), "ils": ("ils",), "elles": ("elles",), "ce": ("ce",),
+                "ça": ("ça",), "clitic": ("le", "la", "l'", "lui", "eux", "y", "en"), "on": ("on",),
+                "other": (OTHER, NONE)}
 
 # the subject pronouns a predicate agrees with, and their gender and number
 SUBJECT_AGREEMENT = {"il": ("masc", "sing"), "elle": ("fem", "sing"), "ils": ("masc", "plur"),

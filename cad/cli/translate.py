@@ -117,11 +117,29 @@ def _stop(pool):
     themselves and would finish their document first), otherwise it is shut down."""
     def exit_(exc_type, exc, tb) -> None:
         if exc_type is KeyboardInterrupt:
+            _quiet_broken_pool()
             for proc in list(getattr(pool, "_processes", {}).values()):
                 proc.terminate()
         pool.shutdown(wait=exc_type is None, cancel_futures=True)
 
     return exit_
+
+
+def _quiet_broken_pool() -> None:
+    """Python 3.11's pool manager thread, seeing the stopped worker, sets an exception on futures
+    that shutdown has just cancelled and prints InvalidStateError's traceback (a race inside
+    concurrent.futures, seen under load): nothing is lost, the user asked to stop, so that one
+    error is not printed."""
+    import threading
+    from concurrent.futures import InvalidStateError
+
+    previous = threading.excepthook
+
+    def hook(args) -> None:
+        if not isinstance(args.exc_value, InvalidStateError):
+            previous(args)
+
+    threading.excepthook = hook
 
 
 def _translate_documents(a: argparse.Namespace, mode: str, source_features: bool, inputs, docs, writer) -> None:

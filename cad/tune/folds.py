@@ -76,13 +76,13 @@ def _write_part(work: Path, name: str, src: list[str], ref: list[str], spans: li
     return paths
 
 
-def translate_part(config: str, src_path: str, docs_path: str, workers: int, src_lang: str, tgt_lang: str
-                   ) -> list[str]:
+def translate_part(config: str, src_path: str, docs_path: str, workers: int, src_lang: str, tgt_lang: str,
+                   search_algorithm: int = 1) -> list[str]:
     """1-best translations (tokens in the model's case) of a part, as MERT decodes it."""
     cfg = parse_config(config)
     case = ModelCase.of(cfg, src_lang, tgt_lang)
     src = [case.source_line(s) for s in read_lines(src_path)]
-    model = DecoderModel.from_config(cfg, src, SearchSettings(search_algorithm=1))
+    model = DecoderModel.from_config(cfg, src, SearchSettings(search_algorithm=search_algorithm))
     tuning = TuningSet(model, src, docs_path, src_path, None, workers, None, case.source)
     return [" ".join(tr.best.words) for tr in tuning.decode(Decoder(model), 1, "held-out fold")]
 
@@ -139,7 +139,7 @@ def mert_folds(config: str, source: str, reference: str, docs: str, folds: int, 
         lines = [i for a, b in held for i in range(a, b)]
         for cfg_path, store in ((config, start_out), (tuned, tuned_out)):
             for i, hyp in zip(lines, translate_part(cfg_path, test_files[0], test_files[2], workers, src_lang,
-                                                    tgt_lang)):
+                                                    tgt_lang, mert_options.get("search_algorithm", 1))):
                 store[i] = hyp
         held_ref = [ref[i] for i in lines]
         b0, _ = _sacrebleu([start_out[i] for i in lines], held_ref)

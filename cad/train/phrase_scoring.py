@@ -17,7 +17,9 @@ from __future__ import annotations
 import contextlib
 import itertools
 import logging
+import queue
 import tempfile
+import threading
 from collections import Counter
 from typing import Iterator
 
@@ -239,6 +241,41 @@ def _build_python(src, tgt, align, lex_ef: LexTable, lex_fe: LexTable, phrase_ta
     return stats
 
 
+class _Writer:
+    """Writes (and gzip-compresses) a table in a thread of its own: the native scorer releases the
+    GIL while it works, so that compression, as long as the scoring at a million pairs, runs on the
+    other core. The first write error is raised at the next block or at the end."""
+
+    def __init__(self, fh):
+        self._fh = fh
+        self._blocks: queue.Queue = queue.Queue(maxsize=8)
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="table-writer", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while (block := self._blocks.get()) is not None:
+            if self._error is None:
+                try:
+                    self._fh.write(block)
+                except BaseException as exc:    # noqa: BLE001 (handed to the scoring thread)
+                    self._error = exc
+
+    def __call__(self, block: bytes) -> None:
+        if self._error is not None:
+            raise self._error
+        self._blocks.put(block)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._blocks.put(None)
+        self._thread.join()
+        if self._error is not None and exc[0] is None:
+            raise self._error
+
+
 def _build_native(src, tgt, align, lex_ef: LexTable, lex_fe: LexTable, phrase_table: str,
                   reordering_table: str | None, max_len: int, tmpdir: str | None, max_items: int,
                   total: int | None, smoothing: float, shards: ShardRuns | None) -> ScoringStats:
@@ -257,9 +294,10 @@ def _build_native(src, tgt, align, lex_ef: LexTable, lex_fe: LexTable, phrase_ta
                 stats.sentences, stats.extracted = shards.sentences, shards.extracted
             log.info("extracted %d phrase pair occurrences from %d sentences", stats.extracted, stats.sentences)
             with contextlib.ExitStack() as outputs:
-                pt = outputs.enter_context(atomic_output(phrase_table))
-                ro = outputs.enter_context(atomic_output(reordering_table)) if reordering_table else None
-                stats.phrase_pairs, stats.source_phrases = core.write(pt.write, ro.write if ro else None, smoothing)
+                pt = outputs.enter_context(_Writer(outputs.enter_context(atomic_output(phrase_table, binary=True))))
+                ro = (outputs.enter_context(_Writer(outputs.enter_context(atomic_output(reordering_table, binary=True))))
+                      if reordering_table else None)
+                stats.phrase_pairs, stats.source_phrases = core.write(pt, ro, smoothing)
         except RuntimeError as exc:
             # the core's sort runs could not be written or read back (a full disk, a vanished
             # temporary folder); the outputs were not renamed into place

@@ -47,12 +47,15 @@ TRAIN_ARGS = --corpus $(CORPUS) --src $(SRC) --tgt $(TGT) --out $(OUT) $(if $(fi
 
 COREF_BACKEND ?= ranker
 CM_NAME ?= $(NAME)
+# where the CM tables (TABLES/<name>/) and the configurations and tuned weights (CONFIGS/<name>*) go
+TABLES ?= tables
+CONFIGS ?= moses_configs
 
 all: install train binarize cm plm demo
 	@echo "== built"
 	@echo "baseline model:      $(OUT)/moses.ini (tables, LM and alignment in $(OUT)/; binary tables and LM beside them)"
-	@echo "Coreference Model:   tables/$(CM_NAME)/cm.gz (back-off), classes.gz (class CM), classifier.json (classifier CM)"
-	@echo "CM configurations:   moses_configs/$(CM_NAME).ini (back-off), .feature.ini (feature), .classifier.ini (feature, classifier CM)"
+	@echo "Coreference Model:   $(TABLES)/$(CM_NAME)/cm.gz (back-off), classes.gz (class CM), classifier.json (classifier CM)"
+	@echo "CM configurations:   $(CONFIGS)/$(CM_NAME).ini (back-off), .feature.ini (feature), .classifier.ini (feature, classifier CM)"
 	@echo "coreference:         $(OUT)/corpus.coref.jsonl (training corpus); ranker model coref/data/ranker-en.json.gz"
 	@$(if $(filter fr,$(TGT)),echo "pronoun LM:          $(OUT)/plm/plm.arpa (cad plm predict --model $(OUT)/plm)")
 	@$(if $(filter fr,$(TGT)),echo "pronoun classifier:  $(OUT)/pronoun-classifier/ (cad plm predict --system classifier --lm $(OUT)/lm.arpa --model $(OUT)/plm --coref RECORDS --docs DOCS)")
@@ -205,7 +208,7 @@ $(OUT)/phrase-table.cadphr: $(OUT)/moses.ini
 TUNE_FOLDS ?= 2
 TUNE_ITERATIONS ?= 10
 TUNE_NBEST ?= 100
-TUNED_WEIGHTS = moses_configs/$(NAME).weights
+TUNED_WEIGHTS = $(CONFIGS)/$(NAME).weights
 DEV ?= $(SHARED)/en-fr/dev
 tune: $(OUT)/phrase-table.cadphr
 	$(CAD) tune folds --config $(OUT)/moses.ini --source $(DEV).$(SRC) --reference $(DEV).$(TGT) --docs $(DEV).docs \
@@ -221,8 +224,8 @@ $(OUT)/moses.tuned.ini: $(OUT)/moses.ini $(TUNED_WEIGHTS)
 
 # The Coreference Model from the training corpus: coreference, triples, tables/<name>/cm.gz,
 # and a moses.ini with the CM as back-off table in moses_configs/<name>.ini
-cm: tables/$(CM_NAME)/cm.gz moses_configs/$(CM_NAME).ini moses_configs/$(CM_NAME).feature.ini \
-	moses_configs/$(CM_NAME).classifier.ini
+cm: $(TABLES)/$(CM_NAME)/cm.gz $(CONFIGS)/$(CM_NAME).ini $(CONFIGS)/$(CM_NAME).feature.ini \
+	$(CONFIGS)/$(CM_NAME).classifier.ini
 
 # The corpus the pronoun models learn from (coreference, the CM, the pronoun LM and classifier): the training
 # corpus; for the large model its first CM_LINES lines, cut at a document start (the 33k corpus and the first
@@ -234,7 +237,8 @@ CM_ALIGN = $(if $(filter large,$(MODEL)),$(OUT)/cm-corpus.aligned,$(OUT)/aligned
 CM_SLICE = $(if $(filter large,$(MODEL)),$(OUT)/cm-corpus.$(SRC))
 
 $(OUT)/cm-corpus.$(SRC) $(OUT)/cm-corpus.$(TGT) $(OUT)/cm-corpus.docs $(OUT)/cm-corpus.aligned &: $(OUT)/moses.ini
-	n=$$(awk -F '\t' -v max=$(CM_LINES) '$$1 <= max { n = $$1 } END { print n + 0 }' $(OUT)/corpus.docs); \
+	n=$$(awk -F '\t' -v max=$(CM_LINES) -v total=$$(wc -l < $(OUT)/corpus.$(SRC)) \
+		'$$1 <= max { n = $$1 } END { print (total <= max ? total : n + 0) }' $(OUT)/corpus.docs); \
 	test "$$n" -gt 0 || { echo "cm-corpus: no document starts within CM_LINES=$(CM_LINES) lines" >&2; exit 1; }; \
 	for f in $(SRC) $(TGT); do head -n $$n $(OUT)/corpus.$$f > $(OUT)/cm-corpus.$$f.tmp; done; \
 	head -n $$n $(OUT)/aligned.grow-diag-final-and > $(OUT)/cm-corpus.aligned.tmp; \
@@ -246,12 +250,12 @@ $(OUT)/corpus.coref.jsonl: $(OUT)/moses.ini $(CM_SLICE) $(if $(filter ranker,$(C
 		$(PARALLEL_ARGS)
 
 # one cm build writes both tables and the classifier CM; a checkout from before one existed rebuilds them
-tables/$(CM_NAME)/cm.gz tables/$(CM_NAME)/classes.gz tables/$(CM_NAME)/classifier.json &: $(OUT)/corpus.coref.jsonl
-	$(CAD) -q cm build --corpus $(CM_CORPUS) --align $(CM_ALIGN) --coref $< --out tables/$(CM_NAME) \
+$(TABLES)/$(CM_NAME)/cm.gz $(TABLES)/$(CM_NAME)/classes.gz $(TABLES)/$(CM_NAME)/classifier.json &: $(OUT)/corpus.coref.jsonl
+	$(CAD) -q cm build --corpus $(CM_CORPUS) --align $(CM_ALIGN) --coref $< --out $(TABLES)/$(CM_NAME) \
 		$(PARALLEL_ARGS)
 
-moses_configs/$(CM_NAME).ini: tables/$(CM_NAME)/cm.gz $(BASE_INI)
-	$(CAD) -q cm config --base $(BASE_INI) --cm tables/$(CM_NAME)/cm.gz --out $@
+$(CONFIGS)/$(CM_NAME).ini: $(TABLES)/$(CM_NAME)/cm.gz $(BASE_INI)
+	$(CAD) -q cm config --base $(BASE_INI) --cm $(TABLES)/$(CM_NAME)/cm.gz --out $@
 
 # the class CM (tables/<name>/classes.gz, written by cm build) as a CoreferenceModel decoder feature.
 # CM_READING: how it reads each pronoun's bundles, map (the likeliest alone: the pronoun takes its likeliest
@@ -260,18 +264,18 @@ moses_configs/$(CM_NAME).ini: tables/$(CM_NAME)/cm.gz $(BASE_INI)
 CM_READING ?= map
 # the reading the configurations were written with, rewritten only when CM_READING changes, so that
 # `make CM_READING=mixture` writes them again
-CM_READING_STAMP := moses_configs/.$(CM_NAME).reading
+CM_READING_STAMP := $(CONFIGS)/.$(CM_NAME).reading
 $(CM_READING_STAMP): FORCE
 	@mkdir -p $(@D); [ "$$(cat $@ 2>/dev/null)" = "$(CM_READING)" ] || echo "$(CM_READING)" > $@
 FORCE:
-moses_configs/$(CM_NAME).feature.ini: tables/$(CM_NAME)/classes.gz $(BASE_INI) $(CM_READING_STAMP)
+$(CONFIGS)/$(CM_NAME).feature.ini: $(TABLES)/$(CM_NAME)/classes.gz $(BASE_INI) $(CM_READING_STAMP)
 	$(CAD) -q cm config --mode feature --reading $(CM_READING) --base $(BASE_INI) \
-		--cm tables/$(CM_NAME)/classes.gz --out $@
+		--cm $(TABLES)/$(CM_NAME)/classes.gz --out $@
 
 # the same feature reading the classifier CM (source words and antecedent features) instead
-moses_configs/$(CM_NAME).classifier.ini: tables/$(CM_NAME)/classifier.json $(BASE_INI) $(CM_READING_STAMP)
+$(CONFIGS)/$(CM_NAME).classifier.ini: $(TABLES)/$(CM_NAME)/classifier.json $(BASE_INI) $(CM_READING_STAMP)
 	$(CAD) -q cm config --mode feature --cm-model classifier --reading $(CM_READING) --base $(BASE_INI) \
-		--cm tables/$(CM_NAME)/classifier.json --out $@
+		--cm $(TABLES)/$(CM_NAME)/classifier.json --out $@
 
 # The Pronoun Language Model (seed 001) over the target side of the training corpus, for
 # `cad plm predict --model $(OUT)/plm`; it needs spaCy's French model, so French targets only
@@ -298,8 +302,8 @@ $(OUT)/dev.coref-cv.jsonl: $(VENV)/.installed $(RANKER_FILES)
 CM_OBJECTIVE ?= credit
 CM_GRID ?= 1,3,6,10,15,25,40
 pronoun-eval: cm $(OUT)/dev.coref-cv.jsonl
-	$(CAD) cm experiment --config $(OUT)/moses.ini --classes tables/$(CM_NAME)/classes.gz \
-		--cm tables/$(CM_NAME)/cm.gz --source $(SHARED)/en-fr/dev.en --reference $(SHARED)/en-fr/dev.fr \
+	$(CAD) cm experiment --config $(OUT)/moses.ini --classes $(TABLES)/$(CM_NAME)/classes.gz \
+		--cm $(TABLES)/$(CM_NAME)/cm.gz --source $(SHARED)/en-fr/dev.en --reference $(SHARED)/en-fr/dev.fr \
 		--align-ref $(SHARED)/en-fr/dev.en-fr.alig --docs $(SHARED)/en-fr/dev.docs \
 		--coref $(OUT)/dev.coref-cv.jsonl --objective $(CM_OBJECTIVE) --reading $(CM_READING) --grid $(CM_GRID) \
 		--gold $(SHARED)/coref/parcorfull/corpus/TED/EN --out $(OUT)/pronoun-eval
@@ -327,7 +331,7 @@ contrastive-eval: cm binarize
 	for suite in $(CONTRASTIVE_SUITES); do for run in feature classifier blind; do echo $$suite $$run; done; done | \
 		xargs -P $(or $(WORKERS),$(shell nproc)) -n 2 sh -c 'suite=$$1 run=$$2; \
 			if [ $$run = blind ]; then cfg=feature; weight="--cm-weight 0"; else cfg=$$run; weight=; fi; \
-			$(CAD) -q score --config moses_configs/$(CM_NAME).$$cfg.ini $$weight --suite cad/data/$$suite.jsonl \
+			$(CAD) -q score --config $(CONFIGS)/$(CM_NAME).$$cfg.ini $$weight --suite cad/data/$$suite.jsonl \
 				--out $(OUT)/contrastive/$$suite.$$run.tsv --report $(OUT)/contrastive/$$suite.$$run.json \
 			|| { echo "contrastive-eval: $$suite ($$run) failed" >&2; exit 255; }' _
 	@for f in $(OUT)/contrastive/*.json; do printf '%s\t' "$$f"; $(PYTHON) -c 'import json, sys; d = json.load(open(sys.argv[1])); print("%.3f (%d forced, %d by the fallback)" % (d["accuracy"], d["forced"], d["fallback"]))' "$$f"; done
@@ -335,17 +339,17 @@ contrastive-eval: cm binarize
 # The embedded demo: seed 004's cat-and-mouse text, translated with the CM as decoder feature and
 # as seed 004's back-off table, with each one's pronoun trace, and both in one page ($(OUT)/demo.view.html)
 demo: cm
-	@echo "== CM as decoder feature (moses_configs/$(CM_NAME).feature.ini)"
-	$(CAD) -q translate --config moses_configs/$(CM_NAME).feature.ini --input cad/data/demo/seed004.en --raw \
+	@echo "== CM as decoder feature ($(CONFIGS)/$(CM_NAME).feature.ini)"
+	$(CAD) -q translate --config $(CONFIGS)/$(CM_NAME).feature.ini --input cad/data/demo/seed004.en --raw \
 		--trace $(OUT)/demo.feature.trace.jsonl --detokenize \
 		--tokens-out $(OUT)/demo.feature.tok --alignment-out $(OUT)/demo.feature.align
 	cat $(OUT)/demo.feature.trace.jsonl
-	@echo "== CM as back-off table, seed 004 (moses_configs/$(CM_NAME).ini)"
-	$(CAD) -q translate --config moses_configs/$(CM_NAME).ini --input cad/data/demo/seed004.en --raw \
+	@echo "== CM as back-off table, seed 004 ($(CONFIGS)/$(CM_NAME).ini)"
+	$(CAD) -q translate --config $(CONFIGS)/$(CM_NAME).ini --input cad/data/demo/seed004.en --raw \
 		--trace $(OUT)/demo.trace.jsonl --detokenize --tokens-out $(OUT)/demo.tok --alignment-out $(OUT)/demo.align
 	cat $(OUT)/demo.trace.jsonl
 	@echo "== the demo's pronouns: $(OUT)/demo.view.html"
-	$(CAD) -q view --source cad/data/demo/seed004.en --raw --classes tables/$(CM_NAME)/classes.gz \
+	$(CAD) -q view --source cad/data/demo/seed004.en --raw --classes $(TABLES)/$(CM_NAME)/classes.gz \
 		--system CM-feature=$(OUT)/demo.feature.tok:$(OUT)/demo.feature.align:$(OUT)/demo.feature.trace.jsonl \
 		--system CM-backoff=$(OUT)/demo.tok:$(OUT)/demo.align:$(OUT)/demo.trace.jsonl \
 		--title "The demo: seed 004's cat and mouse" --out $(OUT)/demo.view.html
@@ -366,8 +370,8 @@ bench: install
 	$(BIN)/python bench/startup.py --model $(OUT)/moses.ini
 	$(BIN)/python bench/train_bench.py
 	$(BIN)/python bench/decode.py --model $(OUT)/moses.ini --normal-threads 2 \
-		$(if $(wildcard moses_configs/$(CM_NAME).feature.ini),--cm-config moses_configs/$(CM_NAME).feature.ini)
-	$(if $(wildcard moses_configs/$(CM_NAME).feature.ini),$(BIN)/python bench/serve_bench.py --config moses_configs/$(CM_NAME).feature.ini)
+		$(if $(wildcard $(CONFIGS)/$(CM_NAME).feature.ini),--cm-config $(CONFIGS)/$(CM_NAME).feature.ini)
+	$(if $(wildcard $(CONFIGS)/$(CM_NAME).feature.ini),$(BIN)/python bench/serve_bench.py --config $(CONFIGS)/$(CM_NAME).feature.ini)
 	$(BIN)/python bench/coref_bench.py --model $(OUT)
 	$(BIN)/python bench/mert_bench.py
 	$(BIN)/python bench/tree_kernel_bench.py

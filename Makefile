@@ -43,7 +43,7 @@ PARALLEL_ARGS = $(if $(WORKERS),--workers $(WORKERS)) $(if $(SCHEDULER),--schedu
 TRAIN_ARGS = --corpus $(CORPUS) --src $(SRC) --tgt $(TGT) --out $(OUT) $(if $(filter 1,$(TOKENIZED)),--tokenized) \
 	$(if $(filter 1,$(LOWERCASE)),--lowercase) $(PARALLEL_ARGS)
 
-.PHONY: large tune FORCE contrastive-suite contrastive-eval rank-eval es-en es-en-eval all install resources neuralcoref-files minilm-files browser coref-model coref-ranker coref-eval cm plm demo pronoun-eval train prepare align lex phrases lm moses-ini check test test-all bench bench-shards clean decode binarize
+.PHONY: large tune FORCE contrastive-suite contrastive-eval rank-eval es-en es-en-eval all install resources neuralcoref-files minilm-files browser coref-model coref-ranker coref-eval cm plm demo pronoun-eval train prepare align lex phrases lm moses-ini check test test-all bench bench-shards bench-scale clean decode binarize
 
 COREF_BACKEND ?= ranker
 CM_NAME ?= $(NAME)
@@ -365,6 +365,12 @@ test: install
 
 test-all: install
 	CAD_FUZZ_EXAMPLES=400 $(BIN)/pytest -q -m "slow or not slow"
+
+# Cost as the corpus grows (needs `make large`): cad's extraction, scoring and LM against Moses's programs on the
+# first 33,200 and 250,000 pairs and the whole large corpus (SCALE_SIZES), wall time and peak RSS
+SCALE_SIZES ?= 33200,250000,all
+bench-scale: install
+	$(BIN)/python bench/scale_bench.py --model models/large --sizes $(SCALE_SIZES)
 
 bench: install
 	$(BIN)/python bench/startup.py --model $(OUT)/moses.ini

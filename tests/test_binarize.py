@@ -193,3 +193,81 @@ def test_binarize_cli_and_a_config_with_a_missing_table(tmp_path, capsys):
     (tmp_path / "broken.ini").write_text(ini.read_text().replace(str(tmp_path / "ro"), str(tmp_path / "nope")))
     assert main(["binarize", "-f", str(tmp_path / "broken.ini")]) == 1
     assert "missing file" in capsys.readouterr().err
+
+
+def _pruned_text(src: Path, dst: Path, n: int) -> set[tuple[str, str]]:
+    """The phrase table pruned by hand as the issue's rule says: per source phrase the n lines with the
+    highest third score, the earlier line first on a tie, in table order; the kept pairs."""
+    lines = gzip.open(src, "rt", encoding="utf-8").read().splitlines() if src.suffix == ".gz" else \
+        src.read_text(encoding="utf-8").splitlines()
+    runs: dict[str, list[tuple[int, str]]] = {}
+    for k, line in enumerate(lines):
+        runs.setdefault(line.split(" ||| ")[0].strip(), []).append((k, line))
+    keep = set()
+    for run in runs.values():
+        best = sorted(run, key=lambda r: (-float(r[1].split(" ||| ")[2].split()[2]), r[0]))[:n]
+        keep |= {k for k, _ in best}
+    dst.write_text("".join(line + "\n" for k, line in enumerate(lines) if k in keep), encoding="utf-8")
+    return {tuple(x.strip() for x in line.split(" ||| ")[:2]) for k, line in enumerate(lines) if k in keep}
+
+
+def test_prune_keeps_the_best_entries_by_p_e_given_f(tmp_path):
+    pt = write(tmp_path / "pt", "a ||| w ||| 0.1 0.1 0.2 0.1 ||| 0-0\n"
+                                "a ||| x ||| 0.1 0.1 0.5 0.1 ||| 0-0\n"
+                                "a ||| y ||| 0.9 0.9 0.2 0.9 ||| 0-0\n"
+                                "a ||| z ||| 0.1 0.1 0.3 0.1 ||| 0-0\n"
+                                "b ||| v ||| 0.1 0.1 0.1 0.1 ||| 0-0\n")
+    from cad.moses.binarized import KeptPairs, Pruner
+    pruner = Pruner(2, tmp_path / "kept")
+    binarize_phrase_table(pt, tmp_path / "pt.cadphr", 4, pruner=pruner)
+    pruner.close()
+    table = BinaryPhraseTable(tmp_path / "pt.cadphr")
+    # x (0.5) and z (0.3) kept, in table order; w and y (0.2, a tie: neither beats z) dropped
+    assert [w for w, _, _ in table.lookup("a")] == [("x",), ("z",)]
+    assert [w for w, _, _ in table.lookup("b")] == [("v",)] and table.prune == 2 and pruner.pruned == 2
+    kept = KeptPairs(tmp_path / "kept")
+    assert kept.targets("0", "ro", 1) is None               # before every source phrase
+    assert kept.targets("a", "ro", 2) == {"x", "z"} and kept.targets("b", "ro", 3) == {"v"}
+    assert kept.targets("c", "ro", 4) is None
+    with pytest.raises(CadError, match="third score"):
+        binarize_phrase_table(pt, tmp_path / "two.cadphr", 2, pruner=Pruner(1, tmp_path / "k2"))
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_pruned_binary_tables_decode_as_the_text_tables_pruned_alike(tmp_path, seed):
+    ini, sentences = random_model(tmp_path, seed)
+    cfg = parse_config(ini)
+    pt = Path(next(f.path for f in cfg.features if f.type == "PhraseDictionaryMemory"))
+    ro = Path(next(f.path for f in cfg.features if f.type == "LexicalReordering"))
+    # the fixture writes its reordering lines by source phrase; Moses's and cad's training sort both
+    # tables by their lines' bytes, which pruning needs: unsorted, a clear error
+    with pytest.raises(CadError, match="not sorted as its lines' bytes"):
+        binarize_model(ini, prune=2)
+    ro.write_text("".join(sorted(ro.read_text(encoding="utf-8").splitlines(keepends=True))), encoding="utf-8")
+    counts: dict[str, int] = {}
+    for line in (gzip.open(pt, "rt", encoding="utf-8") if pt.suffix == ".gz" else open(pt, encoding="utf-8")):
+        counts[line.split(" ||| ")[0]] = counts.get(line.split(" ||| ")[0], 0) + 1
+    n = 2
+    assert max(counts.values()) > n, "the random model must have source phrases to prune"
+    # the reference: the text tables pruned by hand, in a model of their own
+    ref = tmp_path / "ref"
+    ref.mkdir()
+    pairs = _pruned_text(pt, ref / "pt", n)
+    ro_lines = (gzip.open(ro, "rt", encoding="utf-8") if ro.suffix == ".gz" else open(ro, encoding="utf-8")).read()
+    (ref / "ro").write_text("".join(line + "\n" for line in ro_lines.splitlines()
+                                    if tuple(x.strip() for x in line.split(" ||| ")[:2]) in pairs), encoding="utf-8")
+    ref_ini = ref / "moses.ini"
+    ref_ini.write_text(Path(ini).read_text(encoding="utf-8").replace(str(pt), str(ref / "pt"))
+                       .replace(str(ro), str(ref / "ro")), encoding="utf-8")
+    want, _ = _outputs(ref_ini, sentences, False)
+    assert main(["binarize", "-f", str(ini), "--prune", str(n)]) == 0
+    got, model = _outputs(ini, sentences, False)
+    assert model.tables[0].binary.endswith("pt.cadphr")
+    assert BinaryReorderingTable(model.reordering.binary).prune == n
+    assert got == want
+    table = BinaryPhraseTable(model.tables[0].binary)
+    assert max(len(table.entries(body)) for _, body in table.keys()) == n      # pruned, and to n
+    # pruned again to the same N: up to date; to another N or none: written again
+    assert binarize_model(ini, prune=n).written == []
+    assert len(binarize_model(ini, prune=0).written) == 2
+    assert BinaryPhraseTable(model.tables[0].binary).prune == 0

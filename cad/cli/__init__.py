@@ -141,7 +141,7 @@ def _cmd_filter(a: argparse.Namespace) -> None:
 def _cmd_binarize(a: argparse.Namespace) -> None:
     from cad.moses.binarize import binarize_model
 
-    done = binarize_model(a.config, a.out_dir, force=a.force)
+    done = binarize_model(a.config, a.out_dir, force=a.force, prune=a.prune)
     for name, path in done.written:
         log.info("%s: %s", name, path)
     for name, path in done.current:
@@ -363,6 +363,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     s.add_argument("--out-dir", help="write the binary files and a moses.ini naming them here (default: beside "
                                      "the text tables, where every moses.ini naming those is decoded from them)")
     s.add_argument("--force", action="store_true", help="write them again even when they are up to date")
+    s.add_argument("--prune", type=int, default=0, metavar="N",
+                   help="keep the N entries of each source phrase with the highest p(e|f), in the reordering "
+                        "table too (Moses's filter-pt -n N; 0: all, the default). The decoder's table limit "
+                        "picks among them: fewer entries to score for a frequent source phrase")
     s.set_defaults(func=_cmd_binarize)
 
     s = sub.add_parser("train", help="the whole baseline pipeline: prepare, align, lex, phrases, lm, moses.ini")

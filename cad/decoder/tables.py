@@ -92,6 +92,9 @@ def binary_of(path: str, magic: bytes, suffix: str, feature: Feature, config_pat
         log.warning("%s: %s was made from another %s (run cad binarize again): reading the text table",
                     feature.name, twin, path)
         return None
+    if table.prune:
+        log.info("%s: reading %s, which keeps the %d best entries of each source phrase (cad binarize --prune)",
+                 feature.name, twin, table.prune)
     return str(twin)
 
 

@@ -22,8 +22,8 @@ from cad.core.errors import CadError
 from cad.lm.kenlm_binary import write_kenlm_binary
 from cad.moses.binarized import (BINARY_PHRASE_TABLE, KENLM_MAGIC, LM_SUFFIX, PHRASE_MAGIC, PHRASE_SUFFIX,
                                  REORDERING_MAGIC, REORDERING_SUFFIX, BinaryPhraseTable, BinaryReorderingTable,
-                                 binarize_phrase_table, binarize_reordering_table, lm_twin, magic_of, source_stamp,
-                                 twin_path)
+                                 KeptPairs, Pruner, binarize_phrase_table, binarize_reordering_table, lm_twin,
+                                 magic_of, source_stamp, twin_path)
 from cad.moses.ini import MosesConfig, parse_config, write_config
 
 log = logging.getLogger(__name__)
@@ -38,13 +38,13 @@ class Binarized:
     config: MosesConfig | None = None                                # the moses.ini written (--out-dir)
 
 
-def _up_to_date(text: str, binary: Path, magic: bytes) -> bool:
+def _up_to_date(text: str, binary: Path, magic: bytes, prune: int) -> bool:
     if magic_of(binary) != magic:
         return False
     if magic == KENLM_MAGIC:
         return binary.stat().st_mtime_ns >= os.stat(text).st_mtime_ns
     table = BinaryPhraseTable(binary) if magic == PHRASE_MAGIC else BinaryReorderingTable(binary)
-    return table.stamp == source_stamp(text)
+    return table.stamp == source_stamp(text) and table.prune == prune
 
 
 def _target(text: str, suffix: str, out_dir: Path | None, index: int) -> Path:
@@ -52,52 +52,102 @@ def _target(text: str, suffix: str, out_dir: Path | None, index: int) -> Path:
     return twin if out_dir is None else out_dir / f"{index}.{twin.name}"
 
 
-def binarize_model(config: str | os.PathLike, out_dir: str | os.PathLike | None = None, force: bool = False) -> Binarized:
+def binarize_model(config: str | os.PathLike, out_dir: str | os.PathLike | None = None, force: bool = False,
+                   prune: int = 0) -> Binarized:
     """Binarize every phrase table, reordering table and KenLM model `config` names; with
-    `out_dir`, into it with a moses.ini of its own."""
+    `out_dir`, into it with a moses.ini of its own. `prune` N > 0: keep the N entries of each source
+    phrase with the highest p(e|f) (Moses's filter-pt -n N), in the reordering table too."""
     cfg = parse_config(config)
     out = Binarized()
     target_dir = Path(out_dir) if out_dir is not None else None
     if target_dir is not None:
         target_dir.mkdir(parents=True, exist_ok=True)
     new = copy.deepcopy(cfg)
-    for k, f in enumerate(new.features):
-        path = f.path
-        if path is None:
-            continue
-        if not os.path.exists(path):
-            raise CadError(f"{f.name} refers to a missing file {path}", cfg.source, f.line)
-        if f.type == "PhraseDictionaryMemory":
-            kind = (PHRASE_MAGIC, PHRASE_SUFFIX, lambda src, dst: binarize_phrase_table(src, dst, f.num_features,
-                                                                                          f.name))
-        elif f.type == "LexicalReordering":
-            kind = (REORDERING_MAGIC, REORDERING_SUFFIX,
-                    lambda src, dst: binarize_reordering_table(src, dst, f.num_features))
-        elif f.type == "KENLM":
-            kind = (KENLM_MAGIC, LM_SUFFIX, write_kenlm_binary)
-        else:
-            if target_dir is not None:
-                f.args["path"] = str(Path(path).resolve())
-            continue
-        magic, suffix, write = kind
-        if magic_of(path) in (magic,):           # already binary: nothing to do
-            continue
-        dst = _target(path, suffix, target_dir, k)
-        if not force and _up_to_date(path, dst, magic):
-            out.current.append((f.name, str(dst)))
-        else:
-            log.info("%s: writing %s", f.name, dst)
-            write(path, dst)
-            out.written.append((f.name, str(dst)))
-        if target_dir is not None:
-            f.args["path"] = str(dst.resolve())
-            if f.type == "PhraseDictionaryMemory":
-                f.type = BINARY_PHRASE_TABLE
+    if prune < 0:
+        raise CadError(f"--prune takes a number of entries, not {prune}")
+    tables = [f for f in new.features if f.type == "PhraseDictionaryMemory"]
+    if prune and len(tables) != 1:
+        raise CadError(f"--prune needs one phrase table to prune the reordering table by; {len(tables)} here",
+                       cfg.source)
+    # the phrase table first: a pruned one tells the reordering table which pairs it kept
+    order = sorted(range(len(new.features)), key=lambda k: new.features[k].type != "PhraseDictionaryMemory")
+    pt_binary = _target(tables[0].path, PHRASE_SUFFIX, target_dir, new.features.index(tables[0])) if prune else None
+    kept_file = None
+    try:
+        for k in order:
+            kept_file = _binarize_feature(cfg, new.features[k], k, target_dir, force, prune, kept_file, out,
+                                          pt_binary)
+    finally:
+        if kept_file is not None and os.path.exists(kept_file):
+            os.unlink(kept_file)
     if target_dir is not None:
         new.source = str(target_dir / "moses.ini")
         write_config(new, new.source)
         out.config = new
     return out
+
+
+def _binarize_feature(cfg: MosesConfig, f, k: int, target_dir: Path | None, force: bool, prune: int,
+                      kept_file: str | None, out: Binarized, pt_binary: Path | None) -> str | None:
+    """One feature's file in binary form (when it has one); the pruned phrase table's kept pairs."""
+    path = f.path
+    if path is None:
+        return kept_file
+    if not os.path.exists(path):
+        raise CadError(f"{f.name} refers to a missing file {path}", cfg.source, f.line)
+    if f.type == "PhraseDictionaryMemory":
+        magic, suffix = PHRASE_MAGIC, PHRASE_SUFFIX
+    elif f.type == "LexicalReordering":
+        magic, suffix = REORDERING_MAGIC, REORDERING_SUFFIX
+    elif f.type == "KENLM":
+        magic, suffix = KENLM_MAGIC, LM_SUFFIX
+    else:
+        if target_dir is not None:
+            f.args["path"] = str(Path(path).resolve())
+        return kept_file
+    if magic_of(path) == magic:           # already binary: nothing to do
+        return kept_file
+    dst = _target(path, suffix, target_dir, k)
+    table_prune = prune if magic in CAD_MAGICS else 0
+    # a reordering table is pruned by the phrase table's pairs: written again whenever that was
+    stale = magic == REORDERING_MAGIC and kept_file is not None
+    if not force and not stale and _up_to_date(path, dst, magic, table_prune):
+        out.current.append((f.name, str(dst)))
+    else:
+        log.info("%s: writing %s%s", f.name, dst, f" (pruned to {prune} entries a source phrase)" if table_prune
+                 else "")
+        if magic == PHRASE_MAGIC and prune:
+            kept_file = f"{dst}.kept.tmp"
+            pruner = Pruner(prune, kept_file)
+            try:
+                lines = binarize_phrase_table(path, dst, f.num_features, f.name, pruner)
+            finally:
+                pruner.close()
+            log.info("%s: %d of %d entries kept", f.name, lines - pruner.pruned, lines)
+        elif magic == PHRASE_MAGIC:
+            binarize_phrase_table(path, dst, f.num_features, f.name)
+        elif magic == REORDERING_MAGIC:
+            if prune and kept_file is None:       # the phrase table was up to date: its pairs again
+                kept_file = str(dst) + ".kept.tmp"
+                _kept_pairs_of(pt_binary, kept_file)
+            binarize_reordering_table(path, dst, f.num_features, KeptPairs(kept_file, str(pt_binary)) if prune else None,
+                                      prune)
+        else:
+            write_kenlm_binary(path, dst)
+        out.written.append((f.name, str(dst)))
+    if target_dir is not None:
+        f.args["path"] = str(dst.resolve())
+        if f.type == "PhraseDictionaryMemory":
+            f.type = BINARY_PHRASE_TABLE
+    return kept_file
+
+
+def _kept_pairs_of(pt_binary: Path, kept_file: str) -> None:
+    """The pairs of an up-to-date pruned binary phrase table, as Pruner writes them."""
+    table = BinaryPhraseTable(pt_binary)
+    with open(kept_file, "w", encoding="utf-8", newline="\n") as out:
+        for key, body in table.keys():
+            out.write(key.decode("utf-8") + " ||| " + "\t".join(" ".join(w) for w, _, _ in table.entries(body)) + "\n")
 
 
 def refuse_cad_binaries(cfg: MosesConfig) -> None:

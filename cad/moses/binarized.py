@@ -6,8 +6,10 @@ One file per table, little-endian:
 
 - a header of 128 bytes: magic (`CADPT001` for a phrase table, `CADRT001` for a reordering
   table), number of scores, longest source phrase in words, number of records, number of hash
-  buckets (a power of two), offset of the index, and the size and modification time (ns) of the
-  text table it was made from (a later text table makes the binary one stale);
+  buckets (a power of two), offset of the index, the size and modification time (ns) of the
+  text table it was made from (a later text table makes the binary one stale), and the pruning it
+  was written with (`cad binarize --prune N`: N entries kept per source phrase; 0, as in files
+  written before it, for none);
 - the records, in the text table's order, each one run of consecutive lines with the same source
   phrase: u16 length and UTF-8 of the source, u32 number of entries, then per entry the scores as
   f64 (the text's numbers as `float()` reads them), u16 length and UTF-8 of the target words
@@ -39,7 +41,8 @@ from cad.core.textio import atomic_output, is_uint, read_lines
 
 PHRASE_MAGIC = b"CADPT001"
 REORDERING_MAGIC = b"CADRT001"
-HEADER = struct.Struct("<8sIIQQQQQ")      # magic, scores, longest source, records, buckets, index, size, mtime
+# magic, scores, longest source, records, buckets, index, size, mtime, pruning
+HEADER = struct.Struct("<8sIIQQQQQQ")
 HEADER_SIZE = 128
 PHRASE_SUFFIX = ".cadphr"
 REORDERING_SUFFIX = ".cadlexr"
@@ -90,8 +93,8 @@ def _points(text: str, path: str, lineno: int) -> list[int]:
 class _Writer:
     """Records to a file, with each record's key CRC and offset kept for the index."""
 
-    def __init__(self, fh, magic: bytes, num_scores: int):
-        self.fh, self.magic, self.num_scores = fh, magic, num_scores
+    def __init__(self, fh, magic: bytes, num_scores: int, prune: int = 0):
+        self.fh, self.magic, self.num_scores, self.prune = fh, magic, num_scores, prune
         self.crcs, self.offsets = array.array("I"), array.array("Q")
         self.at = HEADER_SIZE
         self.longest = 0
@@ -123,7 +126,7 @@ class _Writer:
         entries[:, 0], entries[:, 1] = crcs[order], offsets[order]
         self.fh.write(b"\0" * pad + starts.tobytes() + entries.tobytes())
         self.fh.seek(0)
-        self.fh.write(HEADER.pack(self.magic, self.num_scores, self.longest, n, buckets, index, *stamp))
+        self.fh.write(HEADER.pack(self.magic, self.num_scores, self.longest, n, buckets, index, *stamp, self.prune))
 
 
 def _scores(fields: list[str], n: int, what: str, path: str, lineno: int) -> bytes:
@@ -136,21 +139,85 @@ def _scores(fields: list[str], n: int, what: str, path: str, lineno: int) -> byt
         raise CadError(f"non-numeric score in {fields[2]!r}", path, lineno) from None
 
 
+# Moses's filter-pt -n ranks a source phrase's entries by p(e|f), the third score (its -i 2)
+PRUNE_SCORE = 2
+
+
+class Pruner:
+    """`cad binarize --prune N`, as Moses's `filter-pt -n N` (which binarize4moses2.perl runs with
+    N=100 before binarizing): of a source phrase's entries, the N with the highest p(e|f). filter-pt
+    leaves ties to nth_element; here the earlier line wins, and the kept lines stay in table order.
+    The kept targets of each source phrase are written to `kept` (one line per source phrase), so
+    that the reordering table keeps the same phrase pairs (`KeptPairs`)."""
+
+    def __init__(self, n: int, kept: str | os.PathLike):
+        self.n, self.pruned = n, 0
+        self._kept = open(kept, "w", encoding="utf-8", newline="\n")
+
+    def __call__(self, src: str, run: list[tuple[float, str, bytes]]) -> list[bytes]:
+        if len(run) > self.n:
+            best = sorted(range(len(run)), key=lambda i: -run[i][0])[:self.n]
+            self.pruned += len(run) - self.n
+            run = [run[i] for i in sorted(best)]
+        self._kept.write(src + " ||| " + "\t".join(tgt for _, tgt, _ in run) + "\n")
+        return [body for _, _, body in run]
+
+    def close(self) -> None:
+        self._kept.close()
+
+
+class KeptPairs:
+    """The phrase pairs a pruned phrase table kept (Pruner's file), read in step with a reordering
+    table sorted as the phrase table is (both by their lines' bytes, as Moses's and cad's training
+    write them): the targets kept for each source phrase, or None for one the phrase table lacks."""
+
+    def __init__(self, kept: str | os.PathLike, phrase_table: str = "the phrase table"):
+        self._lines = read_lines(str(kept))
+        self._phrase_table = phrase_table
+        self._key: bytes | None = b""
+        self._targets: set[str] = set()
+        self._last = b""
+
+    def targets(self, src: str, path: str, lineno: int) -> set[str] | None:
+        want = (src + " ||| ").encode("utf-8")
+        if want < self._last:
+            raise CadError("the reordering table is not sorted as its lines' bytes (LC_ALL=C sort), so it "
+                           "cannot be pruned in step with the phrase table: binarize without --prune", path, lineno)
+        self._last = want
+        while self._key is not None and self._key < want:
+            line = next(self._lines, None)
+            if line is None:
+                self._key = None
+                break
+            key, _, tgts = line.partition(" ||| ")
+            key_bytes = (key + " ||| ").encode("utf-8")
+            if key_bytes <= self._key:
+                raise CadError(f"{self._phrase_table} is not sorted as its lines' bytes (LC_ALL=C sort), so "
+                               "its reordering table cannot be pruned in step: binarize without --prune")
+            self._key, self._targets = key_bytes, set(tgts.split("\t"))
+        if self._key == want:
+            return self._targets
+        return None
+
+
 def _write_runs(text: str | os.PathLike, out: str | os.PathLike, magic: bytes, num_scores: int,
-                entry: Callable[[list[str], str, int], tuple[str, bytes]], phrases: bool) -> int:
+                entry: Callable[[list[str], str, int], tuple[str, bytes]], phrases: bool,
+                keep: Callable[[str, list], list[bytes]] | None = None, prune: int = 0) -> int:
     """Write the text table `text` as binary table `out`, one record per run of lines with the same
-    source phrase (`entry`: a line's fields to its source and its entry's bytes); the number of lines.
-    `phrases`: the header keeps the longest source phrase (the phrase table's, for span lookups)."""
+    source phrase (`entry`: a line's fields to its source and its entry's bytes, or with `keep` to
+    its source and a tuple that `keep` turns, a run at a time, into the entries kept); the number of
+    lines read. `phrases`: the header keeps the longest source phrase (for span lookups)."""
     path = str(text)
     stamp = source_stamp(path)
     lines = 0
     with atomic_output(out, binary=True, compress=False) as fh:
-        w = _Writer(fh, magic, num_scores)
+        w = _Writer(fh, magic, num_scores, prune)
         run_src, run = None, []
 
         def flush() -> None:
-            if run:
-                w.record(run_src.encode("utf-8"), struct.pack("<I", len(run)) + b"".join(run))
+            kept = keep(run_src, run) if keep is not None and run else run
+            if kept:
+                w.record(run_src.encode("utf-8"), struct.pack("<I", len(kept)) + b"".join(kept))
 
         for lineno, line in enumerate(read_lines(path), 1):
             fields = line.split(" ||| ")
@@ -169,9 +236,13 @@ def _write_runs(text: str | os.PathLike, out: str | os.PathLike, magic: bytes, n
     return lines
 
 
-def binarize_phrase_table(text: str | os.PathLike, out: str | os.PathLike, num_scores: int, name: str = "") -> int:
-    """Write the text phrase table `text` as a binary table `out`; the number of lines."""
+def binarize_phrase_table(text: str | os.PathLike, out: str | os.PathLike, num_scores: int, name: str = "",
+                          pruner: Pruner | None = None) -> int:
+    """Write the text phrase table `text` as a binary table `out`; the number of lines. `pruner`:
+    keep only the best entries of each source phrase."""
     what = f"{name or 'the phrase table'} declares num-features={num_scores}"
+    if pruner is not None and num_scores <= PRUNE_SCORE:
+        raise CadError(f"--prune ranks by p(e|f), the third score, but {what}", str(text))
 
     def entry(fields: list[str], path: str, lineno: int) -> tuple[str, bytes]:
         src, tgt = fields[0].strip(), " ".join(fields[1].split())
@@ -180,19 +251,34 @@ def binarize_phrase_table(text: str | os.PathLike, out: str | os.PathLike, num_s
         scores = _scores(fields, num_scores, what, path, lineno)
         pts = _points(fields[3], path, lineno) if len(fields) > 3 else []
         t = tgt.encode("utf-8")
-        return src, scores + struct.pack("<H", len(t)) + t + struct.pack(f"<H{len(pts)}H", len(pts) // 2, *pts)
+        body = scores + struct.pack("<H", len(t)) + t + struct.pack(f"<H{len(pts)}H", len(pts) // 2, *pts)
+        if pruner is None:
+            return src, body
+        return src, (struct.unpack_from("<d", scores, 8 * PRUNE_SCORE)[0], tgt, body)
 
-    return _write_runs(text, out, PHRASE_MAGIC, num_scores, entry, phrases=True)
+    return _write_runs(text, out, PHRASE_MAGIC, num_scores, entry, phrases=True, keep=pruner,
+                       prune=pruner.n if pruner else 0)
 
 
-def binarize_reordering_table(text: str | os.PathLike, out: str | os.PathLike, num_scores: int) -> int:
-    """Write the text reordering table `text` as a binary table `out`; the number of lines."""
+def binarize_reordering_table(text: str | os.PathLike, out: str | os.PathLike, num_scores: int,
+                              kept: KeptPairs | None = None, prune: int = 0) -> int:
+    """Write the text reordering table `text` as a binary table `out`; the number of lines. `kept`:
+    only the phrase pairs a pruned phrase table kept (`prune`: its N, for the header)."""
     def entry(fields: list[str], path: str, lineno: int) -> tuple[str, bytes]:
         scores = _scores(fields, num_scores, f"the reordering model needs {num_scores}", path, lineno)
-        t = fields[1].strip().encode("utf-8")
-        return fields[0].strip(), scores + struct.pack("<H", len(t)) + t
+        src, tgt = fields[0].strip(), fields[1].strip()
+        t = tgt.encode("utf-8")
+        body = scores + struct.pack("<H", len(t)) + t
+        if kept is None:
+            return src, body
+        targets = kept.targets(src, path, lineno)
+        return src, (targets is not None and " ".join(tgt.split()) in targets, body)
 
-    return _write_runs(text, out, REORDERING_MAGIC, num_scores, entry, phrases=False)
+    def keep(src: str, run: list) -> list[bytes]:
+        return [body for wanted, body in run if wanted]
+
+    return _write_runs(text, out, REORDERING_MAGIC, num_scores, entry, phrases=False,
+                       keep=keep if kept is not None else None, prune=prune)
 
 
 class BinaryTable:
@@ -209,7 +295,7 @@ class BinaryTable:
             self._mm.madvise(mmap.MADV_RANDOM)      # lookups jump about: no read-ahead around each
         if len(self._mm) < HEADER_SIZE:
             raise CadError("not a cad binary table (too short)", self.path)
-        got, self.num_scores, self.longest, self.records, buckets, index, size, mtime = \
+        got, self.num_scores, self.longest, self.records, buckets, index, size, mtime, self.prune = \
             HEADER.unpack_from(self._mm, 0)
         if got != magic:
             raise CadError(f"not a cad binary {'phrase' if magic == PHRASE_MAGIC else 'reordering'} table "

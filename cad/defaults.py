@@ -60,3 +60,10 @@ CM_MIN_PROB = 1e-5
 CM_IMPLICIT_OBJECTIVE = "likelihood"
 CM_IMPLICIT_READING = "mixture"
 CM_IMPLICIT_MODEL = "table"
+
+# -- the language pair -------------------------------------------------------------------------------
+
+# the pair of every command that is not given --src/--tgt, and of a CoreferenceModel line without
+# pair= (every configuration written before pairs were data was English→French)
+SOURCE_LANGUAGE = "en"
+TARGET_LANGUAGE = "fr"

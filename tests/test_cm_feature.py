@@ -7,7 +7,9 @@ import math
 import pytest
 
 from cad.cm.class_model import ClassTable, antecedent_distribution, coarser, pronoun_mixture, score_class
-from cad.cm.classes import CLASSES, NONE, OTHER, pronoun_class
+from cad.cm.classes import pronoun_class
+from cad.lang import NONE, OTHER
+from cad.lang.fr import TARGET_CLASSES as CLASSES
 from cad.cm.config import FEATURE_NAME, feature_config
 from cad.cm.feature import CoreferenceModelFeature, option_class
 from cad.decoder import Decoder, DecoderModel

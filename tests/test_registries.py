@@ -202,7 +202,7 @@ class OneClass(PronounModel):
         self.cls = cls
 
     @classmethod
-    def from_file(cls, path):
+    def from_file(cls, path, pair=None):
         return cls(open(path, encoding="utf-8").read().strip())
 
     def class_distribution(self, mixture, tokens=None, index=None):

@@ -8,7 +8,7 @@ import sys
 
 from cad.cli.experiments import add_experiment_parsers
 from cad.cli.lexicons import add_spanish_lexicons
-from cad.cli.translate import SOURCE_FEATURE_LANGUAGES, add_rerank_parser
+from cad.cli.translate import add_rerank_parser, pair_of
 from cad.cm.class_model import OBJECTIVES, OBJECTIVES_HELP, READINGS, READINGS_HELP
 from cad.cm.models import CM_MODELS
 from cad.core.cliargs import add_input_argument as add_in, add_output_argument as add_out
@@ -52,7 +52,7 @@ def _build(a: argparse.Namespace) -> None:
 
     from cad.core.errors import CadError
 
-    if a.src in SOURCE_FEATURE_LANGUAGES:
+    if pair_of(a).source_features:
         _build_source(a)
         return
     if a.em_iterations < 0:
@@ -80,15 +80,16 @@ def _show(a: argparse.Namespace) -> None:
 
 
 def _config(a: argparse.Namespace) -> None:
-    from cad.cm.config import write_cm_config, write_feature_config
+    from cad.cm.config import model_pair, write_cm_config, write_feature_config
     from cad.core.errors import CadError
     from cad.core.textio import is_stdio
 
     if a.mode == "feature":
         # a model without APT's credit matrix (Spanish→English's source-feature table) scores ln P(class)
         objective = a.objective if CM_MODELS.get(a.cm_model).credits else "likelihood"
+        # the pair cad cm build recorded beside the model (none: the default pair's tables)
         write_feature_config(a.base, a.cm, a.out, CM_FEATURE_WEIGHT if a.weight is None else a.weight, objective,
-                             a.cm_model, a.reading)
+                             a.cm_model, a.reading, model_pair(a.cm))
     elif a.cm_model != CM_MODEL:
         raise CadError(f"--cm-model {a.cm_model} needs --mode feature (the back-off table is a phrase table)")
     else:

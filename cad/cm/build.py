@@ -2,7 +2,7 @@
 
 For every source *it*/*they* with candidate antecedents, each candidate is projected through the
 alignment; the first noun or pronoun among its aligned target words gives the gender and number
-(French morphology), which with the source pronoun (and, optionally, source-side humanness) form
+(the morphology of the pair's target, cad/lang/pairs.py), which with the source pronoun (and, optionally, source-side humanness) form
 a feature bundle. The target words aligned to the pronoun, the bundle and the candidate's
 probability form a triple; then P(target | bundle) = Σ score(bundle, target) / Σ score(bundle), and
 entries below 1e-5 are dropped (seed 004 §3.2, seed 003 §3.1). That table, cm.gz, is the
@@ -32,6 +32,7 @@ from cad.core.errors import CadError
 from cad.core.shards import Parallel, ShardStore
 from cad.core.textio import atomic_output, count_lines
 from cad.defaults import COREF_BACKEND
+from cad.lang.pairs import Pair, pair as language_pair
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +50,9 @@ def build_cm(corpus: str, align: str, out_dir: str | os.PathLike, src_lang: str 
     `classifier`: also train the classifier CM on the same instances (classifier.json).
     `parallel`: collect the triples and instances in shards of documents (kept in OUT/cm.gz.shards/
     until the tables are written, so that a rerun resumes from them), the same tables again; None:
-    in this process, without shards."""
+    in this process, without shards. The pair `src_lang`-`tgt_lang` (cad/lang/pairs.py) gives every
+    fact of the two languages."""
+    pair = language_pair(src_lang, tgt_lang)
     if smoothing not in SMOOTHING:
         raise CadError(f"unknown smoothing {smoothing!r} (choose from {', '.join(SMOOTHING)})")
     out_dir = Path(out_dir)
@@ -62,11 +65,11 @@ def build_cm(corpus: str, align: str, out_dir: str | os.PathLike, src_lang: str 
     store = None
     if parallel is None:
         acc = collect_in_process(corpus, align, src_lang, tgt_lang, docs, doc_ids, coref, backend, with_human,
-                                 single_best, domain_weights)
+                                 single_best, domain_weights, pair)
     else:
         store = ShardStore.beside(out_dir / "cm.gz")
         acc = collect_in_shards(corpus, align, src_lang, tgt_lang, doc_ids, n_lines, coref, backend, with_human,
-                                single_best, domain_weights, parallel, store)
+                                single_best, domain_weights, parallel, store, pair)
     stats = acc.stats
     model = estimate(acc.triples) if smoothing == "none" else estimate_witten_bell(acc.triples, with_human)
     lines = table_lines(model, stats)
@@ -76,11 +79,12 @@ def build_cm(corpus: str, align: str, out_dir: str | os.PathLike, src_lang: str 
     write_table(lines, out_dir / "cm.gz")
     provenance = {"corpus": str(corpus), "source": f"{corpus}.{src_lang}", "target": f"{corpus}.{tgt_lang}",
                   "alignment": str(align), "documents": docs, "coreference": coref or f"backend:{backend}",
+                  "pair": pair.name,
                   "humanness": with_human, "single_best": single_best, "min_probability": MIN_PROB,
                   "smoothing": smoothing, "class_em_iterations": em_iterations,
                   "class_domain_weights": domain_weights,
                   "counts": asdict(stats)}
-    _write_class_models(acc, out_dir, em_iterations, classifier, provenance)
+    _write_class_models(acc, out_dir, em_iterations, classifier, provenance, pair)
     with atomic_output(out_dir / "provenance.json") as fh:
         json.dump(provenance, fh, indent=2, sort_keys=True)
         fh.write("\n")
@@ -99,13 +103,13 @@ def _check_domain_weights(domain_weights: dict[str, float], docs: str | None, do
 
 
 def _write_class_models(acc: Collection, out_dir: Path, em_iterations: int, classifier: bool,
-                        provenance: dict) -> None:
+                        provenance: dict, pair: Pair) -> None:
     """classes.gz, and with `classifier` classifier.json (its settings go into `provenance`)."""
-    ClassTable.estimate_em(acc.instances, em_iterations).write(out_dir / "classes.gz")
+    ClassTable.estimate_em(acc.instances, em_iterations, pair).write(out_dir / "classes.gz")
     if not classifier:
         return
     clf = train_classifier([(m, c, w, toks, i) for (m, c, w), (toks, i) in zip(acc.instances, acc.positions)],
-                           acc.halves, em_iterations)
+                           acc.halves, em_iterations, pair=pair)
     clf.save(out_dir / MODEL_FILE)
     provenance["classifier"] = clf.meta
     log.info("classifier CM: C=%g, held-out log-loss %s (class table %s)", clf.meta["C"],

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from cad.lang.facts import GENDERS, NUMBERS
+
 
 @dataclass(frozen=True)
 class Bundle:
@@ -22,7 +24,7 @@ class Bundle:
 
 def parse_token(token: str) -> Bundle | None:
     parts = token.split("-")
-    if len(parts) not in (3, 4) or parts[1] not in ("masc", "fem") or parts[2] not in ("sing", "plur"):
+    if len(parts) not in (3, 4) or parts[1] not in GENDERS or parts[2] not in NUMBERS:
         return None
     human = None if len(parts) == 3 else parts[3] == "hum"
     return Bundle(parts[0], parts[1], parts[2], human)

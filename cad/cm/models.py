@@ -2,12 +2,13 @@
 line), `cad cm config --cm-model` and `cad translate --cm-mode rerank --cm-model` read.
 
 A pronoun model is one class registered under its name that builds itself from its file
-(`from_file`) and gives P(class | a pronoun's bundle mixture, its source sentence):
+(`from_file`, in the classes of the language pair's target) and gives P(class | a pronoun's bundle
+mixture, its source sentence):
 
     @register_cm_model("mine")
     class Mine(PronounModel):
         @classmethod
-        def from_file(cls, path): ...
+        def from_file(cls, path, pair=None): ...
 
         def class_distribution(self, mixture, tokens=None, index=None): ...
 
@@ -19,7 +20,7 @@ models as entry points of the group `cad.cm_models`.
 from __future__ import annotations
 
 import os
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from cad.core.registry import Registry
 from cad.defaults import CM_MODEL
@@ -38,7 +39,9 @@ class PronounModel:
     credits: ClassVar[bool] = True
 
     @classmethod
-    def from_file(cls, path: str | os.PathLike) -> PronounModel:
+    def from_file(cls, path: str | os.PathLike, pair: Any = None) -> PronounModel:
+        """The model in `path`, scoring the target classes of `pair` (cad.lang.pairs.Pair; None:
+        the default pair)."""
         raise NotImplementedError
 
     def class_distribution(self, mixture: dict[str, float], tokens: list[str] | None = None,
@@ -54,7 +57,7 @@ for _name, _target in (("table", "cad.cm.class_model:ClassTable"),
     CM_MODELS.declare(_name, _target)
 
 
-def load_pronoun_model(path: str | os.PathLike, kind: str = CM_MODEL):
-    """The pronoun model called `kind`, read from `path`; a CadError naming the models there are
-    when none is called so."""
-    return CM_MODELS.get(kind).from_file(path)
+def load_pronoun_model(path: str | os.PathLike, kind: str = CM_MODEL, pair: Any = None):
+    """The pronoun model called `kind`, read from `path` in the classes of `pair`'s target; a
+    CadError naming the models there are when none is called so."""
+    return CM_MODELS.get(kind).from_file(path, pair)

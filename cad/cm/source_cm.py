@@ -217,7 +217,7 @@ class SourceClassTable(PronounModel):
     credits = False         # English classes: no APT credit matrix, ln P(class) only
 
     @classmethod
-    def from_file(cls, path: str | os.PathLike) -> SourceClassTable:
+    def from_file(cls, path: str | os.PathLike, pair=None) -> SourceClassTable:
         return cls.read(path)
 
     def __init__(self, probs: dict[str, dict[str, float]]):

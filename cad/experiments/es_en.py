@@ -38,7 +38,7 @@ from cad.decoder import Decoder, DecoderModel, SearchSettings
 from cad.eval.apt import evaluate
 from cad.eval.confusion import confusion, to_markdown as confusion_markdown
 from cad.eval.significance import mcnemar
-from cad.lang.es import PRONOUNS
+from cad.lang.pairs import pair
 from cad.moses.ini import parse_config
 from cad.translate.rerank import Hypothesis
 from cad.translate.source_rerank import SourceReranker, pronoun_mixtures
@@ -64,7 +64,7 @@ def studied_positions(sentences: list[list[str]], records, unambiguous) -> tuple
 def _decoders(cfg, sentences: list[str], slot_name: str | None, grid):
     """One loaded model, one shallow copy per weight of `slot_name` (weights live on the slots)."""
     # the bundle tokens that replace the pronouns must pass the tables' filter too (back-off mode)
-    wanted = sentences + [" ".join(bundle_vocabulary(PRONOUNS))]
+    wanted = sentences + [" ".join(bundle_vocabulary(pair("es", "en").source.cm_pronouns))]
     model = DecoderModel.from_config(cfg, wanted, SearchSettings(search_algorithm=1))
     if slot_name is None:
         return {w: Decoder(model) for w in grid}

@@ -50,6 +50,11 @@ class Cognate:
     number: str              # the English word's: sing | plur
     rule: str                # the correspondence, as "ity>ite"
 
+    @property
+    def word(self) -> str:
+        """The cognate, as a pair's cognate finder names it (cad/lang/pairs.py)."""
+        return self.french
+
 
 def strip_accents(word: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFD", word.lower()) if not unicodedata.combining(c))
@@ -100,3 +105,8 @@ def finder() -> CognateFinder:
     from cad.lang.fr_morph import french_nouns, lexicon_features
 
     return CognateFinder(french_nouns(), lexicon_features)
+
+
+def find(english: str) -> Cognate | None:
+    """English→French's cognate finder (cad/lang/pairs.py names it)."""
+    return finder().find(english)

@@ -33,6 +33,7 @@ import re
 import struct
 import zlib
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Iterator
 
@@ -285,3 +286,14 @@ def load(index: str | os.PathLike | None = None, dict_dz: str | os.PathLike | No
         if not Path(f).is_file():
             raise CadError("file not found", str(f))
     return FreeDict(index, dict_dz)
+
+
+@lru_cache(maxsize=1)
+def _english_french() -> FreeDict:
+    return load()
+
+
+def english_french(word: str) -> list[str]:
+    """English→French's dictionary (cad/lang/pairs.py names it): the French translations of an
+    English word, Debian's dict-freedict-eng-fra loaded once."""
+    return _english_french().french(word)

@@ -7,7 +7,7 @@ translated again (seed 004's two passes).
 
 from __future__ import annotations
 
-from cad.cm.class_model import CM_PRONOUNS, antecedent_distribution, pronoun_mixture, read_mixture, through_chain
+from cad.cm.class_model import antecedent_distribution, pronoun_mixture, read_mixture, through_chain
 from cad.cm.classes import aligned_words, pronoun_class
 from cad.cm.referent import animacy_of
 from cad.decoder.search import Translation
@@ -30,15 +30,17 @@ def translate_document_feature(decoder, doc_id: str, sentences: list[list[str]],
     None), when given, replaces reading the translations: the oracle that reads the reference.
     `nbest`/`distinct`: each sentence's final pass also returns its n-best list, whose feature
     values are those of the context the 1-best translations gave (tuning). `morphology`: where the
-    translations are tagged (default: here, when needed)."""
+    translations are tagged (default: here, when needed), by the target reader of its language
+    pair, which also names the source pronouns the CM studies."""
+    morphology = morphology or TranslationMorphology()
     recs_of: dict[int, list[PronounResolution]] = {}
     for r in resolutions:
-        if r.token.lower() in CM_PRONOUNS:
+        if r.token.lower() in morphology.pair.source.cm_pronouns:
             recs_of.setdefault(r.sentence, []).append(r)
     if roles is None:
         roles = pronoun_roles(sentences, {(r.sentence, r.index) for rs in recs_of.values() for r in rs})
     return FeaturePasses(decoder, doc_id, sentences, recs_of, with_human, roles, projector, nbest, distinct,
-                         morphology or TranslationMorphology()).run()
+                         morphology).run()
 
 
 class FeaturePasses:
@@ -53,7 +55,8 @@ class FeaturePasses:
         self.decoder, self.doc_id, self.sentences, self.recs_of = decoder, doc_id, sentences, recs_of
         self.with_human, self.roles, self.projector = with_human, roles, projector
         self.nbest, self.distinct, self.morphology = nbest, distinct, morphology
-        self.animacy = animacy_of(sentences)
+        self.pair = morphology.pair
+        self.animacy = animacy_of(sentences, self.pair)
         n = len(sentences)
         self.done: list[Translation | None] = [None] * n
         self.traces: list[list[TraceRecord]] = [[] for _ in range(n)]
@@ -104,7 +107,7 @@ class FeaturePasses:
                 self.read_as[(c.sentence, c.head)] = found
             elif tr is not None and tr.best.words:
                 # for the trace only: the bundle stays without gender
-                unread = unread_translation(c, tr.best.words, tr.best.word_alignment)
+                unread = unread_translation(c, tr.best.words, tr.best.word_alignment, self.pair)
                 if unread is not None:
                     self.read_as[(c.sentence, c.head)] = unread
         # *it* ... *it*: the chain's features
@@ -117,7 +120,7 @@ class FeaturePasses:
         for r in sorted(self.recs_of[k], key=lambda r: r.index):
             mixes[r.index] = pronoun_mixture(r, self.roles[(k, r.index)], lambda c: self.project(k, first, c),
                                              self.with_human, self.animacy, pass_through=True)
-            self.passed_on[(k, r.index)] = antecedent_distribution(mixes[r.index])
+            self.passed_on[(k, r.index)] = antecedent_distribution(mixes[r.index], self.pair)
             best = r.best
             if best is not None:
                 # a pronoun antecedent: the noun its own chain was read as; a word whose gender
@@ -149,9 +152,9 @@ class FeaturePasses:
             # the likeliest bundle, the one reading=map scores (ties as it breaks them)
             tr.features = next(iter(read_mixture(ctx["pronouns"][r.index], "map")), None)
             # what the feature scored: the aligned words with APT's improvement (*la tuer*, *it* unaligned)
-            words = aligned_words(sent, result.best.words, result.best.word_alignment, r.index)
+            words = aligned_words(sent, result.best.words, result.best.word_alignment, r.index, self.pair)
             tr.target = " ".join(words)
-            tr.target_class = pronoun_class(words)
+            tr.target_class = pronoun_class(words, self.pair)
             self.traces[k].append(tr)
 
     def translate(self, k: int, ctx: dict | None) -> Translation:

@@ -55,7 +55,9 @@ class SystemOptions:
     `morphology`: the French tagging of the translations (TranslationMorphology); `projector`: the
     feature mode reads each candidate's gender and number from it instead of the translations (the
     reference oracle); `nbest_lists`: the feature mode also returns each sentence's distinct n-best
-    list of this size, scored in the context the 1-best translations gave (tuning in document context)."""
+    list of this size, scored in the context the 1-best translations gave (tuning in document context);
+    `pair`: the language pair (cad.lang.pairs.Pair; None: the default pair), whose facts every
+    system reads."""
 
     source_features: bool = False
     with_human: bool = False
@@ -65,6 +67,7 @@ class SystemOptions:
     morphology: Any = None
     projector: Any = None
     nbest_lists: int = 0
+    pair: Any = None
 
 
 def translate_all(decoder, sentences: list[str], nbest: int = 0, distinct: bool = False) -> list:

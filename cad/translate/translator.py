@@ -48,7 +48,7 @@ class Baseline(TranslationSystem):
     def translate_document(self, doc_id, sentences, records, roles=None, given=None) -> DocumentTranslation:
         words = self.edit(given, records)
         outputs = [tr.text for tr in given] if words is None else [" ".join(w) for w in words]
-        traces = plain_traces(doc_id, sentences, given, records, words) \
+        traces = plain_traces(doc_id, sentences, given, records, words, self.options.pair) \
             if self.options.trace and not self.options.source_features else []
         return DocumentTranslation(outputs, [alignment_line(tr.best) for tr in given], given, traces)
 
@@ -59,7 +59,7 @@ class PostEdited(Baseline):
     reads_coreference = True
 
     def edit(self, given, records):
-        return postedit_document(given, records)[0]
+        return postedit_document(given, records, self.options.pair)[0]
 
 
 class CMBackoff(TranslationSystem):
@@ -74,7 +74,8 @@ class CMBackoff(TranslationSystem):
     def translate(self, doc_id, sentences, records, roles):
         if self.options.source_features:
             return translate_document_source(self.decoder, doc_id, sentences, records)
-        return translate_document(self.decoder, doc_id, sentences, records, self.options.with_human)
+        return translate_document(self.decoder, doc_id, sentences, records, self.options.with_human,
+                                  pair=self.options.pair)
 
 
 class CMFeature(CMBackoff):
@@ -85,7 +86,7 @@ class CMFeature(CMBackoff):
 
     def __init__(self, decoder, options: SystemOptions):
         super().__init__(decoder, options)
-        self.morphology = options.morphology or TranslationMorphology()
+        self.morphology = options.morphology or TranslationMorphology(pair=options.pair)
 
     def translate(self, doc_id, sentences, records, roles):
         if self.options.source_features:
@@ -126,13 +127,14 @@ class DocumentTranslator:
 
     def __init__(self, decoder, system: str = CM, mode: str = "feature", *, source_features: bool = False,
                  with_human: bool = False, reranker=None, nbest: int = CM_RERANK_NBEST, trace: bool = False,
-                 morphology: TranslationMorphology | None = None, projector=None, nbest_lists: int = 0):
+                 morphology: TranslationMorphology | None = None, projector=None, nbest_lists: int = 0,
+                 pair=None):
         if system not in SYSTEM_CHOICES:
             raise ValueError(f"unknown system {system!r}")
         if system == CM and mode not in cm_modes():
             raise ValueError(f"unknown CM mode {mode!r}")
         options = SystemOptions(source_features, with_human, reranker, nbest, trace, morphology, projector,
-                                nbest_lists)
+                                nbest_lists, pair)
         self.decoder, self.name = decoder, system_name(system, mode)
         self.system = SYSTEMS.get(self.name).from_options(decoder, options)
 

@@ -67,3 +67,6 @@ CM_IMPLICIT_MODEL = "table"
 # pair= (every configuration written before pairs were data was English→French)
 SOURCE_LANGUAGE = "en"
 TARGET_LANGUAGE = "fr"
+# the pair of a source-marked CM table (cad/cm/source_table.py) when its caller or its
+# CoreferenceModel line names none: every such table so far is Spanish→English's (make es-en)
+SOURCE_MARKED_PAIR = ("es", "en")

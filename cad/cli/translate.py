@@ -199,8 +199,8 @@ def _translate_documents(a: argparse.Namespace, mode: str, source_features: bool
         decoder = load_decoder(a.config, sentences, a.decoder, a.moses_bin, a.search_algorithm, a.engine, pair)
         if hasattr(decoder, "close"):
             workers.callback(decoder.close)
-        translator = DocumentTranslator(decoder, a.system, mode, source_features=source_features,
-                                        with_human=a.humanness, reranker=_reranker(a, mode, source_features),
+        translator = DocumentTranslator(decoder, a.system, mode,
+                                        with_human=a.humanness, reranker=_reranker(a, mode),
                                         nbest=a.nbest, trace=bool(a.trace),
                                         morphology=TranslationMorphology(tag_pool, pair), pair=pair)
         non_empty = [(key, sents) for key, sents in docs if sents]
@@ -213,18 +213,17 @@ def _translate_documents(a: argparse.Namespace, mode: str, source_features: bool
                          result.traces if result else [])
 
 
-def _reranker(a: argparse.Namespace, mode: str, source_features: bool):
+def _reranker(a: argparse.Namespace, mode: str):
+    """--cm-mode rerank's reranker: the class CM's, or the source-feature table's where the pair's
+    source states the antecedents' features."""
     if a.system != "cm" or mode != "rerank":
         return None
-    if source_features:
-        from cad.cm.source_cm import SourceClassTable
-        from cad.translate.source_rerank import SourceReranker
-
-        return SourceReranker(SourceClassTable.read(a.classes), a.cm_weight)
     from cad.cm.models import load_pronoun_model
-    from cad.translate.rerank import ClassReranker
+    from cad.translate.rerank import ClassReranker, SourceReranker
 
     pair = pair_of(a)
+    if pair.source_features:
+        return SourceReranker(load_pronoun_model(a.classes, "source-table", pair), a.cm_weight)
     return ClassReranker(load_pronoun_model(a.classes, a.cm_model, pair), a.cm_weight, a.humanness, objective=a.objective,
                           reading=a.reading, pair=pair)
 

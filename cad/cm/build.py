@@ -27,9 +27,12 @@ from cad.cm.backoff_table import MIN_PROB, SMOOTHING, estimate, estimate_witten_
 from cad.cm.class_classifier import MODEL_FILE, train_classifier
 from cad.cm.class_model import ClassTable
 from cad.cm.collect import CMStats, Collection, collect_in_process, collect_in_shards
+from cad.cm import source_table
 from cad.core.docs import DocStart, read_docs
 from cad.core.errors import CadError
 from cad.core.shards import Parallel, ShardStore
+from cad.core.progress import progress
+from cad.core.aligned_docs import aligned_documents
 from cad.core.textio import atomic_output, count_lines
 from cad.defaults import COREF_BACKEND
 from cad.lang.pairs import Pair, pair as language_pair
@@ -41,7 +44,7 @@ def build_cm(corpus: str, align: str, out_dir: str | os.PathLike, src_lang: str 
              docs: str | None = None, coref: str | None = None, backend: str = COREF_BACKEND, with_human: bool = False,
              single_best: bool = False, smoothing: str = "none", em_iterations: int = 5,
              domain_weights: dict[str, float] | None = None, classifier: bool = True,
-             parallel: Parallel | None = None) -> CMStats:
+             parallel: Parallel | None = None, resolver=None) -> CMStats | source_table.SourceCMStats:
     """`smoothing` (cm.gz): "none" (seed 004: relative frequencies) or "witten-bell" (back-off to
     coarser bundles). `em_iterations` (classes.gz): EM over each pronoun's latent bundle; 0 keeps
     seed 003's expected counts under the coreference's own weights. `domain_weights` (classes.gz):
@@ -51,8 +54,12 @@ def build_cm(corpus: str, align: str, out_dir: str | os.PathLike, src_lang: str 
     `parallel`: collect the triples and instances in shards of documents (kept in OUT/cm.gz.shards/
     until the tables are written, so that a rerun resumes from them), the same tables again; None:
     in this process, without shards. The pair `src_lang`-`tgt_lang` (cad/lang/pairs.py) gives every
-    fact of the two languages."""
+    fact of the two languages; where its source states the antecedents' features (Spanish), the
+    bundles are those (cad/cm/source_table.py), read from `resolver` (a backend that gives them:
+    corzu, spanish) with `docs` and `em_iterations`, the other options being the projection's."""
     pair = language_pair(src_lang, tgt_lang)
+    if pair.source_features:
+        return build_source_marked(corpus, align, out_dir, pair, resolver, docs, em_iterations)
     if smoothing not in SMOOTHING:
         raise CadError(f"unknown smoothing {smoothing!r} (choose from {', '.join(SMOOTHING)})")
     out_dir = Path(out_dir)
@@ -114,3 +121,42 @@ def _write_class_models(acc: Collection, out_dir: Path, em_iterations: int, clas
     provenance["classifier"] = clf.meta
     log.info("classifier CM: C=%g, held-out log-loss %s (class table %s)", clf.meta["C"],
              clf.meta["heldout_log_loss"], clf.meta.get("table_heldout_log_loss"))
+
+
+def build_source_marked(corpus: str, align: str, out_dir: str | os.PathLike, pair: Pair, resolver,
+                        docs: str | None = None, em_iterations: int = 5) -> source_table.SourceCMStats:
+    """Where the pair's source states the antecedents' features (seed 003): out_dir/cm.gz (the
+    back-off table), classes.gz (the class CM of the decoder feature: P(target class | bundle),
+    NONE included) and provenance.json; `resolver` gives each document's pronoun records with
+    their candidates' features. `em_iterations`: EM over each pronoun's latent antecedent for
+    classes.gz (0: seed 003's expected counts, as cm.gz keeps)."""
+    if resolver is None:
+        raise CadError(f"the {pair.name} CM reads the source antecedents' features: give a resolver that states them")
+    docs = docs or (f"{corpus}.docs" if Path(f"{corpus}.docs").exists() else None)
+    n_docs = len(read_docs(docs, count_lines(f"{corpus}.{pair.src}"))) if docs else 1
+    stats = source_table.SourceCMStats()
+    triples, class_instances = [], []
+    rows = aligned_documents(f"{corpus}.{pair.src}", f"{corpus}.{pair.tgt}", align, docs)
+    for doc_id, src, tgt, al in progress(rows, total=n_docs, desc="cm", unit="doc"):
+        recs = resolver.resolve(doc_id, src)
+        triples.extend(source_table.collect(src, tgt, al, recs, stats))
+        class_instances.extend(source_table.collect_classes(src, tgt, al, recs, pair))
+    if not triples:
+        raise CadError("no coreference triple could be collected: do the records match the corpus?")
+    model = source_table.estimate(triples, pair)
+    lines = source_table.table_lines(model, stats)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with atomic_output(out_dir / "cm.gz") as fh:
+        fh.writelines(line + "\n" for line in lines)
+    class_model, class_counts = source_table.estimate_em(class_instances, em_iterations, pair)
+    source_table.SourceClassTable(class_model, pair).write(out_dir / "classes.gz", class_counts)
+    with atomic_output(out_dir / "provenance.json") as fh:
+        json.dump({"corpus": str(corpus), "alignment": str(align), "documents": docs, "pair": pair.name,
+                   "bundles": "pronoun-gender-number-humanness of the source antecedent (seed 003)",
+                   "min_probability": source_table.MIN_PROB, "smoothing": "witten-bell",
+                   "class_em_iterations": em_iterations, "counts": asdict(stats)},
+                  fh, indent=2, sort_keys=True)
+        fh.write("\n")
+    log.info("CM: %d entries for %d bundles from %d triples", stats.entries, len(model), stats.triples)
+    return stats

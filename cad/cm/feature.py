@@ -19,7 +19,8 @@ reference only in the share of the mixture whose antecedent is not feminine (cla
 (class_model.read_mixture): a decision on the antecedent's features, as seed 004 takes the
 resolver's one antecedent, where the mixture hedges between the antecedents' genders.
 `pair=en-de` names the language pair whose target classes the model scores (cad/lang/pairs.py);
-a line without it is the default pair's, English→French, as every configuration written before.
+a line without it is the model's implicit pair (the source-feature table's: Spanish→English) or
+the default pair, English→French, as every configuration written before.
 
 Importing this module registers the feature under its moses.ini type (cad/decoder/registry.py);
 installed distributions also find it through the `cad.decoder_features` entry point.
@@ -34,7 +35,7 @@ from cad.cm.classes import aligned_words, pronoun_class
 from cad.cm.models import CM_MODELS, load_pronoun_model
 from cad.core.errors import CadError
 from cad.defaults import CM_IMPLICIT_MODEL, CM_IMPLICIT_OBJECTIVE, CM_IMPLICIT_READING
-from cad.lang.pairs import Pair, default_pair, pair_named
+from cad.lang.pairs import Pair, default_pair, pair as language_pair, pair_named
 from cad.decoder.features import Option, StatelessFeature
 from cad.decoder.registry import FeatureSlot, Loading, register
 from cad.moses.ini import Feature
@@ -66,7 +67,9 @@ class CoreferenceModelFeature(StatelessFeature):
             raise CadError(f"{feature.name}: unknown model={kind} (choose from {', '.join(CM_MODELS)})",
                            config_path, feature.line)
         try:
-            self.pair = pair_named(feature.args["pair"]) if "pair" in feature.args else default_pair()
+            implicit = CM_MODELS.get(kind).implicit_pair
+            self.pair = pair_named(feature.args["pair"]) if "pair" in feature.args else \
+                language_pair(*implicit) if implicit else default_pair()
         except CadError as exc:
             raise CadError(f"{feature.name}: {exc}", config_path, feature.line) from None
         if table is None:

@@ -37,6 +37,9 @@ class PronounModel:
     # whether it scores the expected APT credit objectives (credit, apt, exact) besides ln P(class):
     # those need the target language's credit matrix, which only the French classes have
     credits: ClassVar[bool] = True
+    # the language pair (src, tgt) a CoreferenceModel line without pair= means for this model (None:
+    # the default pair): a model made for one kind of pair only names it
+    implicit_pair: ClassVar[tuple[str, str] | None] = None
 
     @classmethod
     def from_file(cls, path: str | os.PathLike, pair: Any = None) -> PronounModel:
@@ -53,7 +56,7 @@ class PronounModel:
 # Spanish→English's table of bundles of the source antecedent's own features
 for _name, _target in (("table", "cad.cm.class_model:ClassTable"),
                        ("classifier", "cad.cm.class_classifier:ClassifierCM"),
-                       ("source-table", "cad.cm.source_cm:SourceClassTable")):
+                       ("source-table", "cad.cm.source_table:SourceClassTable")):
     CM_MODELS.declare(_name, _target)
 
 

@@ -29,7 +29,7 @@ from sacrebleu.metrics import BLEU, CHRF
 # registers the CoreferenceModel feature that the configurations loaded here may name
 import cad.cm.feature  # noqa: F401
 from cad.cm.config import CM_NAME, FEATURE_NAME, cm_config, feature_config
-from cad.cm.source_cm import SourceClassTable, bundle_vocabulary
+from cad.cm.source_table import SourceClassTable, bundle_vocabulary
 from cad.core.docs import read_docs
 from cad.core.errors import CadError
 from cad.core.progress import progress
@@ -41,7 +41,7 @@ from cad.eval.significance import mcnemar
 from cad.lang.pairs import pair
 from cad.moses.ini import parse_config
 from cad.translate.rerank import Hypothesis
-from cad.translate.source_rerank import SourceReranker, pronoun_mixtures
+from cad.translate.rerank import SourceReranker, pronoun_mixtures
 from cad.translate.translator import DocumentTranslator
 from cad.tune.run import mert
 
@@ -342,7 +342,7 @@ def _decode_systems(config: str, tag: str, scale: float, cm_table, classes, grid
                 if not any(i in has_record for i in lines):
                     continue
                 recs = [r for line, r in records if line in set(lines)]
-                trs = DocumentTranslator(decoders[w], "cm", mode, source_features=True).translate_document(
+                trs = DocumentTranslator(decoders[w], "cm", mode, pair=pair("es", "en")).translate_document(
                     str(k), [src[i] for i in lines], recs).translations
                 for i, tr in zip(lines, trs):
                     outs[i] = tr.text

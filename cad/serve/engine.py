@@ -117,7 +117,7 @@ class Engine:
             if self.resolver is not None else Analysis([])
         s = self.settings
         # a translator per document: its morphology caches this document's translations only
-        translator = DocumentTranslator(self.decoder, s.system, s.mode, source_features=s.source_features,
+        translator = DocumentTranslator(self.decoder, s.system, s.mode,
                                         with_human=s.humanness, trace=True,
                                         morphology=TranslationMorphology(None, self.pair), pair=self.pair)
         result = translator.translate_document(doc.key, sents, onto_tokens(an.records, sents, doc.key), an.roles)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 # registers the CoreferenceModel feature that the configurations loaded here may name
 import cad.cm.feature  # noqa: F401
-from cad.cm.source_cm import bundle_vocabulary
+from cad.cm.bundles import source_vocabulary
 from cad.core.errors import CadError
 from cad.corpus.truecase import model_truecase_file
 from cad.decoder import Decoder, DecoderModel, SearchSettings
@@ -66,7 +66,7 @@ def feature_token_phrases(sentences: list[str], pair: Pair | None = None) -> lis
             if tok.lower() not in studied:
                 continue
             if pair.source_features:
-                extra.extend(bundle_vocabulary([tok.lower()]))
+                extra.extend(source_vocabulary([tok.lower()], pair))
                 continue
             for g in pair.target.genders:
                 for n in NUMBERS:

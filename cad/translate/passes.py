@@ -3,17 +3,24 @@
 sentence is read from that sentence's translation; one in the same sentence from a first pass in
 which that candidate's bundle stays coarse (pronoun and role), after which the sentence is
 translated again (seed 004's two passes).
+
+Where the pair's source states the antecedents' features itself (Spanish→English, seed 003), a
+pronoun's mixture is {bundle of its candidate's own features: p(candidate)} (cad/cm/bundles.py):
+nothing waits for a translation, and each sentence is translated once.
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
+
 from cad.cm.class_model import antecedent_distribution, pronoun_mixture, read_mixture, through_chain
+from cad.cm.bundles import source_bundle
 from cad.cm.classes import aligned_words, pronoun_class
 from cad.cm.referent import animacy_of
 from cad.decoder.search import Translation
 from cad.cm.projection import Projected, Unread, unread_translation
 from cad.translate.morphology import TranslationMorphology, projection
-from cad.translate.trace import TraceRecord, resolution_fields
+from cad.translate.trace import TraceRecord, resolution_fields, target_of
 from coref.english.roles import pronoun_roles
 from coref.records import PronounResolution
 
@@ -24,15 +31,18 @@ def translate_document_feature(decoder, doc_id: str, sentences: list[list[str]],
                                resolutions: list[PronounResolution], with_human: bool = False,
                                roles: dict[tuple[int, int], str] | None = None,
                                projector=None, nbest: int = 0, distinct: bool = False,
-                               morphology: TranslationMorphology | None = None
+                               morphology: TranslationMorphology | None = None, pair=None
                                ) -> tuple[list[Translation], list[TraceRecord]]:
     """Translate one document in feature mode. `projector` (candidate -> (gender, number) or
     None), when given, replaces reading the translations: the oracle that reads the reference.
     `nbest`/`distinct`: each sentence's final pass also returns its n-best list, whose feature
     values are those of the context the 1-best translations gave (tuning). `morphology`: where the
     translations are tagged (default: here, when needed), by the target reader of its language
-    pair, which also names the source pronouns the CM studies."""
-    morphology = morphology or TranslationMorphology()
+    pair, which also names the source pronouns the CM studies (`pair`: that pair, where the
+    morphology is not given)."""
+    morphology = morphology or TranslationMorphology(pair=pair)
+    if morphology.pair.source_features:
+        return translate_source_marked_feature(decoder, doc_id, sentences, resolutions)
     recs_of: dict[int, list[PronounResolution]] = {}
     for r in resolutions:
         if r.token.lower() in morphology.pair.source.cm_pronouns:
@@ -197,3 +207,35 @@ class FeaturePasses:
             if j in self.read_later and not self.morphology.ready(self.done[j]):
                 return self.done[j]
         return None
+
+
+def translate_source_marked_feature(decoder, doc_id: str, sentences: list[list[str]],
+                                    resolutions: list[PronounResolution]
+                                    ) -> tuple[list[Translation], list[TraceRecord]]:
+    """Feature mode where the source states the antecedents' features: the phrase table stays
+    whole; each pronoun with candidates passes its mixture {bundle(c): p(c)} to the
+    CoreferenceModel feature, which scores every option translating it."""
+    by_sentence: dict[int, list[PronounResolution]] = defaultdict(list)
+    for r in resolutions:
+        if r.candidates:
+            by_sentence[r.sentence].append(r)
+    done, traces = [], []
+    for k, sent in enumerate(sentences):
+        recs = by_sentence.get(k, [])
+        mixes = {}
+        for r in recs:
+            mix: dict[str, float] = defaultdict(float)
+            for c in r.candidates:
+                mix[source_bundle(r.token, c)] += c.probability
+            mixes[r.index] = dict(mix)
+        result = decoder.translate(" ".join(sent), context={"pronouns": mixes} if mixes else None)
+        for r in recs:
+            tr = TraceRecord(doc_id, k, r.index, r.token, **resolution_fields(r),
+                             pass_="inter" if r.best.sentence < k else "intra")
+            tr.antecedent, tr.antecedent_sentence = r.best.text, r.best.sentence
+            tr.bundles = {b: round(w, 4) for b, w in sorted(mixes[r.index].items(), key=lambda x: -x[1])}
+            tr.features = next(iter(tr.bundles), None)
+            tr.target = target_of(result, r.index)
+            traces.append(tr)
+        done.append(result)
+    return done, traces

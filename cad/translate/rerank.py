@@ -9,6 +9,11 @@ expected value over candidates; at least 1e-5, the table's own cut). An antecede
 sentence's chosen hypothesis; one in the same sentence from the hypothesis itself, so that each
 hypothesis is judged by its own agreement. The new total is the decoder's total plus
 λ_CM · that score; the best total wins (the first on a tie, as in the list's order).
+
+`ClassReranker` is the class CM's (the decoder feature's score over n-best lists); where the pair's
+source states the antecedents' features (Spanish→English), `SourceReranker` reads the
+source-feature table: the bundles are the source antecedents' own, so nothing depends on the
+translation of earlier sentences and each sentence is reranked on its own.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from cad.cm.bundles import Bundle
+from cad.cm.bundles import Bundle, source_bundle
 from cad.cm.class_model import (READINGS, antecedent_distribution, gender_shares, pronoun_mixture,
                                 read_mixture, score_class, through_chain)
 from cad.cm.classes import aligned_words, pronoun_class
@@ -253,3 +258,57 @@ class ClassReranker:
             chosen.append(hyps[best])
             traces.append(RerankTrace(k, best, scores))
         return chosen, traces
+
+
+# ---------------------------------------------------------------- the source-feature table's reranking
+def pronoun_mixtures(records: list[PronounResolution]) -> dict[int, dict[int, dict[str, float]]]:
+    """{sentence: {token index: {bundle: p}}} for the pronouns with candidates, each bundle the
+    candidate's own features (cad.cm.bundles.source_bundle)."""
+    out: dict[int, dict[int, dict[str, float]]] = defaultdict(dict)
+    for r in records:
+        if not r.candidates:
+            continue
+        mix: dict[str, float] = defaultdict(float)
+        for c in r.candidates:
+            mix[source_bundle(r.token, c)] += c.probability
+        out[r.sentence][r.index] = dict(mix)
+    return out
+
+
+class SourceReranker:
+    """Any decoder's n-best list rescored by the quantity the CoreferenceModel feature adds with the
+    source-feature table (cad/cm/source_table.py): weight × Σ ln Σ_c p(c) P(class | bundle(c)) over
+    the sentence's pronouns with candidates, the class read from the words the hypothesis aligns to
+    the pronoun (as SourceClassTable.option_class reads an option's), in the table's pair's classes."""
+
+    def __init__(self, table, weight: float):
+        self.table = table
+        self.weight = weight
+
+    def hypothesis_class(self, h: Hypothesis, index: int) -> str:
+        return self.table.pair.target.class_of_words(
+            [h.words[j] for i, j in sorted(h.alignment, key=lambda x: x[1]) if i == index])
+
+    def cm_score(self, mixtures: dict[int, dict[str, float]], h: Hypothesis) -> float:
+        return sum(score_class(self.table.class_distribution(mix), self.hypothesis_class(h, i))
+                   for i, mix in mixtures.items())
+
+    def best(self, hyps: list[Hypothesis], mixtures: dict[int, dict[str, float]] | None) -> tuple[int, list[float]]:
+        """(index of the best hypothesis by model score + weight × CM score, the CM scores); ties
+        go to the earlier (the decoder's better) hypothesis."""
+        scores = [self.cm_score(mixtures, h) for h in hyps] if mixtures else [0.0] * len(hyps)
+        return max(range(len(hyps)), key=lambda i: (hyps[i].total + self.weight * scores[i], -i)), scores
+
+    def rerank_document(self, nbests: list[list[Hypothesis]], records: list[PronounResolution],
+                        sentences: list[list[str]] | None = None, roles: dict | None = None
+                        ) -> tuple[list[Hypothesis], list[RerankTrace]]:
+        """As ClassReranker's (`sentences` and `roles` are not read: the bundles need neither)."""
+        mixes = pronoun_mixtures(records)
+        chosen_, traces = [], []
+        for k, hyps in enumerate(nbests):
+            if not hyps:
+                raise CadError(f"sentence {k} has no hypothesis")
+            best, scores = self.best(hyps, mixes.get(k))
+            chosen_.append(hyps[best])
+            traces.append(RerankTrace(k, best, scores))
+        return chosen_, traces

@@ -219,7 +219,7 @@ def test_studied_positions_skip_articles_but_keep_resolved_clitics():
 
 
 def test_corzu_humanness_from_a_learned_lexicon(corpus):
-    from cad.lang.humanness import Entry, HumanLexicon
+    from cad.lexicons.humanness import Entry, HumanLexicon
 
     rec = dict(RECORDS[0], candidates=[cand(0, 1, 2, 1, "hermana", 9.0, "FEM"),          # CorZu: not animate
                                        cand(0, 4, 6, 5, "la escuela", 1.0, "FEM")])

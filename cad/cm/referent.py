@@ -7,7 +7,7 @@ is no such entity; the type gives the CM's bundles and the classifier that disti
 role alone (the subject of *be*) would say *c'est*.
 
 The type is "anim" where the head's animate senses weigh at least half (WordNet's tag counts,
-cad/lang/wordnet.py), else "ent" where its senses that are things or living beings do, else
+cad/resources/wordnet.py), else "ent" where its senses that are things or living beings do, else
 "abst"; None for a head WordNet does not know (a name, a pronoun), so that the bundle stays the
 coarser one. CAD_GENDER_SOURCES without `wordnet` turns it off (an ablation).
 

@@ -41,7 +41,7 @@ from cad.eval.apt import Side, classify, improve
 from cad.eval.apt_settings import cached_settings
 from cad.experiments.contrastive_french import PRONOUN_FLIP, PRONOUN_GENDER, Editor, apply_edits, merge
 from cad.experiments.contrastive_nouns import ReplacementNouns
-from cad.lang.hunspell_fr import FrenchNouns
+from cad.resources.hunspell_fr import FrenchNouns
 from cad.lang.pairs import Pair, chosen
 
 # French forms of a coreferent pronoun that show a gender the flip does not change
@@ -379,7 +379,7 @@ def noun_counts(sentences: list[list[str]], pair: Pair | None = None) -> Counter
 
 
 def load_lexicons() -> tuple:
-    from cad.lang import fr_inflection, freedict, hunspell_fr, wordnet
+    from cad.resources import fr_inflection, freedict, hunspell_fr, wordnet
 
     return hunspell_fr.load(), fr_inflection.load(), wordnet.load(), freedict.load()
 

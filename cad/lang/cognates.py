@@ -1,7 +1,7 @@
 """French cognates of English nouns, for the antecedent a decoder left untranslated.
 
 An English word the phrase table does not know passes through the decoder as it is, and no French
-article or tagger can then say its gender; the bilingual dictionary (cad/lang/freedict.py) holds
+article or tagger can then say its gender; the bilingual dictionary (cad/resources/freedict.py) holds
 8.8k English headwords and at times only a stray sense (*adversity*: *abaissement*). Much of the
 learned vocabulary that a phrase table misses is Latinate, and its French form follows from the
 English one by regular suffix correspondences (*adversity* / *adversité*, *symphony* /
@@ -16,7 +16,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-from cad.lang.hunspell_fr import FrenchNouns
+from cad.resources.hunspell_fr import FrenchNouns
 
 # (English ending, French ending), accents left out of the French (the lexicon is searched without
 # them); the first that yields a noun of the lexicon with one gender decides, so the longer and

@@ -8,9 +8,9 @@ from __future__ import annotations
 from functools import lru_cache
 
 from cad.core.errors import CadError
-from cad.lang import hunspell_fr
+from cad.resources import hunspell_fr
 from cad.lang.facts import DEFAULT_GENDER_SOURCES, GENDER_SOURCES, Morph, Morphology, gender_sources  # noqa: F401
-from cad.lang.hunspell_fr import FrenchNouns
+from cad.resources.hunspell_fr import FrenchNouns
 from cad.lang.fr import SPACY_MODEL
 
 # spaCy is imported when the pipeline is first loaded, not with this module: it takes most of a

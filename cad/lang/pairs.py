@@ -85,7 +85,7 @@ def _resource(target: str):
 for _code in ("en", "fr", "es", "de"):
     LANGUAGES.declare(_code, f"cad.lang.{_code}:LANGUAGE")
 
-EN_FR = Pair("en", "fr", TRANSLATION, dictionary="cad.lang.freedict:english_french",
+EN_FR = Pair("en", "fr", TRANSLATION, dictionary="cad.resources.freedict:english_french",
              cognates="cad.lang.cognates:find")
 EN_DE = Pair("en", "de", TRANSLATION)
 ES_EN = Pair("es", "en", SOURCE)

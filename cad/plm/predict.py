@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from cad.lang.facts import Morph
-from cad.lang.models import load_spacy
+from cad.downloads.spacy_models import load_spacy
 from cad.plm.model import PLM
 from cad.plm.sequences import History, PLM_PRONOUNS
 from cad.plm.task import tag

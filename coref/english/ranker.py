@@ -19,7 +19,7 @@ from typing import Callable, ClassVar
 import numpy as np
 
 from cad.core.errors import CadError
-from cad.lang.models import load_spacy
+from cad.downloads.spacy_models import load_spacy
 from coref.backends import Backend, BackendOptions
 from coref.english.entities import SPEAKER_PRONOUNS, THIRD_PERSON, EntityTracker, pronoun_class
 from coref.english.features import anaphoricity_features, event_candidates, pair_features, site_of

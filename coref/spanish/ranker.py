@@ -23,8 +23,8 @@ import numpy as np
 
 from cad.core.errors import CadError
 from cad.lang.es import PRONOUN_CLASS, spanish_nlp
-from cad.lang.humanness import Entry, HumanLexicon
-from cad.lang.name_gender import GenderLexicon
+from cad.lexicons.humanness import Entry, HumanLexicon
+from cad.lexicons.name_gender import GenderLexicon
 from coref.backends import Backend, BackendOptions
 from coref.ranker import Chooser, Decision, RankerFile, Walk, reading_order
 from coref.records import Candidate, PronounResolution, keep_likely
@@ -165,8 +165,8 @@ class SpanishResolver(Backend):
     def __init__(self, model: str | os.PathLike | SpanishModel | None = None, nlp=None, lexicon="model",
                  pronouns: tuple[str, ...] = ALL_PRONOUNS, genders=None):
         """`lexicon`: "model" (the human-noun lexicon stored with the model), None (no lexicon:
-        humanness from named entities only), or a cad.lang.humanness.HumanLexicon or its TSV.
-        `genders`: a cad.lang.name_gender.GenderLexicon or its TSV, the gender of person names."""
+        humanness from named entities only), or a cad.lexicons.humanness.HumanLexicon or its TSV.
+        `genders`: a cad.lexicons.name_gender.GenderLexicon or its TSV, the gender of person names."""
         self.model = model if isinstance(model, SpanishModel) else SpanishModel.load(model or default_model_path())
         self.nlp = spanish_nlp() if nlp is None else nlp
         if isinstance(lexicon, str) and lexicon == "model":

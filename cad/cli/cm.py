@@ -8,7 +8,7 @@ import sys
 
 from cad.cli.experiments import add_experiment_parsers
 from cad.cli.lexicons import add_spanish_lexicons
-from cad.cli.translate import add_rerank_parser, pair_of
+from cad.cli.translate import add_pair_arguments, add_rerank_parser, pair_of
 from cad.cm.class_model import OBJECTIVES, OBJECTIVES_HELP, READINGS, READINGS_HELP
 from cad.cm.models import CM_MODELS
 from cad.core.cliargs import add_input_argument as add_in, add_output_argument as add_out
@@ -106,8 +106,7 @@ def add_cm_parsers(sub) -> None:
     s.add_argument("--corpus", required=True, help="prefix: PREFIX.<src>, PREFIX.<tgt>, PREFIX.docs")
     add_in(s, "--align", required=True, help="source-target alignment (Moses i-j)")
     s.add_argument("--docs", help="document boundaries of the corpus (default: PREFIX.docs if it exists)")
-    s.add_argument("--src", default="en", help="source language, the corpus suffix (default: %(default)s)")
-    s.add_argument("--tgt", default="fr", help="target language, the corpus suffix (default: %(default)s)")
+    add_pair_arguments(s, "target language, the corpus suffix; with --src the language pair (cad/lang/pairs.py)")
     add_in(s, "--coref", help="pronoun records (cad coref output); default: run --backend")
     s.add_argument("--backend", default=COREF_BACKEND, choices=BACKENDS,
                    help=f"coreference backend (default: {COREF_BACKEND})")

@@ -103,7 +103,8 @@ def _nbest(argv: list[str], i: int) -> tuple[dict[str, Any], int]:
     return {"nbest_file": vals[0], "nbest_size": int(vals[1]), "distinct": distinct}, i + distinct
 
 
-def _search(names: tuple[str, ...], values: str, read, section: str | None, setting: str, help: str = "") -> DecodeOption:
+def _search(names: tuple[str, ...], values: str, read, section: str | None, setting: str,
+            help: str = "") -> DecodeOption:
     return DecodeOption(names, ((OVERRIDES, None),), values, read, help, section, setting)
 
 

@@ -2,9 +2,9 @@
 
 For every source *it*/*they* with candidate antecedents, each candidate is projected through the
 alignment; the first noun or pronoun among its aligned target words gives the gender and number
-(the morphology of the pair's target, cad/lang/pairs.py), which with the source pronoun (and, optionally, source-side humanness) form
-a feature bundle. The target words aligned to the pronoun, the bundle and the candidate's
-probability form a triple; then P(target | bundle) = Σ score(bundle, target) / Σ score(bundle), and
+(the morphology of the pair's target, cad/lang/pairs.py), which with the source pronoun (and,
+optionally, source-side humanness) form a feature bundle. The target words aligned to the pronoun,
+the bundle and the candidate's probability form a triple; then P(target | bundle) = Σ score(bundle, target) / Σ score(bundle), and
 entries below 1e-5 are dropped (seed 004 §3.2, seed 003 §3.1). That table, cm.gz, is the
 back-off mode's second translation table.
 

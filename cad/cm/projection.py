@@ -192,7 +192,8 @@ def project(c, source_tokens: Sequence[str] | None, target: Sequence[str], align
         head = first_noun_or_pronoun(aligned_targets(c.start, c.end, alignment), morph)
     out = None
     if _untranslated(c, source_tokens, target, head, pair):
-        out = _from_cognate(c, source_tokens, morph, head, pair) or _from_dictionary(c, source_tokens, morph, head, pair)
+        out = _from_cognate(c, source_tokens, morph, head, pair) or \
+            _from_dictionary(c, source_tokens, morph, head, pair)
     if out is None and head is not None:
         out = Projected(morph[head].gender, morph[head].number, target[head], morph[head].source, head)
     if out is not None:

@@ -4,9 +4,10 @@ one class registered by name in cad/translate/systems.py.
 
 Systems: `baseline` (the decoder alone), `pe` (the baseline post-edited by seed 004's rule), the CM
 in one of its modes, `cm-backoff` (seed 004's back-off table), `cm-feature` (the CoreferenceModel
-decoder feature, two passes), `cm-rerank` (the class CM over the decoder's n-best lists). Every system reads the language pair it
-is given (cad/lang/pairs.py): where the pair's source states the antecedents' features
-(Spanish→English, seed 003) the bundles come from the source side itself, through the same systems.
+decoder feature, two passes), `cm-rerank` (the class CM over the decoder's n-best lists). Every
+system reads the language pair it is given (cad/lang/pairs.py): where the pair's source states the
+antecedents' features (Spanish→English, seed 003) the bundles come from the source side itself,
+through the same systems.
 The passes whose sentences do not wait for each other (the baseline, PE's input, reranking's
 n-best lists) go to a real Moses whole, so that it runs each as one process; cad's decoder takes
 them document by document, so that each document is written as soon as it is done.
@@ -119,7 +120,8 @@ class DocumentTranslator:
     `decoder`: anything with cad's `translate(sentence, nbest=, distinct=, context=)` (cad's
     decoder, a Moses process, a cache in front of either). The other options: SystemOptions."""
 
-    def __init__(self, decoder, system: str = CM, mode: str = "feature", *, with_human: bool = False, reranker=None, nbest: int = CM_RERANK_NBEST, trace: bool = False,
+    def __init__(self, decoder, system: str = CM, mode: str = "feature", *, with_human: bool = False,
+                 reranker=None, nbest: int = CM_RERANK_NBEST, trace: bool = False,
                  morphology: TranslationMorphology | None = None, projector=None, nbest_lists: int = 0,
                  pair=None):
         if system not in SYSTEM_CHOICES:

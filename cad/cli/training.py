@@ -10,6 +10,7 @@ import argparse
 import logging
 from pathlib import Path
 
+from cad.core.errors import CadError
 from cad.train.stages import STAGES
 
 log = logging.getLogger("cad")

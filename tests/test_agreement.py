@@ -1,5 +1,5 @@
 """French agreement with a subject pronoun: adjectives and past participles inflected through the
-dictionary's paradigms (cad/lang/fr_inflection.py), and the predicate after *être* found in
+dictionary's paradigms (cad/resources/fr_inflection.py), and the predicate after *être* found in
 hand-written translations (cad/lang/fr_agreement.py), with Debian's dictionary where it is
 installed and with a small one written here."""
 
@@ -7,7 +7,7 @@ from functools import lru_cache
 
 import pytest
 
-from cad.lang import fr_inflection
+from cad.resources import fr_inflection
 from cad.lang.fr_agreement import Predicate, agreeing_predicate
 
 from conftest import write

@@ -53,7 +53,7 @@ def test_chunk_start_by_hand():
 
 @pytest.fixture(scope="module")
 def nlp():
-    from cad.lang.models import load_spacy
+    from cad.downloads.spacy_models import load_spacy
 
     return load_spacy()
 
@@ -66,7 +66,7 @@ def parse(nlp, sentences):
 
 @pytest.fixture(scope="module")
 def scorer():
-    from cad.lang.minilm_files import SPEC
+    from cad.downloads.minilm_files import SPEC
     from coref.english.minilm import MiniLM
 
     folder = SPEC.find()

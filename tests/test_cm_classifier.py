@@ -9,7 +9,7 @@ import pytest
 from cad.cm.class_classifier import ClassifierCM, antecedent_features, features, \
     source_features, train_classifier
 from cad.cm.class_model import ClassTable, gender_shares, score_class
-from cad.cm.classes import NONE
+from cad.lang import NONE
 from cad.cm.config import FEATURE_NAME, feature_config
 from cad.cm.models import load_pronoun_model
 from cad.decoder import Decoder, DecoderModel

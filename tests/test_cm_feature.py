@@ -7,7 +7,9 @@ import math
 import pytest
 
 from cad.cm.class_model import ClassTable, antecedent_distribution, coarser, pronoun_mixture, score_class
-from cad.cm.classes import CLASSES, NONE, OTHER, pronoun_class
+from cad.cm.classes import pronoun_class
+from cad.lang import NONE, OTHER
+from cad.lang.fr import TARGET_CLASSES as CLASSES
 from cad.cm.config import FEATURE_NAME, feature_config
 from cad.cm.feature import CoreferenceModelFeature, option_class
 from cad.decoder import Decoder, DecoderModel
@@ -1103,10 +1105,10 @@ def test_an_animate_antecedent_reads_a_subject_of_be_as_a_subject():
 
 def test_referent_types_of_debians_wordnet():
     from cad.cm.referent import head_animacy
-    from cad.lang import resources
+    from cad.downloads import debian
 
     try:
-        resources.package_files(resources.WORDNET)
+        debian.package_files(debian.WORDNET)
     except Exception as exc:            # noqa: BLE001 - the message names make resources
         pytest.skip(f"WordNet is not installed: {exc}")
     assert [head_animacy(w) for w in ("mouse", "cat", "teacher", "woman")] == ["anim"] * 4

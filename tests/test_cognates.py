@@ -4,7 +4,7 @@ the reader's own structure, and through the projection on Debian's lexicons."""
 import pytest
 
 from cad.lang.cognates import CognateFinder
-from cad.lang.hunspell_fr import FrenchNouns
+from cad.resources.hunspell_fr import FrenchNouns
 from coref.records import Candidate
 
 LEXICON = {"adversité": {("fem", "sing")}, "symphonie": {("fem", "sing")}, "théorie": {("fem", "sing")},

@@ -15,7 +15,7 @@ from coref.records import Candidate, PronounResolution, write_jsonl
 @pytest.fixture(scope="module")
 def lexicons():
     pytest.importorskip("spacy")
-    from cad.lang import fr_inflection, hunspell_fr
+    from cad.resources import fr_inflection, hunspell_fr
 
     try:
         return hunspell_fr.load(), fr_inflection.load()
@@ -460,7 +460,7 @@ def test_the_shipped_model_scores_each_candidates_own_pronoun():
     pytest.importorskip("spacy")
     from cad.decoder import Decoder, DecoderModel, SearchSettings
     from cad.experiments.contrastive import ContextScorer, GenderTwins, read_suite
-    from cad.lang import fr_inflection
+    from cad.resources import fr_inflection
     from coref.backends import get_backend
 
     try:

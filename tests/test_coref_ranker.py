@@ -24,7 +24,7 @@ def toks(text: str) -> list[list[str]]:
 
 @pytest.fixture(scope="module")
 def nlp():
-    from cad.lang.models import load_spacy
+    from cad.downloads.spacy_models import load_spacy
 
     return load_spacy()
 

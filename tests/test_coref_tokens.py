@@ -15,7 +15,7 @@ def test_negated_stems_get_spacy_norms():
 
 def test_parse_of_a_moses_tokenized_negation():
     pytest.importorskip("spacy")
-    from cad.lang.models import load_spacy
+    from cad.downloads.spacy_models import load_spacy
     from coref.english.tokens import moses_doc
 
     nlp = load_spacy()

@@ -3,6 +3,7 @@ import sys
 
 import pytest
 
+from cad.core.errors import CadError
 from cad.decoder.moses_runner import find_moses, parse_features, parse_segmented
 
 from conftest import NO_MOSES, write
@@ -116,3 +117,25 @@ def test_nbest_with_segmentation_in_moses_layout_and_alignment_order(tmp_path):
     old = run(["decode", "-f", str(ini), "-input-file", str(inp), "-t", "-n-best-list", str(tmp_path / "nb2"), "5",
                "-include-alignment-in-n-best"])
     assert old.returncode == 0 and (tmp_path / "nb2").read_text().splitlines() == lines
+
+
+def test_the_options_are_declared_once_and_every_spelling_parses_alike():
+    from cad.cli.decode_options import OPTIONS, USAGE, DecodeArgs, parse_args
+
+    values = {"N": "3", "X": "0.5", "0|1": "1", "cad|moses": "moses", "native|python": "python",
+              "split|pass": "pass", "FILE N [distinct]": ["nb", "4", "distinct"]}
+    for o in OPTIONS:
+        assert all(name in USAGE for name in o.names), o.names
+        got = []
+        for name in o.names:
+            v = values.get(o.values, "x") if o.values else None
+            args = [name, *(v if isinstance(v, list) else [v] if v is not None else [])]
+            a = parse_args(["-f", "m.ini", *args] if o.names[0] != "-f" else args)
+            got.append(vars(a))
+        # each spelling sets the same fields to the same values, and changes them from the default
+        assert all(g == got[0] for g in got), o.names
+        assert got[0] != vars(DecodeArgs(config="m.ini")) or o.names[0] == "-f"
+    with pytest.raises(CadError, match="unknown option -nope"):
+        parse_args(["-f", "m.ini", "-nope"])
+    with pytest.raises(CadError, match="option -s needs a value"):
+        parse_args(["-f", "m.ini", "-s"])

@@ -9,8 +9,9 @@ import pytest
 import cad.cm.feature  # noqa: F401  (registers the CoreferenceModel the feature configurations name)
 from cad.cli import main
 from cad.cm.config import cm_config
-from cad.cm.source_cm import SourceCMStats, bundle_of, build_source_cm, chain, collect, estimate
-from cad.translate.source import translate_document_source
+from cad.cm.source_table import SourceCMStats, bundle_of, chain, collect, estimate
+from cad.lang.pairs import pair
+from cad.translate.backoff import translate_document
 from cad.decoder import Decoder, DecoderModel
 from cad.core.errors import CadError
 from cad.lm.arpa import write_arpa
@@ -150,15 +151,16 @@ def test_cm_build_cli_and_backoff_decoding(corpus, tmp_path):
     cm = Decoder(DecoderModel.load(tmp_path / "cm.ini", input_sentences=[text, feat]))
     rec = CorzuResolver(corpus / "corzu.jsonl", corpus / "c.docs", 4).resolve("0", [s.split() for s in ES[:2]])[0]
     rec.sentence = 1
-    done, traces = translate_document_source(cm, "0", [["mi", "hermana"], ["su", "escuela"]], [rec])
+    # the same translator as English→French's, told the pair
+    done, traces = translate_document(cm, "0", [["mi", "hermana"], ["su", "escuela"]], [rec], pair=pair("es", "en"))
     assert done[1].text == "her school"
     assert traces[0].features == "su-fem-sing-hum" and traces[0].target == "her"
 
 
 def test_source_class_table_mixture_and_feature_decoding(corpus, tmp_path):
     from cad.cm.config import feature_config
-    from cad.cm.source_cm import SourceClassTable
-    from cad.translate.source import translate_document_source_feature
+    from cad.cm.source_table import SourceClassTable
+    from cad.translate.passes import translate_document_feature
     from cad.decoder.options import TranslationOption
 
     (tmp_path / "classes").write_text("\n".join([
@@ -192,7 +194,8 @@ def test_source_class_table_mixture_and_feature_decoding(corpus, tmp_path):
     dec = Decoder(DecoderModel.load(tmp_path / "f.ini", input_sentences=["su escuela"]))
     assert dec.translate("su escuela").text == "his school"          # no context: the feature scores nothing
     rec = CorzuResolver(corpus / "corzu.jsonl", corpus / "c.docs", 4).resolve("0", [s.split() for s in ES[:2]])[0]
-    done, traces = translate_document_source_feature(dec, "0", [["mi", "hermana"], ["su", "escuela"]], [rec])
+    done, traces = translate_document_feature(dec, "0", [["mi", "hermana"], ["su", "escuela"]], [rec],
+                                              pair=pair("es", "en"))
     assert done[1].text == "her school"
     assert traces[0].bundles == {"su-fem-sing-hum": 0.9, "su-fem-sing-nonhum": 0.1} and traces[0].target == "her"
     # the source table has no APT credit matrix
@@ -216,7 +219,7 @@ def test_studied_positions_skip_articles_but_keep_resolved_clitics():
 
 
 def test_corzu_humanness_from_a_learned_lexicon(corpus):
-    from cad.lang.humanness import Entry, HumanLexicon
+    from cad.lexicons.humanness import Entry, HumanLexicon
 
     rec = dict(RECORDS[0], candidates=[cand(0, 1, 2, 1, "hermana", 9.0, "FEM"),          # CorZu: not animate
                                        cand(0, 4, 6, 5, "la escuela", 1.0, "FEM")])
@@ -267,7 +270,7 @@ def test_spanish_backend_resolves_seed_003s_example():
 
 
 def test_class_table_em_sharpens_the_latent_antecedent():
-    from cad.cm.source_cm import estimate_em
+    from cad.cm.source_table import estimate_em
 
     fem, masc = "su-fem-sing-hum", "su-masc-sing-hum"
     instances = [({fem: 1.0}, "her"), ({fem: 1.0}, "her"), ({masc: 1.0}, "his"), ({masc: 1.0}, "his"),
@@ -288,8 +291,8 @@ def test_class_table_em_sharpens_the_latent_antecedent():
 
 def test_source_reranker_by_hand(corpus, tmp_path):
     from cad.translate.rerank import Hypothesis
-    from cad.cm.source_cm import SourceClassTable
-    from cad.translate.source_rerank import SourceReranker
+    from cad.cm.source_table import SourceClassTable
+    from cad.translate.rerank import SourceReranker
 
     (tmp_path / "classes").write_text("\n".join([
         "su-fem-sing-hum ||| her ||| 0.9 ||| 1", "su-fem-sing-hum ||| his ||| 0.1 ||| 1",
@@ -302,7 +305,7 @@ def test_source_reranker_by_hand(corpus, tmp_path):
     # mixture .9 fem-hum + .1 fem-nonhum: P(his) .09, P(her) .81
     chosen, traces = SourceReranker(table, 1.0).rerank_document([first, second], [rec])
     assert [h.words[0] for h in chosen] == ["my", "her"]
-    assert traces[1].scores == pytest.approx([math.log(0.09), math.log(0.81)]) and traces[0].scores == [0.0]
+    assert traces[1].cm_scores == pytest.approx([math.log(0.09), math.log(0.81)]) and traces[0].cm_scores == [0.0]
     # -1 + .1 ln .09 = -1.241 against -1.5 + .1 ln .81 = -1.521: the model score wins
     chosen, _ = SourceReranker(table, 0.1).rerank_document([first, second], [rec])
     assert chosen[1].words[0] == "his"

@@ -1,10 +1,10 @@
-"""The human-noun lexicon learned from relative pronouns in an aligned corpus (cad.lang.humanness)."""
+"""The human-noun lexicon learned from relative pronouns in an aligned corpus (cad.lexicons.humanness)."""
 
 import pytest
 from conftest import write
 
 from cad.core.errors import CadError
-from cad.lang.humanness import TARGETS, HumanLexicon, antecedents, learn, main
+from cad.lexicons.humanness import TARGETS, HumanLexicon, antecedents, learn, main
 
 # (Spanish, English, alignment); the expected counts are worked out by hand below
 MINI = [
@@ -75,7 +75,7 @@ def test_min_evidence_and_prior(tmp_path):
 
 
 def test_tie_is_not_human():
-    from cad.lang.humanness import Entry
+    from cad.lexicons.humanness import Entry
     assert HumanLexicon({"defensa": Entry(2, 2, 0.5)}).is_human("defensa") is False
 
 

@@ -1,4 +1,4 @@
-"""The lexical-resource readers (cad/lang/hunspell_fr.py, freedict.py, wordnet.py, resources.py) on
+"""The lexical-resource readers (cad/resources/hunspell_fr.py, freedict.py, wordnet.py, debian.py) on
 small files written here in the real formats, and on Debian's files where they are installed."""
 
 import gzip
@@ -9,14 +9,15 @@ from pathlib import Path
 import pytest
 
 from cad.core.errors import CadError
-from cad.lang import freedict, hunspell_fr, resources, wordnet
+from cad.resources import freedict, hunspell_fr, wordnet
+from cad.downloads import debian
 
 from conftest import write
 
 
 def need(package: str) -> dict[str, Path]:
     try:
-        return resources.package_files(package)
+        return debian.package_files(package)
     except CadError:
         pytest.skip(f"the Debian package {package} is not installed or extracted (`make resources`)")
 
@@ -184,7 +185,7 @@ def test_hunspell_other_encodings_and_flag_modes(tmp_path):
 
 
 def test_hunspell_on_debians_dictionary(tmp_path):
-    files = need(resources.HUNSPELL_FR)
+    files = need(debian.HUNSPELL_FR)
     fr = hunspell_fr.load(files["fr.dic"], files["fr.aff"], cache_dir=tmp_path)
     assert len(fr) > 100_000
     assert fr.analyses("souris") == {("fem", "inv"), ("masc", "inv")}
@@ -286,7 +287,7 @@ def test_dictzip_rejects_what_is_no_gzip(tmp_path):
 
 
 def test_freedict_on_debians_dictionary():
-    files = need(resources.FREEDICT_ENG_FRA)
+    files = need(debian.FREEDICT_ENG_FRA)
     fd = freedict.load(files["freedict-eng-fra.index"], files["freedict-eng-fra.dict.dz"])
     assert len(fd) > 8000
     assert fd.french("mouse") == ["souris"] and "chat" in fd.french("cat") and "idée" in fd.french("idea")
@@ -350,7 +351,7 @@ def test_lexnames_file_from_the_man_page_table():
 
 
 def test_lexnames_match_the_man_page_when_it_is_there():
-    man = next((r / "usr/share/man/man5/lexnames.5WN.gz" for r in resources.search_roots()
+    man = next((r / "usr/share/man/man5/lexnames.5WN.gz" for r in debian.search_roots()
                 if (r / "usr/share/man/man5/lexnames.5WN.gz").is_file()), None)
     if man is None:
         pytest.skip("lexnames(5WN) is not installed (wordnet-base's man page; Debian images may leave man pages out)")
@@ -420,7 +421,7 @@ def test_wordnet_folder_is_laid_out_once_and_again_when_the_files_change(tmp_pat
 
 @pytest.fixture(scope="module")
 def debian_wordnet(tmp_path_factory):
-    files = need(resources.WORDNET)
+    files = need(debian.WORDNET)
     return wordnet.load(files["data.noun"].parent, cache_dir=tmp_path_factory.mktemp("wordnet-cache"))
 
 
@@ -449,9 +450,9 @@ def test_wordnet_distributions_and_animacy_on_debians_database(debian_wordnet):
 # ---- where the resources are found, and make resources ----
 
 def test_missing_resources_name_the_package_and_the_make_target(tmp_path, monkeypatch):
-    monkeypatch.setenv(resources.ENV, str(tmp_path))
+    monkeypatch.setenv(debian.ENV, str(tmp_path))
     with pytest.raises(CadError) as err:
-        resources.package_files(resources.HUNSPELL_FR)
+        debian.package_files(debian.HUNSPELL_FR)
     assert "hunspell-fr-comprehensive" in str(err.value) and "make resources" in str(err.value)
     assert "/usr/share/hunspell/fr.dic" in str(err.value)
     for load in (hunspell_fr.load, freedict.load, wordnet.load):
@@ -460,13 +461,13 @@ def test_missing_resources_name_the_package_and_the_make_target(tmp_path, monkey
 
 
 def test_resources_found_under_the_roots_cad_resources_names(tmp_path, monkeypatch):
-    for f in resources.PACKAGES[resources.FREEDICT_ENG_FRA]:
+    for f in debian.PACKAGES[debian.FREEDICT_ENG_FRA]:
         write(tmp_path / "b" / f, "")
-    monkeypatch.setenv(resources.ENV, f"{tmp_path / 'a'}:{tmp_path / 'b'}")
-    files = resources.package_files(resources.FREEDICT_ENG_FRA)
+    monkeypatch.setenv(debian.ENV, f"{tmp_path / 'a'}:{tmp_path / 'b'}")
+    files = debian.package_files(debian.FREEDICT_ENG_FRA)
     assert files["freedict-eng-fra.index"] == tmp_path / "b/usr/share/dictd/freedict-eng-fra.index"
-    monkeypatch.delenv(resources.ENV)
-    assert resources.search_roots()[0] == Path("/")
+    monkeypatch.delenv(debian.ENV)
+    assert debian.search_roots()[0] == Path("/")
 
 
 FAKE_APT = """#!/bin/sh
@@ -484,19 +485,19 @@ while read -r f; do mkdir -p "$3/$(dirname "$f")"; echo data > "$3/$f"; done < "
 
 
 def test_make_resources_extracts_once_and_then_does_nothing(tmp_path, monkeypatch):
-    table = write(tmp_path / "table", "".join(f"{p} {' '.join(fs)}\n" for p, fs in resources.PACKAGES.items()))
+    table = write(tmp_path / "table", "".join(f"{p} {' '.join(fs)}\n" for p, fs in debian.PACKAGES.items()))
     bin_dir = tmp_path / "bin"
     for name, text in (("apt-get", FAKE_APT.replace("{table}", str(table))), ("dpkg-deb", FAKE_DPKG_DEB)):
         write(bin_dir / name, text).chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
-    monkeypatch.setenv(resources.ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv(debian.ENV, str(tmp_path / "cache"))
     said = []
-    got = resources.install(tmp_path / "cache", use_apt=True, say=said.append, system_root=tmp_path / "root")
-    assert got == list(resources.PACKAGES)
+    got = debian.install(tmp_path / "cache", use_apt=True, say=said.append, system_root=tmp_path / "root")
+    assert got == list(debian.PACKAGES)
     assert any("apt-get install failed" in s for s in said) and any("falling back" in s for s in said)
     assert sum("extracted" in s for s in said) == 3
-    assert resources.package_files(resources.WORDNET)["data.noun"] == tmp_path / "cache/usr/share/wordnet/data.noun"
+    assert debian.package_files(debian.WORDNET)["data.noun"] == tmp_path / "cache/usr/share/wordnet/data.noun"
     said.clear()
-    assert resources.install(tmp_path / "cache", use_apt=True, say=said.append, system_root=tmp_path / "root") == []
+    assert debian.install(tmp_path / "cache", use_apt=True, say=said.append, system_root=tmp_path / "root") == []
     assert said == []
     assert not list((tmp_path / "cache").glob(".download-*"))

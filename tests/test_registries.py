@@ -166,7 +166,8 @@ def _declared(group: str) -> dict[str, str]:
 
 @pytest.mark.parametrize("registry", ["coref.backends:BACKENDS", "cad.cm.models:CM_MODELS",
                                       "cad.translate.systems:SYSTEMS", "cad.eval.metrics:METRICS",
-                                      "cad.cli:COMMAND_GROUPS"])
+                                      "cad.cli:COMMAND_GROUPS", "cad.lang.pairs:LANGUAGES",
+                                      "cad.lang.pairs:PAIRS"])
 def test_setup_cfg_declares_each_built_in_part_as_the_registry_does(registry):
     """An installed cad lists its parts to importlib.metadata under the same names and classes as
     the registry declares them (a checkout that is not installed reads the registry alone)."""
@@ -202,7 +203,7 @@ class OneClass(PronounModel):
         self.cls = cls
 
     @classmethod
-    def from_file(cls, path):
+    def from_file(cls, path, pair=None):
         return cls(open(path, encoding="utf-8").read().strip())
 
     def class_distribution(self, mixture, tokens=None, index=None):

@@ -306,7 +306,7 @@ def test_coordination_is_a_plural_mention_beside_its_first_conjunct(nlp):
 
 
 def test_lexicon_is_optional(nlp):
-    from cad.lang.humanness import Entry, HumanLexicon
+    from cad.lexicons.humanness import Entry, HumanLexicon
     from coref.spanish.mentions import mentions_of_sentence
 
     doc = _parse(nlp, "los inversores compraron las acciones de la empresa .")[0]

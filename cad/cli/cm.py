@@ -8,7 +8,7 @@ import sys
 
 from cad.cli.experiments import add_experiment_parsers
 from cad.cli.lexicons import add_spanish_lexicons
-from cad.cli.translate import SOURCE_FEATURE_LANGUAGES, add_rerank_parser
+from cad.cli.translate import add_pair_arguments, add_rerank_parser, pair_of
 from cad.cm.class_model import OBJECTIVES, OBJECTIVES_HELP, READINGS, READINGS_HELP
 from cad.cm.models import CM_MODELS
 from cad.core.cliargs import add_input_argument as add_in, add_output_argument as add_out
@@ -21,12 +21,11 @@ from coref.backends import BACKENDS
 # spaCy, scikit-learn or a model it will not use.
 
 
-def _build_source(a: argparse.Namespace) -> None:
-    """Spanish→English (seed 003): the bundles carry the source antecedent's own features."""
+def _source_resolver(a: argparse.Namespace):
+    """Where the pair's source states the antecedents' features (Spanish→English, seed 003): the
+    backend that reads them (CorZu's records, or the native Spanish resolver) over the corpus."""
     from pathlib import Path
 
-    from cad.cm.source_cm import build_source_cm
-    from cad.core.errors import CadError
     from cad.core.textio import count_lines
     from coref.backends import get_backend
 
@@ -37,26 +36,11 @@ def _build_source(a: argparse.Namespace) -> None:
     if docs is None:
         raise CadError(f"--backend {a.backend} needs the corpus's documents (--docs or {a.corpus}.docs)")
     lines = f"{a.corpus}.lines" if Path(f"{a.corpus}.lines").exists() else None
-    resolver = get_backend(a.backend, corzu=a.corzu, docs=docs, n_lines=count_lines(f"{a.corpus}.{a.src}"),
-                           lines=lines, human_lexicon=a.human_lexicon, gender_lexicon=a.gender_lexicon)
-    if a.em_iterations < 0:
-        raise CadError(f"--em-iterations must be >= 0, not {a.em_iterations}")
-    st = build_source_cm(a.corpus, a.align, a.out, resolver, a.src, a.tgt, docs, a.em_iterations)
-    print(f"{st.entries} entries from {st.triples} triples ({st.with_candidates} of {st.pronouns} pronouns "
-          f"with antecedents, {st.unaligned} unaligned) -> {a.out}/cm.gz", file=sys.stderr)
+    return get_backend(a.backend, corzu=a.corzu, docs=docs, n_lines=count_lines(f"{a.corpus}.{a.src}"),
+                       lines=lines, human_lexicon=a.human_lexicon, gender_lexicon=a.gender_lexicon), docs
 
 
-def _build(a: argparse.Namespace) -> None:
-    from cad.cm.build import build_cm
-    from cad.core.shards import parallel_from_args
-
-    from cad.core.errors import CadError
-
-    if a.src in SOURCE_FEATURE_LANGUAGES:
-        _build_source(a)
-        return
-    if a.em_iterations < 0:
-        raise CadError(f"--em-iterations must be >= 0, not {a.em_iterations}")
+def _domain_weights(a: argparse.Namespace) -> dict[str, float]:
     weights = {}
     for spec in a.domain_weight:
         prefix, sep, w = spec.partition("=")
@@ -66,8 +50,25 @@ def _build(a: argparse.Namespace) -> None:
             raise CadError(f"--domain-weight {spec!r}: expected PREFIX=W with a number W") from None
         if not sep or not prefix or not weights[prefix] >= 0:
             raise CadError(f"--domain-weight {spec!r}: expected PREFIX=W with W >= 0")
+    return weights
+
+
+def _build(a: argparse.Namespace) -> None:
+    """One build for every pair: the pair (--src, --tgt) decides where the antecedents' features
+    come from (cad/cm/build.py)."""
+    from cad.cm.build import build_cm
+    from cad.core.shards import parallel_from_args
+
+    if a.em_iterations < 0:
+        raise CadError(f"--em-iterations must be >= 0, not {a.em_iterations}")
+    if pair_of(a).source_features:
+        resolver, docs = _source_resolver(a)
+        st = build_cm(a.corpus, a.align, a.out, a.src, a.tgt, docs, em_iterations=a.em_iterations, resolver=resolver)
+        print(f"{st.entries} entries from {st.triples} triples ({st.with_candidates} of {st.pronouns} pronouns "
+              f"with antecedents, {st.unaligned} unaligned) -> {a.out}/cm.gz", file=sys.stderr)
+        return
     st = build_cm(a.corpus, a.align, a.out, a.src, a.tgt, a.docs, a.coref, a.backend, a.humanness, a.single_best,
-                  a.smoothing, a.em_iterations, weights, classifier=not a.no_classifier,
+                  a.smoothing, a.em_iterations, _domain_weights(a), classifier=not a.no_classifier,
                   parallel=parallel_from_args(a))
     print(f"{st.entries} entries from {st.triples} triples ({st.with_candidates} of {st.pronouns} pronouns "
           f"with antecedents) -> {a.out}/cm.gz", file=sys.stderr)
@@ -80,15 +81,16 @@ def _show(a: argparse.Namespace) -> None:
 
 
 def _config(a: argparse.Namespace) -> None:
-    from cad.cm.config import write_cm_config, write_feature_config
+    from cad.cm.config import model_pair, write_cm_config, write_feature_config
     from cad.core.errors import CadError
     from cad.core.textio import is_stdio
 
     if a.mode == "feature":
         # a model without APT's credit matrix (Spanish→English's source-feature table) scores ln P(class)
         objective = a.objective if CM_MODELS.get(a.cm_model).credits else "likelihood"
+        # the pair cad cm build recorded beside the model (none: the default pair's tables)
         write_feature_config(a.base, a.cm, a.out, CM_FEATURE_WEIGHT if a.weight is None else a.weight, objective,
-                             a.cm_model, a.reading)
+                             a.cm_model, a.reading, model_pair(a.cm))
     elif a.cm_model != CM_MODEL:
         raise CadError(f"--cm-model {a.cm_model} needs --mode feature (the back-off table is a phrase table)")
     else:
@@ -104,8 +106,7 @@ def add_cm_parsers(sub) -> None:
     s.add_argument("--corpus", required=True, help="prefix: PREFIX.<src>, PREFIX.<tgt>, PREFIX.docs")
     add_in(s, "--align", required=True, help="source-target alignment (Moses i-j)")
     s.add_argument("--docs", help="document boundaries of the corpus (default: PREFIX.docs if it exists)")
-    s.add_argument("--src", default="en", help="source language, the corpus suffix (default: %(default)s)")
-    s.add_argument("--tgt", default="fr", help="target language, the corpus suffix (default: %(default)s)")
+    add_pair_arguments(s, "target language, the corpus suffix; with --src the language pair (cad/lang/pairs.py)")
     add_in(s, "--coref", help="pronoun records (cad coref output); default: run --backend")
     s.add_argument("--backend", default=COREF_BACKEND, choices=BACKENDS,
                    help=f"coreference backend (default: {COREF_BACKEND})")

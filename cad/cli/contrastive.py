@@ -28,13 +28,16 @@ def _score(a: argparse.Namespace) -> None:
     items = read_suite(a.suite)
     twins = None         # the lexicon before the model: a missing one fails at once
     if not a.no_gender_twins:
+        from cad.cm.config import config_pair
         from cad.experiments.contrastive import GenderTwins
-        from cad.lang import fr_inflection
+
+        target = config_pair(a.config).target
         try:
-            twins = GenderTwins(fr_inflection.load())
+            lexicon = target.inflection_lexicon()
         except CadError as exc:
-            raise CadError(f"{exc} (the French inflection lexicon, hunspell-fr-comprehensive: `make resources` "
-                           "installs it; --no-gender-twins scores without it)") from None
+            raise CadError(f"{exc} ({target.name}'s inflection lexicon, for French hunspell-fr-comprehensive: "
+                           "`make resources` installs it; --no-gender-twins scores without it)") from None
+        twins = None if lexicon is None else GenderTwins(lexicon)
     sentences = [" ".join(x.lower().split()) for it in items for x in [s for s, _ in it.context] + [it.source]]
     model = DecoderModel.load(a.config, input_sentences=sentences, settings=SearchSettings(search_algorithm=0))
     scorer = ContextScorer(Decoder(model), get_backend(a.backend, gold=a.gold, model=coref), a.humanness, twins)
@@ -73,7 +76,9 @@ def _make(a: argparse.Namespace) -> None:
                        "the pronoun's sentence)")
     corpus = _corpus_paths(a)
     settings = MakeSettings(max_distance=a.max_distance, same_sentence=a.same_sentence, pairs=a.pairs, seed=a.seed)
-    made = make_suite(corpus, _coreference(a, corpus), settings, nouns_from=a.nouns_from)
+    from cad.lang.pairs import pair
+
+    made = make_suite(corpus, _coreference(a, corpus), settings, nouns_from=a.nouns_from, pair=pair(a.src, a.tgt))
     if not made.items:
         raise CadError("no item could be made (see the reasons with --report)")
     with atomic_output(a.out) as fh:

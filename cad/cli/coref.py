@@ -96,9 +96,9 @@ def add_coref_parsers(sub) -> None:
                    help="comma-separated pronouns to write records for (default: %(default)s; the Spanish "
                         "backends write every Spanish 3rd-person pronoun)")
     add_in(s, "--corzu", help="--backend corzu: CorZu's pronoun records for --input (corzu.*.jsonl), with --docs")
-    add_in(s, "--human-lexicon", help="--backend corzu|spanish: a human-noun lexicon (python -m cad.lang.humanness)")
+    add_in(s, "--human-lexicon", help="--backend corzu|spanish: a human-noun lexicon (python -m cad.lexicons.humanness)")
     add_in(s, "--gender-lexicon", help="--backend corzu|spanish: the gender of person names "
-           "(python -m cad.lang.name_gender), instead of FreeLing's guess or spaCy's none")
+           "(python -m cad.lexicons.name_gender), instead of FreeLing's guess or spaCy's none")
     add_out(s, "--out", default="-", help="JSON Lines output")
     add_parallel_arguments(s, DEFAULT_SHARD_LINES, "; a text without --docs (one document), or a file option "
                            "set to '-', is resolved in this process")

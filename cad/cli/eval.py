@@ -9,6 +9,7 @@ from cad.cli.rank import add_rank_parser
 from cad.core.cliargs import add_input_argument as add_in, add_output_argument
 from cad.core.errors import CadError
 from cad.core.textio import is_uint, read_lines
+from cad.defaults import SOURCE_LANGUAGE, TARGET_LANGUAGE
 
 # Each handler imports its measure when it runs, so that `cad` starts (and answers --help)
 # without loading every measure and what they pull in (numpy, sacrebleu).
@@ -17,7 +18,8 @@ from cad.core.textio import is_uint, read_lines
 def _apt(a: argparse.Namespace) -> None:
     from cad.eval.apt import evaluate, format_score, write_outputs
     from cad.eval.apt_config import read_apt_config
-    from cad.eval.apt_settings import french_settings
+    from cad.eval.apt_settings import settings_for
+    from cad.lang.pairs import pair_named
 
     if a.config:
         job = read_apt_config(a.config)
@@ -28,12 +30,11 @@ def _apt(a: argparse.Namespace) -> None:
                if getattr(a, k) is None]
     if missing:
         raise CadError("without CONFIG.ini, give " + ", ".join(missing))
-    if a.lang != "en-fr":
-        raise CadError(f"built-in lists exist for en-fr only; use a CONFIG.ini for {a.lang}")
+    pair = pair_named(a.lang)
     cases = [int(c) for c in a.cases.split(",")]
     weights = [float(w) for w in a.weights.split(",")]
-    s = french_settings(weights=weights if len(weights) == len(cases) else [weights[c - 1] for c in cases],
-                        cases=cases, count_other=not a.no_count_other)
+    s = settings_for(pair, weights=weights if len(weights) == len(cases) else [weights[c - 1] for c in cases],
+                     cases=cases, count_other=not a.no_count_other)
     result = evaluate(a.source, a.reference, a.candidate, a.align_ref, a.align_cand, s)
     if a.out:
         write_outputs(result, a.out)
@@ -151,11 +152,13 @@ def _correlation(a: argparse.Namespace) -> None:
 
 def _report(a: argparse.Namespace) -> None:
     from cad.eval.report import System, build_report, to_markdown, write_report
+    from cad.lang.pairs import pair
 
+    p = pair(a.src, a.tgt)
     report = build_report(a.source, a.reference, a.align_ref, [System.parse(s) for s in a.system], docs=a.docs,
-                          lowercase=a.lowercase)
-    write_report(report, a.out)
-    sys.stdout.write(to_markdown(report))
+                          lowercase=a.lowercase, pair=p)
+    write_report(report, a.out, p)
+    sys.stdout.write(to_markdown(report, p))
 
 
 def add_eval_parser(sub) -> None:
@@ -169,8 +172,9 @@ def add_eval_parser(sub) -> None:
     add_in(s, "--candidate", help="tokenized candidate translation")
     add_in(s, "--align-ref", help="source-reference alignment (Moses i-j)")
     add_in(s, "--align-cand", help="source-candidate alignment")
-    s.add_argument("--lang", default="en-fr", help="language pair; built-in pronoun lists exist for en-fr only "
-                                                   "(default: %(default)s)")
+    s.add_argument("--lang", default=f"{SOURCE_LANGUAGE}-{TARGET_LANGUAGE}",
+                   help="language pair, whose languages' pronoun lists are the settings (cad/lang; default: "
+                        "%(default)s)")
     s.add_argument("--cases", default="1,2,3,4,5,6",
                    help="comma-separated cases (1 identical ... 6 both not found) counted in APT "
                         "(default: %(default)s)")
@@ -258,5 +262,8 @@ def add_eval_parser(sub) -> None:
     s.add_argument("--lowercase", action="store_true",
                    help="case-insensitive BLEU and chrF, for systems trained lowercased (default: the texts' "
                         "case, as sacrebleu; the signature in the report says which)")
+    s.add_argument("--src", default=SOURCE_LANGUAGE, help="source language (default: %(default)s)")
+    s.add_argument("--tgt", default=TARGET_LANGUAGE, help="target language, whose pronoun classes the report "
+                                                          "counts (default: %(default)s)")
     s.add_argument("--out", required=True, help="writes OUT.md, OUT.json, OUT.png")
     s.set_defaults(func=_report)

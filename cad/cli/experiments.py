@@ -18,8 +18,8 @@ from cad.defaults import CM_OBJECTIVE, CM_READING, CM_RERANK_NBEST, COREF_BACKEN
 def _experiment_source(a: argparse.Namespace) -> None:
     from cad.experiments.es_en import run_source_experiment
     from cad.core.errors import CadError
-    from cad.eval.apt_settings import english_settings
-    from cad.lang import es
+    from cad.eval.apt_settings import settings_for
+    from cad.lang.pairs import pair
     from cad.core.textio import count_lines
     from coref.backends import get_backend
 
@@ -42,8 +42,9 @@ def _experiment_source(a: argparse.Namespace) -> None:
     corzu = get_backend("corzu", corzu=a.corzu, docs=a.docs, n_lines=count_lines(a.source), **lexicons)
     resolver = corzu if a.backend == "corzu" else get_backend(a.backend, **lexicons)
     # the pronouns scored are CorZu's whichever resolver feeds the CM, so that runs compare
+    es_en = pair("es", "en")       # the experiment of seed 003, on News Commentary
     report = run_source_experiment(a.config, a.cm, a.source, a.reference, a.align_ref, a.docs, resolver,
-                                   english_settings(), es.UNAMBIGUOUS, a.out, grid, a.folds, a.classes, feature_grid,
+                                   settings_for(es_en), es_en.source.unambiguous, a.out, grid, a.folds, a.classes, feature_grid,
                                    scored=corzu, rerank_grid=rerank_grid, nbest=a.nbest,
                                    mert_iterations=a.mert_iterations, mert_nbest=a.mert_nbest, workers=a.workers)
     print(f"report: {a.out}.md, {a.out}.json ({report['seconds']['total (this run)']:.0f} s)", file=sys.stderr)

@@ -8,9 +8,9 @@ import argparse
 
 def add_spanish_lexicons(s: argparse.ArgumentParser, add_in) -> None:
     """The learned Spanish lexicons: give cm build, experiment-source and translate the same ones."""
-    add_in(s, "--human-lexicon", help="Spanish: a human-noun lexicon (python -m cad.lang.humanness) that marks the common "
+    add_in(s, "--human-lexicon", help="Spanish: a human-noun lexicon (python -m cad.lexicons.humanness) that marks the common "
                                      "nouns it knows as human where CorZu does not; use the same for cm build, "
                                      "experiment-source and translate")
-    add_in(s, "--gender-lexicon", help="Spanish: the gender of person names (python -m cad.lang.name_gender), instead of "
+    add_in(s, "--gender-lexicon", help="Spanish: the gender of person names (python -m cad.lexicons.name_gender), instead of "
                                       "FreeLing's guess from the ending (corzu) or spaCy's none (spanish); use the same "
                                       "for cm build, experiment-source and translate")

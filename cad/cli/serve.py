@@ -7,6 +7,7 @@ import argparse
 
 from cad.cli.coref_model import add_coref_model_argument, coref_model
 from cad.cli.lexicons import add_spanish_lexicons
+from cad.cli.translate import add_pair_arguments
 from cad.core.cliargs import add_input_argument as add_in
 from cad.core.segments import LONG_LINES
 from cad.defaults import COREF_BACKEND
@@ -27,7 +28,7 @@ def _size(text: str) -> int:
 
 def _settings(a: argparse.Namespace):
     """The engine's settings, checked as `cad translate` checks its options."""
-    from cad.cli.translate import SOURCE_FEATURE_LANGUAGES, _cm_mode
+    from cad.cli.translate import _cm_mode, pair_of
     from cad.cm.config import CM_NAME
     from cad.core.errors import CadError
     from cad.moses.ini import parse_config
@@ -40,7 +41,7 @@ def _settings(a: argparse.Namespace):
     if a.port < 0 or a.port > 65535:
         raise CadError(f"--port {a.port}: give 0 (any free port) to 65535")
     cfg = parse_config(a.config)
-    source_features = a.src in SOURCE_FEATURE_LANGUAGES
+    source_features = pair_of(a).source_features
     a.decoder, a.classes = "cad", None          # what _cm_mode reads of cad translate's options
     mode = _cm_mode(a, any(f.type == "CoreferenceModel" for f in cfg.features),
                     any(f.name == CM_NAME for f in cfg.features), source_features)
@@ -109,8 +110,7 @@ def add_serve_parser(sub) -> None:
     s.add_argument("--cm-mode", choices=["auto", "backoff", "feature"], default="auto",
                    help="as cad translate's (reranking is not served): feature if --config has the CoreferenceModel "
                         "feature, else backoff (default: %(default)s)")
-    s.add_argument("--src", default="en", choices=("en", "es"), help="source language (default: %(default)s)")
-    s.add_argument("--tgt", default="fr", help="target language, for detokenizing (default: %(default)s)")
+    add_pair_arguments(s, "target language, the pair's with --src, and for detokenizing")
     s.add_argument("--backend", default=COREF_BACKEND, choices=[b for b in BACKENDS if b not in ("corzu", "gold")],
                    help=f"coreference backend (default: {COREF_BACKEND})")
     add_coref_model_argument(s)

@@ -19,10 +19,26 @@ from cad.core.segments import LONG_LINES
 from cad.translate.systems import CM, CM_MODE_CHOICES, SYSTEM_CHOICES
 from cad.defaults import (CM_MODEL, CM_OBJECTIVE, CM_READING, CM_RERANK_NBEST, CM_RERANK_WEIGHT,
                           CM_TABLE_RERANK_WEIGHT, COREF_BACKEND)
+from cad.defaults import SOURCE_LANGUAGE, TARGET_LANGUAGE
+from cad.core.registry import Names
+from cad.lang.pairs import LANGUAGES, Pair, pair as language_pair
 from coref.backends import BACKENDS
 
-# source languages whose pronouns' antecedents state gender and number on the source side
-SOURCE_FEATURE_LANGUAGES = ("es",)
+# the languages a command's --src and --tgt may name (the pair itself is checked when it runs)
+LANGUAGE_CHOICES = Names(lambda: LANGUAGES)
+
+
+def pair_of(a: argparse.Namespace) -> Pair:
+    """The language pair of a command's --src and --tgt."""
+    return language_pair(a.src, a.tgt)
+
+
+def add_pair_arguments(s, tgt_help: str = "target language") -> None:
+    """--src and --tgt, the language pair (cad/lang/pairs.py)."""
+    s.add_argument("--src", default=SOURCE_LANGUAGE, choices=LANGUAGE_CHOICES,
+                   help="source language (default: %(default)s)")
+    s.add_argument("--tgt", default=TARGET_LANGUAGE, choices=LANGUAGE_CHOICES,
+                   help=f"{tgt_help} (default: %(default)s)")
 # Each command imports its implementation when it runs: `cad` then starts without loading
 # spaCy, scikit-learn or a model it will not use.
 
@@ -39,7 +55,7 @@ def _translate(a: argparse.Namespace) -> None:
         raise CadError(f"--no-lowercase gives the decoder the input as it is: it cannot be truecased with "
                        f"--truecase-model {a.truecase_model} too")
     cfg = parse_config(a.config)
-    source_features = a.src in SOURCE_FEATURE_LANGUAGES
+    source_features = pair_of(a).source_features
     mode = _cm_mode(a, any(f.type == "CoreferenceModel" for f in cfg.features),
                     any(f.name == CM_NAME for f in cfg.features), source_features)
     inputs, docs, truecase_model = _read_documents(a, cfg)
@@ -70,7 +86,8 @@ def _cm_mode(a: argparse.Namespace, has_feature: bool, has_backoff: bool, source
         raise CadError(f"{a.config} has a CoreferenceModel feature, which only cad's decoder has: "
                        "use --decoder cad, or --cm-mode rerank with the baseline moses.ini")
     if source_features and a.system == "pe":
-        raise CadError(f"--system pe post-edits French output; --src {a.src} has no post-editing rules")
+        raise CadError(f"--system pe post-edits the target's subject pronouns by the antecedent's translation; "
+                       f"--src {a.src} states the antecedent's features itself and has no post-editing rules")
     return mode
 
 
@@ -154,12 +171,13 @@ def _translate_documents(a: argparse.Namespace, mode: str, source_features: bool
     from coref.backends import get_backend
 
     sentences = [" ".join(s) for _, sents in docs for s in sents]
+    pair = pair_of(a)
     system = SYSTEMS.get(system_name(a.system, mode))
     make_resolver = functools.partial(get_backend, a.backend, model=coref_model(a), corzu=a.corzu, docs=a.docs,
                                       n_lines=sum(len(d.lines) for d in inputs), human_lexicon=a.human_lexicon,
                                       gender_lexicon=a.gender_lexicon) \
         if system.reads_coreference or a.trace else None      # the baseline's trace reads coreference too
-    # the pronouns' roles and the translations' French tagging, beside the decoder
+    # the pronouns' roles and the translations' tagging in the target, beside the decoder
     feature_mode = system.reads_roles and not source_features
     cased = [(d.key, d.segments) for d in inputs if d.segments]
     with contextlib.ExitStack() as workers:
@@ -168,22 +186,23 @@ def _translate_documents(a: argparse.Namespace, mode: str, source_features: bool
             analysis_pool = worker_pool()
             workers.push(_stop(analysis_pool))
             if feature_mode:
-                from cad.lang.fr_morph import load_tagger
+                from cad.translate.morphology import load_tagger
 
                 tag_pool = worker_pool()
                 workers.push(_stop(tag_pool))
-                tag_pool.submit(load_tagger)        # loaded while the decoder's model loads
+                tag_pool.submit(load_tagger, pair.name)        # loaded while the decoder's model loads
         elif make_resolver is not None:
             resolver_of(make_resolver)      # its errors (a missing file) before the model's long load
-        analysed = read_ahead(cased, functools.partial(analyse_with, make_resolver, with_roles=feature_mode),
+        analysed = read_ahead(cased, functools.partial(analyse_with, make_resolver, with_roles=feature_mode,
+                                                       pair_name=pair.name),
                               a.read_ahead, analysis_pool)
-        decoder = load_decoder(a.config, sentences, a.decoder, a.moses_bin, a.search_algorithm, a.engine)
+        decoder = load_decoder(a.config, sentences, a.decoder, a.moses_bin, a.search_algorithm, a.engine, pair)
         if hasattr(decoder, "close"):
             workers.callback(decoder.close)
-        translator = DocumentTranslator(decoder, a.system, mode, source_features=source_features,
-                                        with_human=a.humanness, reranker=_reranker(a, mode, source_features),
+        translator = DocumentTranslator(decoder, a.system, mode,
+                                        with_human=a.humanness, reranker=_reranker(a, mode),
                                         nbest=a.nbest, trace=bool(a.trace),
-                                        morphology=TranslationMorphology(tag_pool))
+                                        morphology=TranslationMorphology(tag_pool, pair), pair=pair)
         non_empty = [(key, sents) for key, sents in docs if sents]
         analyses = ((onto_tokens(an.records, sents, doc_id), an.roles)
                     for (doc_id, _, an), (_, sents) in zip(analysed, non_empty))
@@ -194,19 +213,19 @@ def _translate_documents(a: argparse.Namespace, mode: str, source_features: bool
                          result.traces if result else [])
 
 
-def _reranker(a: argparse.Namespace, mode: str, source_features: bool):
+def _reranker(a: argparse.Namespace, mode: str):
+    """--cm-mode rerank's reranker: the class CM's, or the source-feature table's where the pair's
+    source states the antecedents' features."""
     if a.system != "cm" or mode != "rerank":
         return None
-    if source_features:
-        from cad.cm.source_cm import SourceClassTable
-        from cad.translate.source_rerank import SourceReranker
-
-        return SourceReranker(SourceClassTable.read(a.classes), a.cm_weight)
     from cad.cm.models import load_pronoun_model
-    from cad.translate.rerank import ClassReranker
+    from cad.translate.rerank import ClassReranker, SourceReranker
 
-    return ClassReranker(load_pronoun_model(a.classes, a.cm_model), a.cm_weight, a.humanness, objective=a.objective,
-                          reading=a.reading)
+    pair = pair_of(a)
+    if pair.source_features:
+        return SourceReranker(load_pronoun_model(a.classes, "source-table", pair), a.cm_weight)
+    return ClassReranker(load_pronoun_model(a.classes, a.cm_model, pair), a.cm_weight, a.humanness, objective=a.objective,
+                          reading=a.reading, pair=pair)
 
 
 def _postedit(a: argparse.Namespace) -> None:
@@ -234,7 +253,7 @@ def _postedit(a: argparse.Namespace) -> None:
             pts = parse_alignment(al[k], len(s), len(hyp[k]), a.alignment, k + 1)
             trs.append(Translation(s, Derivation(hyp[k], 0.0, [], [], given_alignment=pts)))
             k += 1
-        words, edits = postedit_document(trs, resolver.resolve(doc_id, low))
+        words, edits = postedit_document(trs, resolver.resolve(doc_id, low), pair_of(a))
         n_edits += len(edits)
         out.extend(" ".join(w) for w in words)
     with atomic_output(a.out) as fh:
@@ -288,7 +307,9 @@ def _rerank(a: argparse.Namespace) -> None:
 
 
 def add_postedit_parser(sub) -> None:
-    s = sub.add_parser("postedit", help="the PE baseline: make il/elle, ils/elles agree with the antecedent")
+    s = sub.add_parser("postedit", help="the PE baseline: make il/elle, ils/elles (the target's subject pronouns) "
+                                        "agree with the antecedent")
+    add_pair_arguments(s)
     add_in(s, "--source", required=True, help="tokenized source")
     add_in(s, "--docs", help="document boundaries of --source (first_line<TAB>doc_id; default: one document)")
     add_in(s, "--translation", required=True, help="baseline translation (tokenized)")
@@ -340,10 +361,11 @@ def add_translate_parser(sub) -> None:
                         "--truecase, cad truecase train): the input is truecased instead of lowercased, and the "
                         "output detruecased with --raw or --detokenize; auto: truecase-model.<src> beside the "
                         "config's first phrase table when there is one; none: lowercase (default: %(default)s)")
-    s.add_argument("--src", default="en", choices=("en", "es"),
+    s.add_argument("--src", default=SOURCE_LANGUAGE, choices=LANGUAGE_CHOICES,
                    help="source language (default: %(default)s); es: the CM's bundles carry the Spanish "
                         "antecedent's own gender, number and humanness (seed 003; --cm-mode backoff)")
-    s.add_argument("--tgt", default="fr", help="target language, for --detokenize (default: %(default)s)")
+    s.add_argument("--tgt", default=TARGET_LANGUAGE, choices=LANGUAGE_CHOICES,
+                   help="target language, the pair's with --src, and for --detokenize (default: %(default)s)")
     s.add_argument("--system", choices=SYSTEM_CHOICES, default=CM,
                    help="cm: the Coreference Model (see --cm-mode); baseline: the decoder alone; pe: the baseline "
                         "post-edited to agree with the antecedents (default: %(default)s)")

@@ -7,6 +7,11 @@ import logging
 import time
 
 from cad.core.cliargs import add_input_argument as add_in, add_output_argument as add_out
+from cad.core.registry import Names
+from cad.defaults import SOURCE_LANGUAGE, TARGET_LANGUAGE
+from cad.lang.pairs import PAIRS
+
+PAIR_CHOICES = Names(lambda: PAIRS)
 
 log = logging.getLogger("cad.view")
 
@@ -49,8 +54,9 @@ def add_view_parser(sub) -> None:
     s.add_argument("--raw", action="store_true",
                    help="--source is raw text: tokenize it as cad translate --raw does (the tokens its "
                         "--trace and --alignment-out index)")
-    s.add_argument("--lang", choices=("en-fr", "es-en"), default="en-fr",
-                   help="language pair: APT's pronoun lists and the --raw tokenizer (default: %(default)s)")
+    s.add_argument("--lang", choices=PAIR_CHOICES, default=f"{SOURCE_LANGUAGE}-{TARGET_LANGUAGE}",
+                   help="language pair: APT's pronoun lists, the pronoun classes and the --raw tokenizer "
+                        "(default: %(default)s)")
     add_in(s, "--translation", help="one system's translation, as tokens (cad translate --out, or --tokens-out "
                                     "with --raw), one sentence a line")
     add_in(s, "--alignment", help="the source-translation word alignment of --translation (Moses i-j; cad "

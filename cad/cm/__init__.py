@@ -10,7 +10,8 @@ corpus with source coreference.
 - models: the pronoun models by name (CM_MODELS: one class each, read from its file);
 - class_model: the class CM, P(class | bundle), with EM and Witten-Bell; class_classifier: the
   classifier CM, P(class | source words, antecedent features);
-- source_cm: the Spanish→English CM, whose bundles the source states (seed 003);
+- source_table: the tables of a pair whose source states the antecedents' features (Spanish→English,
+  seed 003), which build writes as it writes the others;
 - feature: the CM as a decoder feature (`CoreferenceModel` in moses.ini, registered with the
   decoder); config: the moses.ini files with the CM as back-off table or feature.
 """

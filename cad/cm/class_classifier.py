@@ -24,12 +24,13 @@ from collections import defaultdict
 from pathlib import Path
 
 from cad.cm.class_model import ClassTable
-from cad.cm.classes import CLASSES
 from cad.cm.models import PronounModel
 from cad.cm.referent import ANIMACY
 from cad.core.errors import CadError
 from cad.core.textio import atomic_output
 from cad.core.threads import one_blas_thread
+from cad.lang.facts import GENDERS
+from cad.lang.pairs import Pair, chosen
 from coref.english.roles import pleonastic_cues
 
 FORMAT = "cad-cm-classifier-1"
@@ -64,7 +65,7 @@ def antecedent_features(mixture: dict[str, float]) -> dict[str, float]:
         ant = "-".join(rest) if rest else "unknown"
         f[f"ant={pron}_{ant}"] += w
         f[f"ant={pron}_{role}_{ant}"] += w
-        if len(rest) >= 2 and rest[0] in ("masc", "fem"):
+        if len(rest) >= 2 and rest[0] in GENDERS:
             f[f"gen={pron}_{rest[0]}"] += w
             f[f"num={pron}_{rest[1]}"] += w
             f[f"gn={pron}_{role}_{rest[0]}_{rest[1]}"] += w
@@ -103,16 +104,17 @@ class ClassifierCM(PronounModel):
     model `classifier` (cad/cm/models.py)."""
 
     @classmethod
-    def from_file(cls, path: str | os.PathLike) -> ClassifierCM:
+    def from_file(cls, path: str | os.PathLike, pair: Pair | None = None) -> ClassifierCM:
         """classifier.json, or the folder that holds it (`cad cm build --out`)."""
-        return cls.load(Path(path) / MODEL_FILE if Path(path).is_dir() else path)
+        return cls.load(Path(path) / MODEL_FILE if Path(path).is_dir() else path, pair)
 
     def __init__(self, names: list[str], classes: list[str], coef: list[list[float]], intercept: list[float],
-                 meta: dict | None = None):
+                 meta: dict | None = None, pair: Pair | None = None):
         if len(classes) < 2 or len(coef) != len(classes) or len(intercept) != len(classes) \
                 or any(len(row) != len(names) for row in coef):
             raise CadError("classifier CM: weight shapes do not match its features and classes")
-        unknown = [c for c in classes if c not in CLASSES]
+        self.pair = chosen(pair)
+        unknown = [c for c in classes if c not in self.pair.target.classes]
         if unknown:
             raise CadError(f"classifier CM: unknown classes {', '.join(unknown)}")
         self.classes = list(classes)
@@ -141,7 +143,7 @@ class ClassifierCM(PronounModel):
 
     @classmethod
     def fit(cls, X: list[dict[str, float]], y: list[str], weights: list[float], C: float,
-            meta: dict | None = None) -> "ClassifierCM":
+            meta: dict | None = None, pair: Pair | None = None) -> "ClassifierCM":
         from sklearn.feature_extraction import DictVectorizer
         from sklearn.linear_model import LogisticRegression
 
@@ -160,7 +162,7 @@ class ClassifierCM(PronounModel):
             intercept = [-intercept[0], intercept[0]]
             coef = [[x / 2 for x in row] for row in coef]
             intercept = [x / 2 for x in intercept]
-        return cls(list(vec.get_feature_names_out()), classes, coef, intercept, meta)
+        return cls(list(vec.get_feature_names_out()), classes, coef, intercept, meta, pair)
 
     def save(self, path: str | os.PathLike) -> None:
         names = sorted(self.weights)
@@ -171,13 +173,13 @@ class ClassifierCM(PronounModel):
             fh.write("\n")
 
     @classmethod
-    def load(cls, path: str | os.PathLike) -> "ClassifierCM":
+    def load(cls, path: str | os.PathLike, pair: Pair | None = None) -> "ClassifierCM":
         try:
             with open(path, encoding="utf-8") as fh:
                 d = json.load(fh)
             if not isinstance(d, dict) or d.get("format") != FORMAT:
                 raise CadError(f"not a classifier CM file (expected format {FORMAT})", str(path))
-            return cls(list(d["features"]), list(d["classes"]), d["coef"], d["intercept"], d.get("meta"))
+            return cls(list(d["features"]), list(d["classes"]), d["coef"], d["intercept"], d.get("meta"), pair)
         except FileNotFoundError:
             raise CadError("classifier CM file not found", str(path)) from None
         except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
@@ -196,7 +198,7 @@ def log_loss(model, instances: list[tuple[dict[str, float], str, float, list[str
 
 
 def train_classifier(instances: list[tuple[dict[str, float], str, float, list[str], int]], halves: list[int],
-                     em_iterations: int = 5, grid=C_GRID) -> ClassifierCM:
+                     em_iterations: int = 5, grid=C_GRID, pair: Pair | None = None) -> ClassifierCM:
     """Choose C on the two halves (held-out log-loss), then fit on everything. `halves[i]` is
     instance i's half (0/1, by document). The class table of the same halves is scored alike, so
     the model file says how the two compare."""
@@ -210,18 +212,18 @@ def train_classifier(instances: list[tuple[dict[str, float], str, float, list[st
             losses = []
             for k in (0, 1):
                 tr, te = parts[k], parts[1 - k]
-                m = ClassifierCM.fit([X[i] for i in tr], [y[i] for i in tr], [w[i] for i in tr], C)
+                m = ClassifierCM.fit([X[i] for i in tr], [y[i] for i in tr], [w[i] for i in tr], C, pair=pair)
                 losses.append(log_loss(m, [instances[i] for i in te]))
             report["heldout_log_loss"][str(C)] = round(sum(losses) / 2, 4)
         table_losses = []
         for k in (0, 1):
-            table = ClassTable.estimate_em([instances[i][:3] for i in parts[k]], em_iterations)
+            table = ClassTable.estimate_em([instances[i][:3] for i in parts[k]], em_iterations, pair)
             table_losses.append(log_loss(table, [instances[i] for i in parts[1 - k]]))
         report["table_heldout_log_loss"] = round(sum(table_losses) / 2, 4)
         best = min(grid, key=lambda C: (report["heldout_log_loss"][str(C)], C))
     else:
         best = 0.1          # too little data to hold out: a middle value
     report["C"] = best
-    return ClassifierCM.fit(X, y, w, best, report)
+    return ClassifierCM.fit(X, y, w, best, report, pair)
 
 

@@ -22,21 +22,16 @@ from collections import defaultdict
 from functools import lru_cache
 from typing import Callable
 
-from cad.cm.classes import CLASSES
 from cad.cm.models import PronounModel
 from cad.cm.referent import ANIMACY, subject_role
 from cad.core.errors import CadError
 from cad.core.textio import atomic_output, read_lines
 from cad.defaults import CM_IMPLICIT_OBJECTIVE, CM_IMPLICIT_READING, CM_OBJECTIVE
-from cad.lang import OTHER
-from cad.lang.en import CM_PRONOUNS
-from cad.lang.fr import EQUAL as FR_EQUAL, SIMILAR as FR_SIMILAR, TARGET_PRONOUNS as FR_TARGET_PRONOUNS
+from cad.lang import NONE, OTHER
+from cad.lang.pairs import Pair, chosen
 from coref.records import Candidate, PronounResolution
 
 FLOOR = 1e-7
-# the personal pronouns' own gender, and the other one
-_PERSONAL_GENDER = {"il": "masc", "ils": "masc", "elle": "fem", "elles": "fem"}
-_OTHER_GENDER = {"masc": "fem", "fem": "masc"}
 # the credit of a similar pair (*ce* for *il*) in each expected-credit objective: C1+C2 accuracy's,
 # APT's score (its w2), none
 CREDIT_OF_SIMILAR = {"credit": 1.0, "apt": 0.5, "exact": 0.0}
@@ -170,15 +165,16 @@ def pass_through_pronouns(cands: list[Candidate], dists: dict[int, dict], weight
         weights[id(c)] = 0.0
 
 
-def antecedent_distribution(mixture: dict[str, float]) -> dict[tuple[str, ...] | None, float]:
+def antecedent_distribution(mixture: dict[str, float], pair: Pair | None = None) -> dict[tuple[str, ...] | None, float]:
     """What a resolved pronoun passes on to a later pronoun that takes it as antecedent: the
-    gender and number of its own bundles, with their animacy where they have one (None for the
-    bare pronoun-role bundle), renormalized; the nonref and clause shares say nothing of an entity
-    and are left out."""
+    gender (one of the pair's target genders) and number of its own bundles, with their animacy
+    where they have one (None for the bare pronoun-role bundle), renormalized; the nonref and
+    clause shares say nothing of an entity and are left out."""
+    genders = chosen(pair).target.genders
     out: dict[tuple[str, ...] | None, float] = defaultdict(float)
     for b, w in mixture.items():
         parts = b.split("-")
-        if len(parts) >= 4 and parts[2] in ("masc", "fem") and parts[3] in ("sing", "plur"):
+        if len(parts) >= 4 and parts[2] in genders and parts[3] in ("sing", "plur"):
             animacy = parts[-1] if len(parts) > 4 and parts[-1] in ANIMACY else None
             out[(parts[2], parts[3]) if animacy is None else (parts[2], parts[3], animacy)] += w
         elif len(parts) == 2:
@@ -200,17 +196,18 @@ def through_chain(gn: tuple[str, str] | None, chain: dict | None) -> dict:
     return {(gn[0], gn[1], kinds.pop()) if len(kinds) == 1 else gn: 1.0}
 
 
-def _apt_word(cls: str) -> str | None:
-    """The class as APT sees it: a word of the French target list, OTHER for any other aligned
-    word (*le*, *lui*, *y*, a noun), None for nothing aligned."""
-    if cls == "NONE":
+def _apt_word(cls: str, apt_pronouns) -> str | None:
+    """The class as APT sees it: a word of the target list, OTHER for any other aligned word
+    (*le*, *lui*, *y*, a noun), None for nothing aligned."""
+    if cls == NONE:
         return None
-    return cls if cls in FR_TARGET_PRONOUNS else OTHER
+    return cls if cls in apt_pronouns else OTHER
 
 
-def gender_shares(mixture: dict[str, float]) -> dict[str, float]:
-    """{"masc": w, "fem": w}: the mixture's weight on bundles of each antecedent gender."""
-    out = {"masc": 0.0, "fem": 0.0}
+def gender_shares(mixture: dict[str, float], pair: Pair | None = None) -> dict[str, float]:
+    """{gender: w} for each of the pair's target genders ("masc", "fem" for French): the
+    mixture's weight on bundles of each antecedent gender."""
+    out = {g: 0.0 for g in chosen(pair).target.genders}
     for b, w in mixture.items():
         parts = b.split("-")
         if len(parts) > 2 and parts[2] in out:
@@ -218,7 +215,8 @@ def gender_shares(mixture: dict[str, float]) -> dict[str, float]:
     return out
 
 
-def credit(dist: dict[str, float], cls: str, similar: float = 1.0, shares: dict[str, float] | None = None) -> float:
+def credit(dist: dict[str, float], cls: str, similar: float = 1.0, shares: dict[str, float] | None = None,
+           pair: Pair | None = None) -> float:
     """Σ_r P(r) credit(cls, r): the probability that translating the pronoun as `cls` is judged
     correct against a reference class drawn from `dist`, a similar pair (*ce* for *il*) worth
     `similar` (see credit_matrix). `shares` (the mixture's gender_shares): a personal pronoun earns a
@@ -226,17 +224,19 @@ def credit(dist: dict[str, float], cls: str, similar: float = 1.0, shares: dict[
     gender. APT counts *il* right for a *ce* reference because impersonal *il* and *ce* alternate
     (*il est / c'est important que*); *il* for a feminine antecedent is not that *il* but the wrong
     gender, and without this it collects *ce*'s mass and outweighs *elle* wherever French favours
-    *c'est*."""
-    row = credit_matrix(similar)[cls]
+    *c'est*. The genders are the pair's target's, each personal class's its `personal_gender`."""
+    pair = chosen(pair)
+    row = credit_matrix(similar, pair)[cls]
     keep = 1.0
-    if shares is not None and cls in _PERSONAL_GENDER:
-        keep = 1.0 - shares.get(_OTHER_GENDER[_PERSONAL_GENDER[cls]], 0.0)
-    same = credit_matrix(0.0)[cls]
+    own = pair.target.personal_gender.get(cls)
+    if shares is not None and own is not None:
+        keep = 1.0 - sum(shares.get(g, 0.0) for g in pair.target.genders if g != own)
+    same = credit_matrix(0.0, pair)[cls]
     return sum(v * dist.get(r, 0.0) * (1.0 if r in same else keep) for r, v in row.items())
 
 
 def score_class(dist: dict[str, float], cls: str, objective: str = CM_IMPLICIT_OBJECTIVE,
-                shares: dict[str, float] | None = None) -> float:
+                shares: dict[str, float] | None = None, pair: Pair | None = None) -> float:
     """A pronoun model's score of translating the pronoun as `cls`, from its distribution over
     classes: ln P(cls) ("likelihood"), or ln of its expected credit (`credit`) under one of
     CREDIT_OF_SIMILAR's weights for a similar pair ("credit", "apt", "exact"), gendered by the
@@ -244,26 +244,29 @@ def score_class(dist: dict[str, float], cls: str, objective: str = CM_IMPLICIT_O
     if objective == "likelihood":
         return math.log(max(dist.get(cls, 0.0), FLOOR))
     if objective in CREDIT_OF_SIMILAR:
-        return math.log(max(credit(dist, cls, CREDIT_OF_SIMILAR[objective], shares), CREDIT_FLOOR))
+        return math.log(max(credit(dist, cls, CREDIT_OF_SIMILAR[objective], shares, pair), CREDIT_FLOOR))
     raise CadError(f"unknown CM objective {objective!r} (choose from {', '.join(OBJECTIVES)})")
 
 
-@lru_cache(maxsize=4)
-def credit_matrix(similar: float = 1.0) -> dict[str, dict[str, float]]:
+@lru_cache(maxsize=8)
+def credit_matrix(similar: float = 1.0, pair: Pair | None = None) -> dict[str, dict[str, float]]:
     """{candidate class: {reference class: credit}} for the pairs that APT counts as correct: 1 for
     the same word up to its equal group (*ce* = *c'*, *ça* = *cela*) and OTHER for OTHER, `similar`
     for a pair of one similar group (*ce*/*il*, *ce*/*ça*); a dropped pronoun earns nothing. A
-    similar pair is worth 1 in C1+C2 accuracy, .5 in APT's own score (w2), 0 in the exact word's."""
-    def canon(w: str) -> str:
-        return next((g[0] for g in FR_EQUAL if w in g), w)
+    similar pair is worth 1 in C1+C2 accuracy, .5 in APT's own score (w2), 0 in the exact word's.
+    The lists are the pair's target's (APT's)."""
+    target = chosen(pair).target
 
-    groups = [{canon(w) for w in g} for g in FR_SIMILAR]
+    def canon(w: str) -> str:
+        return next((g[0] for g in target.apt_equal if w in g), w)
+
+    groups = [{canon(w) for w in g} for g in target.apt_similar]
     out: dict[str, dict[str, float]] = {}
-    for c in CLASSES:
+    for c in target.classes:
         out[c] = {}
-        a = _apt_word(c)
-        for r in CLASSES:
-            b = _apt_word(r)
+        a = _apt_word(c, target.apt_pronouns)
+        for r in target.classes:
+            b = _apt_word(r, target.apt_pronouns)
             if a is None or b is None:
                 continue
             a2, b2 = canon(a), canon(b)
@@ -275,16 +278,19 @@ def credit_matrix(similar: float = 1.0) -> dict[str, dict[str, float]]:
 
 
 class ClassTable(PronounModel):
-    """{bundle: {class: probability}}; `prob` backs off to the nearest coarser bundle present. The
-    CM model `table` (cad/cm/models.py), read from classes.gz."""
+    """{bundle: {class: probability}} over the classes of the pair's target; `prob` backs off to
+    the nearest coarser bundle present. The CM model `table` (cad/cm/models.py), read from classes.gz."""
 
     @classmethod
-    def from_file(cls, path: str | os.PathLike) -> ClassTable:
-        return cls.read(path)
+    def from_file(cls, path: str | os.PathLike, pair: Pair | None = None) -> ClassTable:
+        return cls.read(path, pair)
 
-    def __init__(self, probs: dict[str, dict[str, float]], counts: dict[str, float] | None = None):
+    def __init__(self, probs: dict[str, dict[str, float]], counts: dict[str, float] | None = None,
+                 pair: Pair | None = None):
         self.probs = probs
         self.counts = counts or {}
+        self.pair = chosen(pair)
+        self.classes = self.pair.target.classes
 
     def distribution(self, bundle: str) -> dict[str, float]:
         b: str | None = bundle
@@ -308,22 +314,25 @@ class ClassTable(PronounModel):
         """The expected C1+C2 credit of translating the pronoun as `cls` (`credit`, gendered by
         the mixture): minimum Bayes risk under APT's loss instead of the most likely exact word,
         *ce* being right for *il*, *ce* and *ça*."""
-        return credit(self.class_distribution(mixture), cls, 1.0, gender_shares(mixture))
+        return credit(self.class_distribution(mixture), cls, 1.0, gender_shares(mixture, self.pair), self.pair)
 
     def score(self, mixture: dict[str, float], cls: str, objective: str = CM_IMPLICIT_OBJECTIVE) -> float:
         """The feature's value: ln P(cls) ("likelihood") or ln of the expected credit ("credit"),
         gendered as score_class genders it."""
-        return score_class(self.class_distribution(mixture), cls, objective, gender_shares(mixture))
+        return score_class(self.class_distribution(mixture), cls, objective, gender_shares(mixture, self.pair),
+                           self.pair)
 
     def class_distribution(self, mixture: dict[str, float], tokens: list[str] | None = None,
                            index: int | None = None) -> dict[str, float]:
         """{class: Σ_b w_b P(class | b)}: the pronoun-model interface that the decoder feature and
         the reranker read (the classifier CM's also reads the source sentence; the table does not)."""
-        return {c: self.mixture_prob(mixture, c) for c in CLASSES}
+        return {c: self.mixture_prob(mixture, c) for c in self.classes}
 
     @classmethod
-    def estimate(cls, counts: dict[str, dict[str, float]]) -> "ClassTable":
-        """Witten-Bell along the chain of `coarser` from counts of the finest bundles."""
+    def estimate(cls, counts: dict[str, dict[str, float]], pair: Pair | None = None) -> "ClassTable":
+        """Witten-Bell along the chain of `coarser` from counts of the finest bundles, over the
+        pair's target classes."""
+        classes = chosen(pair).target.classes
         full: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
         for bundle, row in counts.items():
             h: str | None = bundle
@@ -331,7 +340,7 @@ class ClassTable(PronounModel):
                 for c, v in row.items():
                     full[h][c] += v
                 h = coarser(h)
-        uniform = {c: 1.0 / len(CLASSES) for c in CLASSES}
+        uniform = {c: 1.0 / len(classes) for c in classes}
         probs: dict[str, dict[str, float]] = {}
 
         def dist(h: str) -> dict[str, float]:
@@ -344,16 +353,16 @@ class ClassTable(PronounModel):
                 if total <= 0:
                     probs[h] = dict(up)
                 else:
-                    probs[h] = {c: (own.get(c, 0.0) + kinds * up[c]) / (total + kinds) for c in CLASSES}
+                    probs[h] = {c: (own.get(c, 0.0) + kinds * up[c]) / (total + kinds) for c in classes}
             return probs[h]
 
         for h in list(full):
             dist(h)
-        return cls(probs, {h: sum(row.values()) for h, row in full.items()})
+        return cls(probs, {h: sum(row.values()) for h, row in full.items()}, pair)
 
     @classmethod
     def estimate_em(cls, instances: "list[tuple[dict[str, float], str] | tuple[dict[str, float], str, float]]",
-                    iterations: int = 5) -> "ClassTable":
+                    iterations: int = 5, pair: Pair | None = None) -> "ClassTable":
         """EM over the latent bundle of each pronoun. Expected counts with the coreference's prior
         weights (the `estimate` above) spread a pronoun's count over every candidate, the wrong ones
         too, which flattens P(elle | it-fem-sing) towards P(elle | it-masc-sing). Here each
@@ -375,19 +384,20 @@ class ClassTable(PronounModel):
                     counts[b][c] += weight * w
             return counts
 
-        table = cls.estimate(counts_of(None))
+        table = cls.estimate(counts_of(None), pair)
         for _ in range(iterations):
-            table = cls.estimate(counts_of(table))
+            table = cls.estimate(counts_of(table), pair)
         return table
 
     def write(self, path: str | os.PathLike) -> None:
         with atomic_output(path) as fh:
             for b in sorted(self.probs):
-                for c in CLASSES:
+                for c in self.classes:
                     fh.write(f"{b} ||| {c} ||| {self.probs[b].get(c, 0.0):.6g} ||| {self.counts.get(b, 0.0):.6g}\n")
 
     @classmethod
-    def read(cls, path: str | os.PathLike) -> "ClassTable":
+    def read(cls, path: str | os.PathLike, pair: Pair | None = None) -> "ClassTable":
+        classes = chosen(pair).target.classes
         probs: dict[str, dict[str, float]] = defaultdict(dict)
         counts: dict[str, float] = {}
         for lineno, line in enumerate(read_lines(path), 1):
@@ -395,8 +405,8 @@ class ClassTable(PronounModel):
             if len(f) < 3:
                 raise CadError("expected 'bundle ||| class ||| probability [||| count]'", str(path), lineno)
             b, c = f[0].strip(), f[1].strip()
-            if c not in CLASSES:
-                raise CadError(f"unknown pronoun class {c!r} (classes: {' '.join(CLASSES)})", str(path), lineno)
+            if c not in classes:
+                raise CadError(f"unknown pronoun class {c!r} (classes: {' '.join(classes)})", str(path), lineno)
             try:
                 probs[b][c] = float(f[2])
                 if len(f) > 3:
@@ -405,4 +415,4 @@ class ClassTable(PronounModel):
                 raise CadError("malformed number", str(path), lineno) from None
         if not probs:
             raise CadError("empty class table", str(path))
-        return cls(dict(probs), counts)
+        return cls(dict(probs), counts, pair)

@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Callable, Iterator
 
 from cad.cm.bundles import Bundle
-from cad.cm.class_model import CM_PRONOUNS, pronoun_mixture
+from cad.cm.class_model import pronoun_mixture
 from cad.cm.classes import aligned_words, pronoun_class
 from cad.cm.projection import candidate_features, document_morph, project
 from cad.cm.referent import animacy_of
@@ -29,12 +29,13 @@ from cad.core.errors import CadError
 from cad.core.progress import progress
 from cad.core.shards import Parallel, Shard, ShardStore, ShardTask, fingerprint_salt, plan_shards, run_shards, shard_tasks
 from cad.core.textio import is_uint, read_lines
+from cad.lang.pairs import Pair, chosen, pair_named
 from coref.backends import get_backend
 from coref.corpus import BackendSpec, backend_of
 from coref.english.roles import pronoun_roles
 from coref.records import PronounResolution, parse_record, read_jsonl
 
-# the French tagging of the antecedents' sentences dominates: a few seconds a shard
+# the target tagging of the antecedents' sentences dominates: a few seconds a shard
 DEFAULT_SHARD_LINES = 2000
 
 
@@ -54,19 +55,22 @@ class CMStats:
 
 def collect_class_instances(src: list[list[str]], tgt: list[list[str]], align: list[list[tuple[int, int]]],
                             records: list[PronounResolution], with_human: bool, morph: dict,
-                            out: list, weight: float = 1.0, positions: list | None = None) -> int:
+                            out: list, weight: float = 1.0, positions: list | None = None,
+                            pair: Pair | None = None) -> int:
     """Add one document's (bundle mixture, target class) instances for the class CM; returns the
     number of pronouns added. Every it/they counts, referential or not: the class of a
     pleonastic *it* (*il faut*, *c'est*) is as much to learn as that of an anaphoric one.
     `positions`, when given, receives each instance's (source sentence, token index), which the
-    classifier CM reads."""
-    recs = [r for r in records if r.token.lower() in CM_PRONOUNS]
+    classifier CM reads. The pronouns are those the pair's source studies (*it*, *they*)."""
+    pair = chosen(pair)
+    recs = [r for r in records if r.token.lower() in pair.source.cm_pronouns]
     roles = pronoun_roles(src, {(r.sentence, r.index) for r in recs})
-    animacy = animacy_of(src)
+    animacy = animacy_of(src, pair)
     for r in recs:
-        cls = pronoun_class(aligned_words(src[r.sentence], tgt[r.sentence], align[r.sentence], r.index))
+        cls = pronoun_class(aligned_words(src[r.sentence], tgt[r.sentence], align[r.sentence], r.index, pair), pair)
         mix = pronoun_mixture(r, roles[(r.sentence, r.index)],
-                              lambda c: {candidate_features(c, src, tgt, align, morph): 1.0}, with_human, animacy)
+                              lambda c: {candidate_features(c, src, tgt, align, morph, pair): 1.0}, with_human,
+                              animacy)
         out.append((mix, cls, weight))
         if positions is not None:
             positions.append((src[r.sentence], r.index))
@@ -75,10 +79,11 @@ def collect_class_instances(src: list[list[str]], tgt: list[list[str]], align: l
 
 def collect_triples(src: list[list[str]], tgt: list[list[str]], align: list[list[tuple[int, int]]],
                     records: list[PronounResolution], with_human: bool, stats: CMStats,
-                    single_best: bool = False, morph: dict | None = None) -> list[tuple[str, str, float]]:
+                    single_best: bool = False, morph: dict | None = None,
+                    pair: Pair | None = None) -> list[tuple[str, str, float]]:
     """Triples (bundle token, target words, score) of one document."""
     if morph is None:
-        morph = document_morph(tgt, records)
+        morph = document_morph(tgt, records, pair)
     out = []
     for r in records:
         stats.pronouns += 1
@@ -95,7 +100,7 @@ def collect_triples(src: list[list[str]], tgt: list[list[str]], align: list[list
             if c.kind != "np":
                 continue        # clauses carry no gender or number to project
             stats.candidates += 1
-            m = project(c, src[c.sentence], tgt[c.sentence], align[c.sentence], morph[c.sentence])
+            m = project(c, src[c.sentence], tgt[c.sentence], align[c.sentence], morph[c.sentence], pair)
             if m is None:
                 continue
             stats.projected += 1
@@ -139,22 +144,23 @@ def doc_weight(name: str | None, domain_weights: dict[str, float]) -> float:
 
 def collect_document(acc: Collection, n_doc: int, src: list[list[str]], tgt: list[list[str]],
                      al: list[list[tuple[int, int]]], recs: list[PronounResolution], with_human: bool,
-                     single_best: bool, weight: float, coref: str | None) -> None:
+                     single_best: bool, weight: float, coref: str | None, pair: Pair | None = None) -> None:
     """Add document `n_doc`'s (0-based, in the corpus) triples and class instances to `acc`."""
     for r in recs:
         if r.sentence >= len(src) or r.index >= len(src[r.sentence]):
             raise CadError(f"pronoun record at sentence {r.sentence}, token {r.index} is outside document "
                            f"{n_doc}", coref)
-    morph = document_morph(tgt, recs)
-    acc.triples.extend(collect_triples(src, tgt, al, recs, with_human, acc.stats, single_best, morph))
-    added = collect_class_instances(src, tgt, al, recs, with_human, morph, acc.instances, weight, acc.positions)
+    morph = document_morph(tgt, recs, pair)
+    acc.triples.extend(collect_triples(src, tgt, al, recs, with_human, acc.stats, single_best, morph, pair))
+    added = collect_class_instances(src, tgt, al, recs, with_human, morph, acc.instances, weight, acc.positions,
+                                    pair)
     acc.stats.class_pronouns += added
     acc.halves.extend([n_doc % 2] * added)
 
 
 def collect_in_process(corpus: str, align: str, src_lang: str, tgt_lang: str, docs: str | None,
                        doc_ids: list[tuple[int, str]] | None, coref: str | None, backend: str, with_human: bool,
-                       single_best: bool, domain_weights: dict[str, float]) -> Collection:
+                       single_best: bool, domain_weights: dict[str, float], pair: Pair | None = None) -> Collection:
     """Every document's evidence, one after the other in this process (any input may be '-')."""
     acc = Collection()
     by_doc: dict[str, list[PronounResolution]] = {}
@@ -169,7 +175,8 @@ def collect_in_process(corpus: str, align: str, src_lang: str, tgt_lang: str, do
     for n_doc, (doc_id, src, tgt, al) in enumerate(progress(docs_iter, total=n_docs, desc="cm", unit="doc")):
         recs = by_doc.get(doc_id, []) if resolver is None else resolver.resolve(doc_id, src)
         collect_document(acc, n_doc, src, tgt, al, recs, with_human, single_best,
-                         doc_weight(doc_ids[n_doc][1] if doc_ids is not None else None, domain_weights), coref)
+                         doc_weight(doc_ids[n_doc][1] if doc_ids is not None else None, domain_weights), coref,
+                         pair)
     return acc
 
 
@@ -183,6 +190,7 @@ class CollectSpec:
     with_human: bool
     single_best: bool
     domain_weights: tuple[tuple[str, float], ...]
+    pair: str                          # the language pair's name (cad.lang.pairs)
 
 
 def collect_shard(task: ShardTask, out: Path, spec: CollectSpec) -> None:
@@ -199,6 +207,7 @@ def collect_shard(task: ShardTask, out: Path, spec: CollectSpec) -> None:
         resolver = backend_of(BackendSpec(spec.backend))
     acc = Collection()
     weights = dict(spec.domain_weights)
+    pair = pair_named(spec.pair)
     for k in range(len(starts) - 1):
         n_doc = task.shard.first_doc + k
         src, tgt, al = [], [], []
@@ -209,7 +218,7 @@ def collect_shard(task: ShardTask, out: Path, spec: CollectSpec) -> None:
             al.append(parse_alignment(d["align"][i], len(ss), len(tt), spec.align, first + i + 1))
         recs = by_doc.get(str(n_doc), []) if resolver is None else resolver.resolve(str(n_doc), src)
         collect_document(acc, n_doc, src, tgt, al, recs, spec.with_human, spec.single_best,
-                         doc_weight(names[k] if names else None, weights), spec.coref)
+                         doc_weight(names[k] if names else None, weights), spec.coref, pair)
     (out / "json").write_bytes(acc.to_json())
 
 
@@ -287,12 +296,12 @@ class RecordRouter:
 def collect_in_shards(corpus: str, align: str, src_lang: str, tgt_lang: str,
                       doc_ids: list[tuple[int, str]] | None, n_lines: int, coref: str | None, backend: str,
                       with_human: bool, single_best: bool, domain_weights: dict[str, float],
-                      parallel: Parallel, store: ShardStore) -> Collection:
+                      parallel: Parallel, store: ShardStore, pair: Pair | None = None) -> Collection:
     """Every document's evidence, collected in shards (kept in `store`; the caller removes it)."""
     starts = [first for first, _ in doc_ids] if doc_ids is not None else [0]
     shards = plan_shards(n_lines, starts, parallel.lines(DEFAULT_SHARD_LINES)) if n_lines else []
     spec = CollectSpec(str(align), str(coref) if coref else None, backend, with_human, single_best,
-                       tuple(sorted(domain_weights.items())))
+                       tuple(sorted(domain_weights.items())), chosen(pair).name)
     salt = fingerprint_salt("cm-collect", {k: v for k, v in asdict(spec).items() if k not in ("align", "coref")})
     records: Callable[[Shard], dict[str, list[str]]] | None = (
         RecordRouter(str(coref), shards, len(starts)) if coref else None)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from cad.defaults import (CM_BACKOFF_WEIGHT, CM_FEATURE_WEIGHT, CM_IMPLICIT_MODEL, CM_IMPLICIT_OBJECTIVE,
                           CM_IMPLICIT_READING, CM_OBJECTIVE)
+from cad.lang.pairs import Pair, default_pair
 from cad.moses.ini import Feature, MosesConfig, parse_config, write_config
 
 CM_NAME = "TranslationModel1"
@@ -40,12 +41,14 @@ def write_cm_config(base, cm_table, out, weight: float = CM_BACKOFF_WEIGHT) -> M
 
 def feature_config(base: str | os.PathLike, classes: str | os.PathLike, weight: float = CM_FEATURE_WEIGHT,
                    objective: str = CM_OBJECTIVE, model: str = CM_IMPLICIT_MODEL,
-                   reading: str = CM_IMPLICIT_READING) -> MosesConfig:
+                   reading: str = CM_IMPLICIT_READING, pair: Pair | None = None) -> MosesConfig:
     """The base configuration plus `CoreferenceModel` reading the class table (classes.gz) or,
     `model="classifier"`, the classifier CM (classifier.json); `objective`, `model` and `reading` are
     written on the feature's line unless they are the line's implicit values (cad.defaults.CM_IMPLICIT_*:
     likelihood, table, mixture). A `reading` not given is the implicit one, as in every configuration
-    written before the reading could be chosen (`cad cm config` gives the pipeline's, cad.defaults.CM_READING)."""
+    written before the reading could be chosen (`cad cm config` gives the pipeline's, cad.defaults.CM_READING).
+    `pair`: the language pair of the model, written as `pair=` where it is not the default pair."""
+    pair_arg = {} if pair is None or pair.name == default_pair().name else {"pair": pair.name}
     cfg = copy.deepcopy(parse_config(base))
     cfg.features = [f for f in cfg.features if f.type != "CoreferenceModel"]
     cfg.weights.pop(FEATURE_NAME, None)
@@ -54,14 +57,45 @@ def feature_config(base: str | os.PathLike, classes: str | os.PathLike, weight: 
                                      {"num-features": "1", "path": str(Path(classes).resolve()),
                                       **({} if objective == CM_IMPLICIT_OBJECTIVE else {"objective": objective}),
                                       **({} if model == CM_IMPLICIT_MODEL else {"model": model}),
-                                      **({} if reading == CM_IMPLICIT_READING else {"reading": reading})}))
+                                      **({} if reading == CM_IMPLICIT_READING else {"reading": reading}),
+                                      **pair_arg}))
     cfg.weights[FEATURE_NAME] = [weight]
     cfg.source = None
     return cfg
 
 
 def write_feature_config(base, classes, out, weight: float = CM_FEATURE_WEIGHT, objective: str = CM_OBJECTIVE,
-                         model: str = CM_IMPLICIT_MODEL, reading: str = CM_IMPLICIT_READING) -> MosesConfig:
-    cfg = feature_config(base, classes, weight, objective, model, reading)
+                         model: str = CM_IMPLICIT_MODEL, reading: str = CM_IMPLICIT_READING,
+                         pair: Pair | None = None) -> MosesConfig:
+    cfg = feature_config(base, classes, weight, objective, model, reading, pair)
     write_config(cfg, out)
     return cfg
+
+
+def model_pair(model: str | os.PathLike) -> Pair | None:
+    """The language pair `cad cm build` recorded beside a CM model (its folder's provenance.json,
+    "pair"); None where it recorded none (the tables built before it did: the default pair's)."""
+    import json
+
+    from cad.lang.pairs import pair_named
+
+    path = Path(model)
+    prov = (path if path.is_dir() else path.parent) / "provenance.json"
+    if not prov.is_file():
+        return None
+    try:
+        name = json.loads(prov.read_text(encoding="utf-8")).get("pair")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return pair_named(name) if isinstance(name, str) else None
+
+
+def config_pair(config: str | os.PathLike) -> Pair:
+    """The language pair of a configuration's CoreferenceModel line (`pair=`; the default pair
+    without it, or without the feature)."""
+    from cad.lang.pairs import pair_named
+
+    for f in parse_config(config).features:
+        if f.type == "CoreferenceModel" and "pair" in f.args:
+            return pair_named(f.args["pair"])
+    return default_pair()

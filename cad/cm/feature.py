@@ -18,6 +18,9 @@ reference only in the share of the mixture whose antecedent is not feminine (cla
 `reading=map` scores the mixture's most probable bundle alone instead of the whole mixture
 (class_model.read_mixture): a decision on the antecedent's features, as seed 004 takes the
 resolver's one antecedent, where the mixture hedges between the antecedents' genders.
+`pair=en-de` names the language pair whose target classes the model scores (cad/lang/pairs.py);
+a line without it is the model's implicit pair (the source-feature table's: Spanish→English) or
+the default pair, English→French, as every configuration written before.
 
 Importing this module registers the feature under its moses.ini type (cad/decoder/registry.py);
 installed distributions also find it through the `cad.decoder_features` entry point.
@@ -32,6 +35,7 @@ from cad.cm.classes import aligned_words, pronoun_class
 from cad.cm.models import CM_MODELS, load_pronoun_model
 from cad.core.errors import CadError
 from cad.defaults import CM_IMPLICIT_MODEL, CM_IMPLICIT_OBJECTIVE, CM_IMPLICIT_READING
+from cad.lang.pairs import Pair, default_pair, pair as language_pair, pair_named
 from cad.decoder.features import Option, StatelessFeature
 from cad.decoder.registry import FeatureSlot, Loading, register
 from cad.moses.ini import Feature
@@ -40,12 +44,13 @@ _MODELS: dict[str, Any] = {}
 CLASS_CACHE = 200_000       # option classes kept
 
 
-def option_class(opt: Option, index: int, tokens: list[str]) -> str:
+def option_class(opt: Option, index: int, tokens: list[str], pair: Pair | None = None) -> str:
     """The class of what `opt` makes of source token `index` (inside its span), with APT's
     alignment improvement inside the phrase (*kill it* → *la tuer*, *it* unaligned)."""
     if opt.table < 0:
-        return pronoun_class(opt.words)          # an unknown word passes through
-    return pronoun_class(aligned_words(tokens[opt.start:opt.end], opt.words, opt.alignment, index - opt.start))
+        return pronoun_class(opt.words, pair)          # an unknown word passes through
+    return pronoun_class(aligned_words(tokens[opt.start:opt.end], opt.words, opt.alignment, index - opt.start, pair),
+                         pair)
 
 
 @register("CoreferenceModel")
@@ -61,19 +66,27 @@ class CoreferenceModelFeature(StatelessFeature):
         if kind not in CM_MODELS:
             raise CadError(f"{feature.name}: unknown model={kind} (choose from {', '.join(CM_MODELS)})",
                            config_path, feature.line)
+        try:
+            implicit = CM_MODELS.get(kind).implicit_pair
+            self.pair = pair_named(feature.args["pair"]) if "pair" in feature.args else \
+                language_pair(*implicit) if implicit else default_pair()
+        except CadError as exc:
+            raise CadError(f"{feature.name}: {exc}", config_path, feature.line) from None
         if table is None:
             path = feature.path
             if not path:
                 raise CadError(f"{feature.name} has no path=", config_path, feature.line)
-            key = f"{kind}:{path}"
+            key = f"{kind}:{self.pair.name}:{path}"
             try:
-                table = _MODELS.get(key) or load_pronoun_model(path, kind)
+                table = _MODELS.get(key) or load_pronoun_model(path, kind, self.pair)
             except FileNotFoundError:
                 raise CadError(f"{feature.name}: {kind} {path} not found", config_path, feature.line) from None
             _MODELS[key] = table
         self.table = table
-        # what an option makes of the pronoun, in the model's own target classes (French by default)
-        self.option_class = getattr(table, "option_class", option_class)
+        # what an option makes of the pronoun, in the model's own target classes (the pair's)
+        own = getattr(table, "option_class", None)
+        self.option_class = own if own is not None else \
+            (lambda opt, index, tokens: option_class(opt, index, tokens, self.pair))
         self.objective = feature.args.get("objective", CM_IMPLICIT_OBJECTIVE)
         if not CM_MODELS.get(kind).credits and self.objective != "likelihood":
             raise CadError(f"{feature.name}: model={kind} scores ln P(class) only (objective=likelihood)",
@@ -105,7 +118,7 @@ class CoreferenceModelFeature(StatelessFeature):
         mixtures = {i: self.read(mix) for i, mix in mixtures.items()}
         # one distribution per pronoun and sentence; each option then reads its class's score
         self.pronouns = {i: self.table.class_distribution(mix, tokens, i) for i, mix in mixtures.items()}
-        self.shares = {i: gender_shares(mix) for i, mix in mixtures.items()}
+        self.shares = {i: gender_shares(mix, self.pair) for i, mix in mixtures.items()}
         self._scores: dict[tuple[int, str], float] = {}
 
     def read(self, mixture: dict[str, float]) -> dict[str, float]:
@@ -132,6 +145,6 @@ class CoreferenceModelFeature(StatelessFeature):
                     cls = self._classes[key] = self.option_class(opt, i, self.tokens)
                 v = self._scores.get((i, cls))
                 if v is None:
-                    v = self._scores[(i, cls)] = score_class(dist, cls, self.objective, self.shares.get(i))
+                    v = self._scores[(i, cls)] = score_class(dist, cls, self.objective, self.shares.get(i), self.pair)
                 total = v if total is None else total + v
         return None if total is None else (total,)

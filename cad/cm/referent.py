@@ -7,7 +7,7 @@ is no such entity; the type gives the CM's bundles and the classifier that disti
 role alone (the subject of *be*) would say *c'est*.
 
 The type is "anim" where the head's animate senses weigh at least half (WordNet's tag counts,
-cad/lang/wordnet.py), else "ent" where its senses that are things or living beings do, else
+cad/resources/wordnet.py), else "ent" where its senses that are things or living beings do, else
 "abst"; None for a head WordNet does not know (a name, a pronoun), so that the bundle stays the
 coarser one. CAD_GENDER_SOURCES without `wordnet` turns it off (an ablation).
 
@@ -23,9 +23,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Callable, Sequence
 
-from cad.lang.en import PRONOUN_CLASS, SPEAKER_PRONOUNS
-from cad.lang.fr_morph import gender_sources
-from cad.lang import wordnet
+from cad.lang.facts import gender_sources
+from cad.lang.pairs import Pair, chosen
 
 ANIMACY = ("anim", "ent", "abst")
 # roles of a subject of *be* (coref/english/roles.py) that an animate antecedent reads as a subject:
@@ -35,18 +34,17 @@ ENTITY_CLASSES = frozenset({"noun.person", "noun.animal", "noun.artifact", "noun
                             "noun.location", "noun.plant", "noun.substance"})
 
 
-@lru_cache(maxsize=1)
-def noun_classes() -> wordnet.NounClasses:
-    return wordnet.load()
-
-
 @lru_cache(maxsize=50000)
-def head_animacy(word: str) -> str | None:
-    """"anim", "ent", "abst", or None for a word WordNet has no noun for (or a pronoun)."""
+def head_animacy(word: str, pair: Pair | None = None) -> str | None:
+    """"anim", "ent", "abst", or None for a word the source's noun senses (WordNet for English)
+    have no noun for (or a pronoun, or a source without noun senses)."""
+    source = chosen(pair).source
     low = word.lower()
-    if low in PRONOUN_CLASS or low in SPEAKER_PRONOUNS or not any(ch.isalpha() for ch in low):
+    if low in source.third_person or low in source.speaker_pronouns or not any(ch.isalpha() for ch in low):
         return None
-    nouns = noun_classes()
+    nouns = source.senses()
+    if nouns is None:
+        return None
     senses = nouns._weighted(low)
     if not senses:
         return None
@@ -63,15 +61,15 @@ def subject_role(role: str, animacy: str | None) -> str:
     return "subj" if animacy == "anim" and role in BE_SUBJECT_ROLES else role
 
 
-def animacy_of(sentences: Sequence[Sequence[str]]) -> Callable | None:
-    """candidate -> its head's animacy, in a document of `sentences` (English tokens); None when
-    the run leaves WordNet out."""
-    if "wordnet" not in gender_sources():
+def animacy_of(sentences: Sequence[Sequence[str]], pair: Pair | None = None) -> Callable | None:
+    """candidate -> its head's animacy, in a document of `sentences` (source tokens); None when
+    the run leaves WordNet out or the source has no noun senses."""
+    if "wordnet" not in gender_sources() or chosen(pair).source.noun_senses is None:
         return None
 
     def animacy(c) -> str | None:
         if c.kind != "np" or not 0 <= c.sentence < len(sentences) or not 0 <= c.head < len(sentences[c.sentence]):
             return None
-        return head_animacy(sentences[c.sentence][c.head])
+        return head_animacy(sentences[c.sentence][c.head], pair)
 
     return animacy

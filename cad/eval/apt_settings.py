@@ -1,35 +1,47 @@
-"""APT's built-in settings per language pair, made of the word lists cad/lang keeps for each
-language. Each is named after its target language, as the lists it mostly holds (target list,
-identical and equivalent groups, target dictionary) are that language's."""
+"""APT's built-in settings per language pair, made of the word lists each language keeps
+(cad/lang): the source pronouns and dictionary of the pair's source, the target list, identical
+and equivalent groups and target dictionary of its target."""
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Sequence
 
 from cad.eval.apt import AptSettings
-from cad.lang import en, fr
+from cad.lang.pairs import Pair, chosen, pair
 
 DEFAULT_WEIGHTS = (1.0, 0.5, 0.0, 0.0, 0.0, 0.0)
 ALL_CASES = (1, 2, 3, 4, 5, 6)
 
 
+def settings_for(p: Pair | None = None, weights: Sequence[float] = DEFAULT_WEIGHTS,
+                 cases: Sequence[int] = ALL_CASES, count_other: bool = True) -> AptSettings:
+    """The pair's settings (default: the default pair's). OTHER (an aligned word outside the
+    pronoun list, e.g. *le*, *en*) counts as identical to OTHER, so that the reference scored
+    against itself gets APT = 1 (the tool's config_2; config_3 does not)."""
+    p = chosen(p)
+    src, tgt = p.source, p.target
+    return AptSettings(count_other=count_other, source_pronouns=list(src.apt_source_pronouns),
+                       target_list=list(tgt.apt_pronouns), equal=[list(g) for g in tgt.apt_equal],
+                       similar=[list(g) for g in tgt.apt_similar], source_dict=list(src.apt_source_dictionary),
+                       target_dict=list(tgt.apt_dictionary), cases=list(cases), weights=list(weights))
+
+
+@lru_cache(maxsize=8)
+def cached_settings(p: Pair) -> AptSettings:
+    """The pair's default settings, made once (the CM reads them for every pronoun)."""
+    return settings_for(p)
+
+
 def french_settings(weights: Sequence[float] = DEFAULT_WEIGHTS, cases: Sequence[int] = ALL_CASES,
                     count_other: bool = True) -> AptSettings:
-    """English→French defaults. OTHER (an aligned word outside the pronoun list, e.g. *le*, *en*)
-    counts as identical to OTHER, so that the reference scored against itself gets APT = 1."""
-    return AptSettings(count_other=count_other, source_pronouns=list(en.SOURCE_PRONOUNS),
-                       target_list=list(fr.TARGET_PRONOUNS), equal=[list(g) for g in fr.EQUAL],
-                       similar=[list(g) for g in fr.SIMILAR], source_dict=list(en.SOURCE_PRONOUN_DICT),
-                       target_dict=list(fr.PRONOUN_DICT), cases=list(cases), weights=list(weights))
+    """English→French's settings."""
+    return settings_for(pair("en", "fr"), weights, cases, count_other)
 
 
 def english_settings(weights: Sequence[float] = DEFAULT_WEIGHTS, cases: Sequence[int] = ALL_CASES,
                      count_other: bool = True) -> AptSettings:
-    """Spanish→English defaults (the lists and their reasons: cad/lang/en.py); the weights are the
-    tool's es-en example's. OTHER counts as identical to OTHER so that the reference scored
-    against itself gets APT = 1 (the tool's config_2; config_3 does not). For seed 003's six
-    pronouns only, set `source_pronouns` to `list(es.SEED003)` afterwards."""
-    return AptSettings(source_pronouns=list(en.ES_SOURCE_PRONOUNS), target_list=list(en.EN_TARGET_PRONOUNS),
-                       equal=[list(g) for g in en.EN_EQUAL], similar=[list(g) for g in en.EN_SIMILAR],
-                       source_dict=list(en.ES_PRONOUN_DICT), target_dict=list(en.EN_PRONOUN_DICT),
-                       cases=list(cases), weights=list(weights), count_other=count_other)
+    """Spanish→English's settings (the lists and their reasons: cad/lang/en.py); the weights are
+    the tool's es-en example's. For seed 003's six pronouns only, set `source_pronouns` to
+    `list(es.SEED003)` afterwards."""
+    return settings_for(pair("es", "en"), weights, cases, count_other)

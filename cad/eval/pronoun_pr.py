@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from cad.core.alignment import parse_alignment
 from cad.core.docs import doc_index_of_lines, read_docs
 from cad.core.errors import CadError
-from cad.lang.en import CM_PRONOUNS
+from cad.lang.pairs import default_pair
 from cad.core.textio import read_lines
 
 log = logging.getLogger(__name__)
@@ -79,11 +79,14 @@ def _points(line: str, n_src: int, n_tgt: int, path, lineno: int, dropped: list[
     return kept
 
 
-def pronoun_prf(source, reference, candidate, align_ref, align_cand, pronouns=CM_PRONOUNS,
+def pronoun_prf(source, reference, candidate, align_ref, align_cand, pronouns=None,
                 docs: str | os.PathLike | None = None, clip: str = "occurrence",
                 per_document: dict | None = None) -> dict[str, PRF]:
     """{'all': PRF, 'it': PRF, 'they': PRF, ...}. `per_document`, if given, is filled with
-    {document index: {pronoun: PRF}} (the scorer's per-document recall table)."""
+    {document index: {pronoun: PRF}} (the scorer's per-document recall table). `pronouns`: the
+    source pronouns scored (default: those the default pair's source studies, *it* and *they*)."""
+    if pronouns is None:
+        pronouns = default_pair().source.cm_pronouns
     if clip not in CLIPS:
         raise CadError(f"unknown clipping {clip!r} (choose from {', '.join(CLIPS)})")
     src_lines = _lines(source)

@@ -10,15 +10,14 @@ from dataclasses import dataclass
 
 from cad.core.errors import CadError
 from cad.eval.apt import AptResult, AptSettings, evaluate
-from cad.eval.apt_settings import french_settings
+from cad.eval.apt_settings import settings_for
 from cad.eval.bleu import bleu_chrf
 from cad.eval.pronoun_pr import pronoun_prf
 from cad.eval.significance import mcnemar
 from cad.core.textio import atomic_output
-from cad.lang import NONE, first_class
-from cad.lang.fr import CLASS_GROUPS, CLASS_OF
-
-FEMININE = ("elle", "elles")
+from cad.lang import NONE
+from cad.lang.facts import Language
+from cad.lang.pairs import Pair, chosen
 
 
 @dataclass
@@ -40,33 +39,35 @@ def correct(result: AptResult, cases: tuple[int, ...]) -> list[bool]:
     return [o.case in cases for o in result.occurrences]
 
 
-def _class(side) -> str:
-    return first_class(side.tokens, CLASS_OF) if side is not None else NONE
+def _class(side, target: Language) -> str:
+    return target.class_of_words(side.tokens) if side is not None else NONE
 
 
-def strict_counts(result: AptResult) -> dict:
-    """A count stricter than APT's: the class of the candidate's words (il, elle, ce, le, la, l', …;
-    cad/lang/fr.py, after APT's alignment improvement) equal to the reference's, so that OTHER is
-    not OTHER's match and the similar pairs count for nothing; and the same on the references
-    whose class is feminine (elle, elles), where gender is what the antecedent decides."""
-    same = [_class(o.ref) == _class(o.cand) for o in result.occurrences]
-    fem = [ok for ok, o in zip(same, result.occurrences) if _class(o.ref) in FEMININE]
+def strict_counts(result: AptResult, pair: Pair | None = None) -> dict:
+    """A count stricter than APT's: the class of the candidate's words (il, elle, ce, le, la, l', …
+    for French: the pair's target classes, after APT's alignment improvement) equal to the
+    reference's, so that OTHER is not OTHER's match and the similar pairs count for nothing; and
+    the same on the references whose class is the target's `marked` one (French's feminine elle,
+    elles), where gender is what the antecedent decides ("feminine" in the report)."""
+    target = chosen(pair).target
+    same = [_class(o.ref, target) == _class(o.cand, target) for o in result.occurrences]
+    fem = [ok for ok, o in zip(same, result.occurrences) if _class(o.ref, target) in target.marked]
     return {"strict": sum(same), "feminine": sum(fem), "feminine_references": len(fem)}
 
 
-_GROUP_OF = {c: g for g, classes in CLASS_GROUPS.items() for c in classes}
-
-
-def class_agreement(result: AptResult) -> dict:
+def class_agreement(result: AptResult, pair: Pair | None = None) -> dict:
     """Strict class agreement as a share of the pronouns, and its recall on the references of each
-    group of CLASS_GROUPS (il, elle, ils, elles, ce, ça, the object clitics, on, other): of the
-    pronouns whose reference is *il*, the share the candidate also wrote *il*, and so on. APT and
-    C1+C2 count *ce* right for an *il* or *ça* reference; here only the reference's own class is."""
-    counts = {g: [0, 0] for g in CLASS_GROUPS}           # group -> [right, references]
+    group of the target's class groups (French: il, elle, ils, elles, ce, ça, the object clitics,
+    on, other): of the pronouns whose reference is *il*, the share the candidate also wrote *il*,
+    and so on. APT and C1+C2 count *ce* right for an *il* or *ça* reference; here only the
+    reference's own class is."""
+    target = chosen(pair).target
+    group_of = {c: g for g, classes in target.class_groups.items() for c in classes}
+    counts = {g: [0, 0] for g in target.class_groups}           # group -> [right, references]
     right = 0
     for o in result.occurrences:
-        ref, cand = _class(o.ref), _class(o.cand)
-        c = counts[_GROUP_OF.get(ref, "other")]
+        ref, cand = _class(o.ref, target), _class(o.cand, target)
+        c = counts[group_of.get(ref, "other")]
         c[1] += 1
         if ref == cand:
             c[0] += 1
@@ -78,19 +79,22 @@ def class_agreement(result: AptResult) -> dict:
 
 
 def build_report(source: str, reference: str, align_ref: str, systems: list[System],
-                 docs: str | None = None, settings: AptSettings | None = None, lowercase: bool = False) -> dict:
+                 docs: str | None = None, settings: AptSettings | None = None, lowercase: bool = False,
+                 pair: Pair | None = None) -> dict:
     """APT, pronoun P/R/F and BLEU/chrF of each system. BLEU and chrF score the texts as given,
     with their case (sacrebleu's default; `lowercase`: case-insensitive, for lowercased systems),
-    and their signatures say so."""
+    and their signatures say so. `pair`: the language pair, whose lists and classes are read."""
+    pair = chosen(pair)
     if not systems:
         raise CadError("no system to report on")
     rows = []
     results: list[AptResult] = []
     for sys_ in systems:
-        s = settings or french_settings()
+        s = settings or settings_for(pair)
         res = evaluate(source, reference, sys_.candidate, align_ref, sys_.alignment, s)
         results.append(res)
-        prf = pronoun_prf(source, reference, sys_.candidate, align_ref, sys_.alignment, docs=docs)
+        prf = pronoun_prf(source, reference, sys_.candidate, align_ref, sys_.alignment,
+                          pronouns=pair.source.cm_pronouns, docs=docs)
         bl = bleu_chrf(sys_.candidate, reference, lowercase=lowercase)
         total = sum(res.counts.values())
         rows.append({
@@ -101,8 +105,8 @@ def build_report(source: str, reference: str, align_ref: str, systems: list[Syst
             "acc_c1": res.counts[1] / total if total else math.nan,
             "acc_c1_c2": (res.counts[1] + res.counts[2]) / total if total else math.nan,
             "pronoun_prf": {k: v.as_dict() for k, v in prf.items()},
-            **strict_counts(res),
-            **class_agreement(res),
+            **strict_counts(res, pair),
+            **class_agreement(res, pair),
             "bleu": bl["bleu"], "chrf": bl["chrf"],
             "bleu_signature": bl["bleu_signature"], "chrf_signature": bl["chrf_signature"],
         })
@@ -126,12 +130,14 @@ def _recall_cell(row: dict, group: str) -> str:
     return "–" if r is None else f"{r['right']}/{r['references']}"
 
 
-def to_markdown(report: dict) -> str:
+def to_markdown(report: dict, pair: Pair | None = None) -> str:
     """Strict class agreement and its recall by reference class first (the pronoun the reference
     wrote, and no other, is right), then APT (C2 worth its weight, 0.5 by default) and C1+C2 as the
-    seeds report them, the pronoun P/R/F, BLEU and chrF."""
-    groups = list(CLASS_GROUPS)
-    head = ("| system | strict agr. | " + " | ".join(groups) + " | elle/elles | APT | C1+C2 acc. | C1 | C2 | C3 | C4 "
+    seeds report them, the pronoun P/R/F, BLEU and chrF; the classes are those of `pair`'s target."""
+    target = chosen(pair).target
+    groups = list(target.class_groups)
+    marked = "/".join(target.marked)
+    head = ("| system | strict agr. | " + " | ".join(groups) + f" | {marked} | APT | C1+C2 acc. | C1 | C2 | C3 | C4 "
             "| C5 | C6 | P | R | F | BLEU | chrF | p (C1) | p (C1+C2) |")
     out = [head, "|" + "---|" * (head.count("|") - 1)]
     for row in report["systems"]:
@@ -147,10 +153,13 @@ def to_markdown(report: dict) -> str:
             _f(mc["C1"], 4) if mc else "–", _f(mc["C1+C2"], 4) if mc else "–"]) + " |")
     weights = ", ".join(f"w{k}={v:g}" for k, v in report["apt_weights"].items())
     sig = report["systems"][0]["bleu_signature"] if report["systems"] else ""
-    out += ["", "strict agr.: the candidate's pronoun class (il, elle, ce, ça, le, la, l', …) equal to the "
-            "reference's, as a share of the pronouns (their number); il … other: of the pronouns whose reference "
-            "has that class, how many the candidate gave the same class (clitic: le, la, l', lui, eux, y, en; "
-            "other: any other word, or nothing aligned); elle/elles: the same on the references elle and elles. "
+    grouped = "; ".join(f"{g}: {', '.join(cs)}" for g, cs in target.class_groups.items() if cs != (g,)
+                        and g != "other")
+    out += ["", f"strict agr.: the candidate's pronoun class ({', '.join(target.classes[:-2])}) equal to the "
+            f"reference's, as a share of the pronouns (their number); {groups[0]} … other: of the pronouns whose "
+            f"reference has that class, how many the candidate gave the same class ({grouped}; "
+            f"other: any other word, or nothing aligned); {marked}: the same on the references "
+            f"{' and '.join(target.marked)}. "
             f"APT weights: {weights}. C1+C2 acc. counts a similar pair (ce for il or ça) right. p-values: McNemar "
             f"against {report['systems'][0]['system']}.",
             f"BLEU signature: `{sig}`"]
@@ -198,10 +207,10 @@ def _no_nan(x):
     return x
 
 
-def write_report(report: dict, prefix: str | os.PathLike) -> None:
+def write_report(report: dict, prefix: str | os.PathLike, pair: Pair | None = None) -> None:
     with atomic_output(f"{prefix}.json") as fh:
         json.dump(_no_nan(report), fh, indent=2, sort_keys=True)
         fh.write("\n")
     with atomic_output(f"{prefix}.md") as fh:
-        fh.write(to_markdown(report))
+        fh.write(to_markdown(report, pair))
     plot_cases(report, f"{prefix}.png")

@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 
 # registers the CoreferenceModel feature that the configurations loaded here may name
 import cad.cm.feature  # noqa: F401
-from cad.cm.class_model import (CM_PRONOUNS, antecedent_distribution, gender_shares, pronoun_mixture, score_class,
+from cad.cm.class_model import (antecedent_distribution, gender_shares, pronoun_mixture, score_class,
                                 through_chain)
 from cad.cm.classes import aligned_words, pronoun_class
 from cad.cm.feature import CoreferenceModelFeature
@@ -59,12 +59,20 @@ from cad.corpus.truecase import ModelCase
 from cad.decoder.features import unknown_word_penalties
 from cad.decoder.search import Derivation, Translation
 from cad.experiments.contrastive_french import PRONOUN_FLIP
-from cad.lang.fr_morph import PRONOUN_MORPH
+from cad.lang.pairs import Pair, chosen
 from cad.translate.morphology import TranslationMorphology, projection
 from coref.english.roles import pronoun_roles
 
 
-_PRONOUN_GENDER = {w: PRONOUN_MORPH[w] for w in ("il", "elle", "ils", "elles")}
+
+
+def pronoun_genders(pair: Pair | None = None) -> dict[str, tuple[str, str]]:
+    """The target's subject pronouns that say one gender and number (French il, elle, ils, elles),
+    by which the report groups an item that names none."""
+    forms: dict[str, set] = {}
+    for gn, form in chosen(pair).target.subject_forms.items():
+        forms.setdefault(form, set()).add(gn)
+    return {form: gns.pop() for form, gns in forms.items() if len(gns) == 1}
 
 
 @dataclass
@@ -170,7 +178,8 @@ class ContextScorer:
                            model.config.source)
         self.cm = cms[0]
         self.lexicon = _Lexicon(model)
-        self.case = ModelCase.of(model.config, "en", "fr")
+        self.pair = self.cm.pair
+        self.case = ModelCase.of(model.config, self.pair.src, self.pair.tgt)
 
     # -------------------------------------------------------------- alignment of given text
     def _aligned(self, source: str, target: str):
@@ -187,11 +196,12 @@ class ContextScorer:
         targets = [tgt_case(t) for t in item.targets]
         sentences = [s.split() for s, _ in context] + [source.split()]
         k = len(context)
-        records = [r for r in self.resolver.resolve(item.id, sentences) if r.token.lower() in CM_PRONOUNS]
+        pair = self.pair
+        records = [r for r in self.resolver.resolve(item.id, sentences) if r.token.lower() in pair.source.cm_pronouns]
         roles = pronoun_roles(sentences, {(r.sentence, r.index) for r in records})
-        animacy = animacy_of(sentences)
+        animacy = animacy_of(sentences, pair)
         done = [self._aligned(s, t)[0] for s, t in context]
-        cache = TranslationMorphology()
+        cache = TranslationMorphology(pair=pair)
         passed_on: dict = {}
 
         def mixtures(own) -> dict[int, dict[str, float]]:
@@ -214,7 +224,7 @@ class ContextScorer:
 
                     mix = pronoun_mixture(r, roles[(kk, r.index)], project, self.with_human, animacy,
                                           pass_through=True)
-                    passed_on[(kk, r.index)] = antecedent_distribution(mix)
+                    passed_on[(kk, r.index)] = antecedent_distribution(mix, pair)
                     if kk == k:
                         out[r.index] = mix
             return out
@@ -236,7 +246,8 @@ class ContextScorer:
         features = [_heaviest(m) for m in used]
         if all(tr is not None for tr in forced):
             scores = [tr.best.total for tr in forced]
-            classes = [",".join(pronoun_class(aligned_words(tr.source, tr.best.words, tr.best.word_alignment, i))
+            classes = [",".join(pronoun_class(aligned_words(tr.source, tr.best.words, tr.best.word_alignment, i,
+                                                            pair), pair)
                                 for i in sorted(first)) for tr in forced]
             penalized = [sum(unknown_word_penalties(len(st.words)) for st in tr.best.steps if st.table < 0)
                          for tr in forced]
@@ -288,13 +299,13 @@ class ContextScorer:
             total += model.slots_of("KENLM")[0].weights[0] * lm
         classes = []
         for i, m in sorted(mix.items()):
-            cls = pronoun_class(aligned_words(src, tgt, links, i))
+            cls = pronoun_class(aligned_words(src, tgt, links, i, self.pair), self.pair)
             classes.append(cls)
             # the feature's own score of that class (the class table or the classifier CM, its
             # objective, the part of the mixture it reads)
             m = self.cm.read(m)
             total += self.cm.slot.weights[0] * score_class(self.cm.table.class_distribution(m, src, i), cls,
-                                                           self.cm.objective, gender_shares(m))
+                                                           self.cm.objective, gender_shares(m, self.pair), self.pair)
         total += self.lexicon.weight * sum(self.lexicon.logp(src[i], tgt[j]) for i, j in links)
         return total, ",".join(classes), mix
 
@@ -331,10 +342,10 @@ class _Lexicon:
 
 def score_suite(scorer: ContextScorer, items: list[SuiteItem]) -> tuple[list[ItemScore], dict]:
     out = [scorer.score(it) for it in progress(items, desc="score", unit="item")]
-    return out, summarize(items, out)
+    return out, summarize(items, out, scorer.pair)
 
 
-def _groups(item: SuiteItem) -> dict[str, str]:
+def _groups(item: SuiteItem, genders: dict[str, tuple[str, str]]) -> dict[str, str]:
     """What the report groups an item by: its metadata where `cad contrastive make` wrote it, else
     what its candidates show (the correct candidate's pronoun where the two differ in one word)."""
     meta = item.meta
@@ -342,17 +353,17 @@ def _groups(item: SuiteItem) -> dict[str, str]:
     if pronoun is None and item.correct is not None and len(item.targets) == 2:
         a, b = (t.lower().split() for t in item.targets)
         diff = [x if item.correct == 0 else y for x, y in zip(a, b) if x != y]
-        pronoun = next((w for w in diff if w in _PRONOUN_GENDER), None)
+        pronoun = next((w for w in diff if w in genders), None)
     dist = meta.get("distance")
     groups = {"pronoun": pronoun or "?",
-              "gender": meta.get("gender") or (_PRONOUN_GENDER[pronoun][0] if pronoun in _PRONOUN_GENDER else "?"),
+              "gender": meta.get("gender") or (genders[pronoun][0] if pronoun in genders else "?"),
               "distance": "?" if not isinstance(dist, int) else "same sentence" if dist == 0
               else "previous" if dist == 1 else "further",
               "variant": str(meta.get("variant", "?"))}
     return groups
 
 
-def summarize(items: list[SuiteItem], scores: list[ItemScore]) -> dict:
+def summarize(items: list[SuiteItem], scores: list[ItemScore], pair: Pair | None = None) -> dict:
     """Accuracy overall and by pronoun, gender, antecedent distance and variant; forced and
     fallback counts; items whose candidates needed penalized options, and options backed off to an
     other-gender twin (`twinned`); items whose candidates
@@ -360,13 +371,14 @@ def summarize(items: list[SuiteItem], scores: list[ItemScore]) -> dict:
     times its weight, more than the context's features can move, so the phrase table's coverage of
     the candidates' other words decides these, not the context); ties; balanced pairs with both
     items right."""
+    genders = pronoun_genders(pair)
     judged = [(it, s) for it, s in zip(items, scores) if s.right is not None]
     unequal, equal = [], []
     for _, s in judged:
         (unequal if s.method == "forced" and len(set(s.penalized)) > 1 else equal).append(s)
     by: dict[str, dict[str, list[int]]] = {}
     for it, s in judged:
-        for name, value in _groups(it).items():
+        for name, value in _groups(it, genders).items():
             cell = by.setdefault(name, {}).setdefault(value, [0, 0])
             cell[0] += s.right
             cell[1] += 1

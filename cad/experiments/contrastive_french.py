@@ -1,7 +1,7 @@
 """The French edits of `cad contrastive make`: a subject pronoun's gender flipped with the words that
 agree with it, and a noun replaced by one of the other gender with its determiner and agreeing
 words. Both read spaCy's French dependency parse of the sentence (cad.lang.fr_morph.french_nlp) and
-the forms of Grammalecte's dictionary (cad.lang.fr_inflection); an edit that cannot be made
+the forms of Grammalecte's dictionary (cad.resources.fr_inflection); an edit that cannot be made
 cleanly returns None with the reason, and the item is skipped.
 
 What agrees with a word w (`agreeing`):
@@ -18,7 +18,7 @@ the dictionary knows as an adjective or participle but has no other-gender form 
 
 from __future__ import annotations
 
-from cad.lang.fr_inflection import OTHER, FrenchInflections
+from cad.resources.fr_inflection import OTHER, FrenchInflections
 
 PRONOUN_FLIP = {"il": "elle", "elle": "il", "ils": "elles", "elles": "ils"}
 PRONOUN_GENDER = {"il": ("masc", "sing"), "elle": ("fem", "sing"), "ils": ("masc", "plur"), "elles": ("fem", "plur")}

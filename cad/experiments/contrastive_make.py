@@ -38,11 +38,11 @@ from dataclasses import dataclass, field
 
 from cad.cm.projection import HEAD_POS, aligned_targets
 from cad.eval.apt import Side, classify, improve
-from cad.eval.apt_settings import french_settings
+from cad.eval.apt_settings import cached_settings
 from cad.experiments.contrastive_french import PRONOUN_FLIP, PRONOUN_GENDER, Editor, apply_edits, merge
 from cad.experiments.contrastive_nouns import ReplacementNouns
-from cad.lang.fr_morph import french_nlp, tag
-from cad.lang.hunspell_fr import FrenchNouns
+from cad.resources.hunspell_fr import FrenchNouns
+from cad.lang.pairs import Pair, chosen
 
 # French forms of a coreferent pronoun that show a gender the flip does not change
 GENDERED = {"le", "la", "lui", "eux", "celui", "celle", "ceux", "celles", "lequel", "laquelle", "lesquels",
@@ -71,9 +71,11 @@ class Made:
     kept: int = 0                                          # pronouns with at least one pair
 
 
-def pronoun_positions(src: list[str], tgt: list[str], align: list[tuple[int, int]], i: int) -> list[int]:
-    """The target positions that translate source token `i` (APT's aligned side, improved)."""
-    s = french_settings()
+def pronoun_positions(src: list[str], tgt: list[str], align: list[tuple[int, int]], i: int,
+                      pair: Pair | None = None) -> list[int]:
+    """The target positions that translate source token `i` (APT's aligned side, improved, with
+    the pair's lists)."""
+    s = cached_settings(chosen(pair))
     positions = sorted(j for a, j in align if a == i)
     side = Side(positions, [tgt[j] for j in positions], classify([tgt[j] for j in positions], s)) if positions else None
     side = improve(side, i, src, tgt, align, s)
@@ -82,13 +84,16 @@ def pronoun_positions(src: list[str], tgt: list[str], align: list[tuple[int, int
 
 class SuiteMaker:
     def __init__(self, nouns: FrenchNouns, editor: Editor, replacements: ReplacementNouns,
-                 settings: MakeSettings = MakeSettings()):
+                 settings: MakeSettings = MakeSettings(), pair: Pair | None = None):
+        """`pair`: the language pair (English→French: the editor's rules are French's)."""
         self.nouns, self.editor, self.replacements, self.settings = nouns, editor, replacements, settings
+        self.pair = chosen(pair)
+        self.morphology = self.pair.target.morphology()
 
     # ------------------------------------------------------------------ one document
     def document(self, doc: str, first_line: int, src, tgt, align, records, made: Made) -> None:
         """Add the items of one document (its sentences, alignments and coreference records) to `made`."""
-        recs = [r for r in records if r.token.lower() in SOURCE]
+        recs = [r for r in records if r.token.lower() in self.pair.source.cm_pronouns]
         made.pronouns += len(recs)
         same_ante = {}
         for r in recs:
@@ -96,8 +101,9 @@ class SuiteMaker:
                 c = r.best
                 same_ante.setdefault((c.sentence, c.start, c.end), []).append(r)
         needed = sorted({r.sentence for r in recs} | {r.best.sentence for r in recs if r.best is not None})
-        parsed = dict(zip(needed, french_nlp(lemmas=True).pipe(_docs(tgt, needed))))
-        morph = dict(zip(needed, tag([tgt[k] for k in needed])))
+        nlp = self.morphology.pipeline(lemmas=True)
+        parsed = dict(zip(needed, nlp.pipe(_docs(nlp, tgt, needed))))
+        morph = dict(zip(needed, self.morphology.tag([tgt[k] for k in needed])))
         for r in recs:
             got = self._pronoun(doc, first_line, src, tgt, align, r, same_ante, parsed, morph)
             if isinstance(got, str):
@@ -127,7 +133,7 @@ class SuiteMaker:
             return "antecedent in the same sentence"
         if dist > st.max_distance:
             return f"antecedent further than {st.max_distance} sentences"
-        found = [p for p in pronoun_positions(src[k], tgt[k], align[k], r.index) if tgt[k][p].lower() in PRONOUN_FLIP]
+        found = [p for p in pronoun_positions(src[k], tgt[k], align[k], r.index, self.pair) if tgt[k][p].lower() in PRONOUN_FLIP]
         if len(found) != 1:
             return "not translated as il, elle, ils or elles"
         p = found[0]
@@ -162,7 +168,7 @@ class SuiteMaker:
         for o in same_ante.get((kc, c.start, c.end), []):
             if (o.sentence, o.index) <= (kc, c.start) or o.sentence > k:
                 continue
-            pos = pronoun_positions(src[o.sentence], tgt[o.sentence], align[o.sentence], o.index)
+            pos = pronoun_positions(src[o.sentence], tgt[o.sentence], align[o.sentence], o.index, self.pair)
             words = [tgt[o.sentence][j].lower() for j in pos]
             if any(w in GENDERED for w in words):
                 return "a coreferent pronoun in a form the flip does not change"
@@ -295,10 +301,9 @@ def _english_head(words: list[str], c) -> str:
     return words[c.head] if c.start <= c.head < c.end else words[c.end - 1]
 
 
-def _docs(tgt, needed):
+def _docs(nlp, tgt, needed):
     from spacy.tokens import Doc
 
-    nlp = french_nlp(lemmas=True)
     return (Doc(nlp.vocab, words=tgt[k]) for k in needed)
 
 
@@ -327,7 +332,7 @@ def gold_matches(backend, sentences: list[list[str]], least: float = 0.8) -> boo
 
 
 def make_suite(corpus: tuple[str, str, str, str | None], coreference, settings: MakeSettings,
-               nouns_from: str | None = None, lexicons: tuple | None = None) -> Made:
+               nouns_from: str | None = None, lexicons: tuple | None = None, pair: Pair | None = None) -> Made:
     """Items from the corpus (source, target, alignment, docs paths). `coreference`: a backend
     (resolve(doc_id, sentences)) or a list of records per document; `nouns_from`: French text whose
     frequencies rank the replacement nouns (default: the corpus's target side); `lexicons`:
@@ -347,9 +352,10 @@ def make_suite(corpus: tuple[str, str, str, str | None], coreference, settings: 
                 aligned.setdefault(t[j].lower(), Counter())[s[i].lower()] += 1
     text = [t for _, _, tgt, _ in documents for t in tgt] if nouns_from is None else \
         [line.split() for line in read_lines(nouns_from) if line.strip()]
-    counts = noun_counts(text)
+    pair = chosen(pair)
+    counts = noun_counts(text, pair)
     replacements = ReplacementNouns(nouns, inflections, counts, aligned, wordnet, freedict, seed=settings.seed)
-    maker = SuiteMaker(nouns, Editor(inflections), replacements, settings)
+    maker = SuiteMaker(nouns, Editor(inflections), replacements, settings, pair)
     made = Made()
     for d, (doc_id, src, tgt, al) in enumerate(documents):
         if isinstance(coreference, list):
@@ -363,16 +369,17 @@ def make_suite(corpus: tuple[str, str, str, str | None], coreference, settings: 
     return made
 
 
-def noun_counts(sentences: list[list[str]]) -> Counter:
-    """How often each lowercased word is tagged a noun (spaCy's French morphologizer)."""
+def noun_counts(sentences: list[list[str]], pair: Pair | None = None) -> Counter:
+    """How often each lowercased word is tagged a noun (the target's morphology: spaCy's French
+    morphologizer)."""
     counts: Counter = Counter()
-    for words, morph in zip(sentences, tag(sentences)):
+    for words, morph in zip(sentences, chosen(pair).target.morphology().tag(sentences)):
         counts.update(w.lower() for w, m in zip(words, morph) if m.pos == "NOUN" and w != DROPPED)
     return counts
 
 
 def load_lexicons() -> tuple:
-    from cad.lang import fr_inflection, freedict, hunspell_fr, wordnet
+    from cad.resources import fr_inflection, freedict, hunspell_fr, wordnet
 
     return hunspell_fr.load(), fr_inflection.load(), wordnet.load(), freedict.load()
 

@@ -2,7 +2,7 @@
 make` (Bawden et al. 2018: the same context translated with a noun of the other gender).
 
 The pool: frequent French nouns of a text (the target side of the corpus, or --nouns-from), each
-a singular form that the dictionary (cad.lang.hunspell_fr, cad.lang.fr_inflection) gives one gender
+a singular form that the dictionary (cad.resources.hunspell_fr, cad.resources.fr_inflection) gives one gender
 (not epicene, not of both genders: *souris*, *livre*), that no adjective, participle or verb shares
 (*porte*, *marche*), that begins with a consonant other than *h* (so that the determiner shows the
 gender: *le camion*, not *l'avion*; an *h* may be mute or aspirated, which the dictionary does not
@@ -26,8 +26,8 @@ from collections import Counter
 from dataclasses import dataclass
 
 from cad.experiments.contrastive_french import starts_with_vowel
-from cad.lang.fr_inflection import FrenchInflections
-from cad.lang.hunspell_fr import FrenchNouns
+from cad.resources.fr_inflection import FrenchInflections
+from cad.resources.hunspell_fr import FrenchNouns
 
 PERSON = "noun.person"
 

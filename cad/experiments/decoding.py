@@ -34,7 +34,7 @@ def decode_feature_doc(job):
     doc_id, sents = st["docs"][doc_index]
     projector = st["projectors"].get(records_key)
     translator = DocumentTranslator(CachedBaseline(st["decoders"][(kind, weight)], st["bl"][doc_index]), "cm",
-                                    "feature",
+                                    "feature", pair=st.get("pair"),
                                     projector=None if projector is None else lambda c: projector(doc_index, c))
     result = translator.translate_document(doc_id, sents, st["records"][records_key][doc_index],
                                            roles=st["roles"][doc_index])
@@ -49,7 +49,7 @@ def decode_bl_sentence(k_sent):
 def decode_backoff_doc(doc_index):
     st = STATE
     doc_id, sents = st["docs"][doc_index]
-    result = DocumentTranslator(st["backoff_decoder"], "cm", "backoff").translate_document(
+    result = DocumentTranslator(st["backoff_decoder"], "cm", "backoff", pair=st.get("pair")).translate_document(
         doc_id, sents, st["records"]["ranker"][doc_index])
     return doc_index, result.outputs, result.alignments
 

@@ -29,7 +29,7 @@ from sacrebleu.metrics import BLEU, CHRF
 # registers the CoreferenceModel feature that the configurations loaded here may name
 import cad.cm.feature  # noqa: F401
 from cad.cm.config import CM_NAME, FEATURE_NAME, cm_config, feature_config
-from cad.cm.source_cm import SourceClassTable, bundle_vocabulary
+from cad.cm.source_table import SourceClassTable, bundle_vocabulary
 from cad.core.docs import read_docs
 from cad.core.errors import CadError
 from cad.core.progress import progress
@@ -38,10 +38,10 @@ from cad.decoder import Decoder, DecoderModel, SearchSettings
 from cad.eval.apt import evaluate
 from cad.eval.confusion import confusion, to_markdown as confusion_markdown
 from cad.eval.significance import mcnemar
-from cad.lang.es import PRONOUNS
+from cad.lang.pairs import pair
 from cad.moses.ini import parse_config
 from cad.translate.rerank import Hypothesis
-from cad.translate.source_rerank import SourceReranker, pronoun_mixtures
+from cad.translate.rerank import SourceReranker, pronoun_mixtures
 from cad.translate.translator import DocumentTranslator
 from cad.tune.run import mert
 
@@ -64,7 +64,7 @@ def studied_positions(sentences: list[list[str]], records, unambiguous) -> tuple
 def _decoders(cfg, sentences: list[str], slot_name: str | None, grid):
     """One loaded model, one shallow copy per weight of `slot_name` (weights live on the slots)."""
     # the bundle tokens that replace the pronouns must pass the tables' filter too (back-off mode)
-    wanted = sentences + [" ".join(bundle_vocabulary(PRONOUNS))]
+    wanted = sentences + [" ".join(bundle_vocabulary(pair("es", "en").source.cm_pronouns))]
     model = DecoderModel.from_config(cfg, wanted, SearchSettings(search_algorithm=1))
     if slot_name is None:
         return {w: Decoder(model) for w in grid}
@@ -342,7 +342,7 @@ def _decode_systems(config: str, tag: str, scale: float, cm_table, classes, grid
                 if not any(i in has_record for i in lines):
                     continue
                 recs = [r for line, r in records if line in set(lines)]
-                trs = DocumentTranslator(decoders[w], "cm", mode, source_features=True).translate_document(
+                trs = DocumentTranslator(decoders[w], "cm", mode, pair=pair("es", "en")).translate_document(
                     str(k), [src[i] for i in lines], recs).translations
                 for i, tr in zip(lines, trs):
                     outs[i] = tr.text

@@ -27,7 +27,7 @@ from pathlib import Path
 # registers the CoreferenceModel feature that the configurations loaded here may name
 import cad.cm.feature  # noqa: F401
 from cad.cm.class_classifier import MODEL_FILE
-from cad.cm.class_model import CM_PRONOUNS, ClassTable
+from cad.cm.class_model import ClassTable
 from cad.cm.config import FEATURE_NAME, cm_config, feature_config
 from cad.cm.projection import gender_number
 from cad.core.alignment import parse_alignment
@@ -42,7 +42,7 @@ from cad.experiments.decoding import STATE, NoPool, map_jobs, worker_pool
 from cad.experiments.folds import Folds, pool_run
 from cad.experiments.mert_systems import mert_run
 from cad.experiments.stages import SystemRun, bl_key, cached_bl, file_key, save_bl, slug, stage, write_lines
-from cad.lang.fr_morph import tag
+from cad.lang.pairs import Pair, chosen
 from cad.moses.ini import parse_config, write_config
 from cad.translate.decoders import load_decoder
 from cad.translate.rerank import ClassReranker
@@ -88,15 +88,17 @@ def _alignment(tr) -> str:
 class ReferenceProjector:
     """The oracle's projection: gender and number of the reference words aligned to the candidate."""
 
-    def __init__(self, src_tok, ref_tok, ref_al, first_line, tagger):
-        self.src_tok, self.ref_tok, self.ref_al, self.first_line, self.tag = src_tok, ref_tok, ref_al, first_line, tagger
+    def __init__(self, src_tok, ref_tok, ref_al, first_line, pair: Pair):
+        self.src_tok, self.ref_tok, self.ref_al, self.first_line = src_tok, ref_tok, ref_al, first_line
+        self.pair = pair
+        self.tag = pair.target.morphology().tag
         self.cache: dict[int, list] = {}
 
     def __call__(self, doc_index: int, c) -> tuple[str, str] | None:
         k = self.first_line[doc_index] + c.sentence
         if k not in self.cache:
             self.cache[k] = self.tag([self.ref_tok[k]])[0]
-        return gender_number(c, self.src_tok[k], self.ref_tok[k], self.ref_al[k], self.cache[k])
+        return gender_number(c, self.src_tok[k], self.ref_tok[k], self.ref_al[k], self.cache[k], self.pair)
 
 
 def run_experiment(config: str, classes: str, cm_table: str, source: str, reference: str, align_ref: str,
@@ -105,7 +107,7 @@ def run_experiment(config: str, classes: str, cm_table: str, source: str, refere
                    systems: tuple[str, ...] | None = None, objective: str = CM_OBJECTIVE,
                    coref_records: str | None = None, mert_iterations: int = 0,
                    mert_nbest: int = 100, mert_cm_weight: float = 3.0, classifier: str | None = None,
-                   reading: str = CM_READING) -> dict:
+                   reading: str = CM_READING, pair: Pair | None = None) -> dict:
     """`systems`: the names of SYSTEMS to run (default: all; BL always). `objective`: the class
     CM's score in CM-feature, CM-rerank and the oracles (ClassTable.score); `reading`: how the
     CM-feature systems, CM-rerank and the oracles read each pronoun's mixture (class_model.read_mixture). `coref_records`:
@@ -114,10 +116,11 @@ def run_experiment(config: str, classes: str, cm_table: str, source: str, refere
     resolved by the shipped ranker. `mert_iterations` > 0 adds the two MERT systems (MERT_BL,
     MERT_CM), the CM's MERT starting from `mert_cm_weight`. `classifier`: the classifier CM
     (classifier.json) for the CLASSIFIER system, the same feature reading it instead of the class
-    table; default, classifier.json beside `classes`."""
+    table; default, classifier.json beside `classes`. `pair`: the language pair (default: the
+    default pair, English→French, whose DiscoMT talks the experiment was made for)."""
     exp = PronounEvaluation(config, classes, cm_table, source, reference, align_ref, docs, gold, out, grid, workers,
                             nbest, folds, backoff_weight, systems, objective, coref_records, mert_iterations,
-                            mert_nbest, mert_cm_weight, classifier, reading)
+                            mert_nbest, mert_cm_weight, classifier, reading, pair)
     return exp.run()
 
 
@@ -126,8 +129,9 @@ class PronounEvaluation:
 
     def __init__(self, config, classes, cm_table, source, reference, align_ref, docs, gold, out, grid, workers,
                  nbest, folds, backoff_weight, systems, objective, coref_records, mert_iterations, mert_nbest,
-                 mert_cm_weight, classifier, reading=CM_READING):
+                 mert_cm_weight, classifier, reading=CM_READING, pair: Pair | None = None):
         self.t_all = time.time()
+        self.pair = chosen(pair)
         self.config, self.classes, self.cm_table, self.align_ref, self.docs = config, classes, cm_table, align_ref, docs
         self.gold, self.out, self.grid, self.workers, self.nbest = gold, out, grid, workers, nbest
         self.backoff_weight, self.objective, self.coref_records = backoff_weight, objective, coref_records
@@ -139,7 +143,7 @@ class PronounEvaluation:
             raise CadError(f"unknown system(s) {', '.join(unknown)} (choose from: {', '.join(SYSTEMS)})")
         self.systems = systems
         # the decoder reads the source, and BLEU compares the reference, in the model's case
-        self.case = ModelCase.of(config, "en", "fr")
+        self.case = ModelCase.of(config, self.pair.src, self.pair.tgt)
         self.docs_list = [(d, [self.case.source(s) for s in sents]) for d, sents in documents(source, docs)]
         if len(self.docs_list) < folds:
             raise CadError(f"{len(self.docs_list)} documents cannot make {folds} folds", docs)
@@ -181,7 +185,7 @@ class PronounEvaluation:
             g = get_backend("gold", gold=self.gold)
             self.records["gold"] = [g.resolve(d, s) for d, s in self.docs_list]
         self.roles = [pronoun_roles(s, {(r.sentence, r.index) for key in self.records for r in self.records[key][di]
-                                        if r.token.lower() in CM_PRONOUNS})
+                                        if r.token.lower() in self.pair.source.cm_pronouns})
                       for di, (_, s) in enumerate(self.docs_list)]
         self.coref_seconds = time.time() - t
 
@@ -209,7 +213,7 @@ class PronounEvaluation:
 
     def postedit(self) -> None:
         t = time.time()
-        pe = DocumentTranslator(None, "pe")
+        pe = DocumentTranslator(None, "pe", pair=self.pair)
         pe_out = []
         for d, (doc_id, sents) in enumerate(self.docs_list):
             pe_out.extend(pe.translate_document(doc_id, sents, self.records["ranker"][d], given=self.bl_docs[d]).outputs)
@@ -220,12 +224,12 @@ class PronounEvaluation:
     def rerank(self) -> None:
         """CM-rerank over BL's n-best lists, at every weight of the grid."""
         t = time.time()
-        table = ClassTable.read(self.classes)
+        table = ClassTable.read(self.classes, self.pair)
         rr = SystemRun("CM-rerank")
         morph_cache: dict = {}
         for w in self.grid:
-            translator = DocumentTranslator(None, "cm", "rerank", reranker=ClassReranker(
-                table, w, morph_cache=morph_cache, objective=self.objective, reading=self.reading))
+            translator = DocumentTranslator(None, "cm", "rerank", pair=self.pair, reranker=ClassReranker(
+                table, w, morph_cache=morph_cache, objective=self.objective, reading=self.reading, pair=self.pair))
             outs, als = [], []
             for d, (doc_id, sents) in enumerate(self.docs_list):
                 result = translator.translate_document(doc_id, sents, self.records["ranker"][d], roles=self.roles[d],
@@ -248,7 +252,7 @@ class PronounEvaluation:
             kinds["classifier"] = self.classifier
         decoders = {}
         for kind, path in kinds.items():
-            fcfg = feature_config(self.config, path, 0.0, self.objective, kind, self.reading)
+            fcfg = feature_config(self.config, path, 0.0, self.objective, kind, self.reading, self.pair)
             fmodel = DecoderModel.from_config(fcfg, self.sentences, SearchSettings(search_algorithm=1))
             for w in self.grid:
                 decoders[(kind, w)] = Decoder(fmodel.with_weights(FEATURE_NAME, [w]))
@@ -262,13 +266,13 @@ class PronounEvaluation:
                   for k, line in enumerate(self.aref_lines)]
         self.records["oracle"] = self.records["gold"]
         src_tok = [s.split() for s in self.sentences]
-        return {"oracle": ReferenceProjector(src_tok, ref_tok, ref_al, self.folds.first_line, tag)}
+        return {"oracle": ReferenceProjector(src_tok, ref_tok, ref_al, self.folds.first_line, self.pair)}
 
     def feature_systems(self) -> None:
         """CM-feature, its control without coreference, the classifier CM, the oracles and CM-backoff,
         in order of interest, each kept as soon as it is done; the reference-feature oracle last."""
         decoders = self.feature_decoders()
-        STATE.update(decoders=decoders, bl=self.bl_docs, roles=self.roles, projectors=self.projectors(),
+        STATE.update(pair=self.pair, decoders=decoders, bl=self.bl_docs, roles=self.roles, projectors=self.projectors(),
                      records=self.records, docs=self.docs_list)
         # the control: every pronoun referential with no antecedent, so its bundle is pronoun-role only
         self.records["none"] = [[dataclasses.replace(r, referential=True, candidates=[], anaphoricity=None)
@@ -312,8 +316,8 @@ class PronounEvaluation:
         t = time.time()
         bo_cfg = self.work / "backoff.ini"
         write_config(cm_config(self.config, self.cm_table, self.backoff_weight), bo_cfg)
-        STATE.update(backoff_decoder=load_decoder(str(bo_cfg), self.sentences, "cad", None, 1), docs=self.docs_list,
-                     records=self.records)
+        STATE.update(backoff_decoder=load_decoder(str(bo_cfg), self.sentences, "cad", None, 1, pair=self.pair),
+                     docs=self.docs_list, records=self.records, pair=self.pair)
         n_docs = len(self.docs_list)
         bo_out: list = [None] * n_docs
         with worker_pool(self.workers) or NoPool() as pool:
@@ -348,7 +352,7 @@ class PronounEvaluation:
         # the systems write tokens in the model's case: BLEU and chrF against the reference in that case
         src_file = write_lines(self.work / f"source.{self.case.name}", self.sentences)
         ref_file = write_lines(self.work / f"reference.{self.case.name}", self.ref_lines)
-        report = build_report(src_file, ref_file, self.align_ref, pooled, docs=self.docs)
+        report = build_report(src_file, ref_file, self.align_ref, pooled, docs=self.docs, pair=self.pair)
         for row in report["systems"]:
             run = runs[row["system"]]
             row["seconds"] = round(run.seconds, 1)
@@ -362,5 +366,5 @@ class PronounEvaluation:
                     "tune only the CM weight",
             "objective": self.objective, "reading": self.reading, "coreference": self.coref_records or "the shipped ranker",
         }
-        write_report(report, self.out)
+        write_report(report, self.out, self.pair)
         return report

@@ -1,16 +1,18 @@
-"""One home per language: its pronoun sets and target classes, its APT word lists, its spaCy model
-and morphology reader (`fr`, `en`, `es`, `fr_morph`); the lexicons learned for a source language
-from a parallel corpus (`humanness`, `name_gender`, their files `lexicon_io`); the installing and
-loading of spaCy pipelines (`models`); the lexical resources of Debian's registry, found or
-installed by `resources`: French nouns' gender and number (`hunspell_fr`, hunspell-fr-comprehensive)
-and the inflection paradigms of its dictionary (`fr_inflection`), with which a predicate
-after *être* agrees with its subject pronoun (`fr_agreement`),
-an English-French dictionary (`freedict`, dict-freedict-eng-fra) and WordNet's noun classes and
-animacy (`wordnet`, wordnet-base); neuralcoref's pretrained model files, fetched from
-PyPI by `neuralcoref_files`. Stages read a language's facts from its module here
-instead of spelling them out, so adding a language pair is adding a module. Facts only: this
-package imports nothing above cad.core (APT's settings made of these lists are in cad.eval).
-Here: the classes every language has (NONE, OTHER) and `first_class`."""
+"""Languages' facts, and the language pairs cad translates: one module per language (`en`, `es`,
+`fr`, `de`: its pronoun classes as a target, similar and equal groups, APT's word lists, the
+pronouns it studies as a source) declaring its `Language` (`facts`: the plain data every stage
+reads), the readers of a language's words that belong to it (`fr_morph`, French's morphology; `de`
+holds German's), its grammar's facts (`fr_agreement`: what agrees with a subject pronoun after
+*être*) and a pair's bilingual facts (`cognates`: English→French suffix correspondences); `pairs`,
+the registry of languages and pairs (entry points `cad.languages`, `cad.language_pairs`).
+
+Stages outside this room never import a language's module: they are given the pair being
+translated (cad.lang.pairs.pair(src, tgt)) and read its source's and target's facts from it, so
+that adding a language pair is adding a module of facts (tests/test_architecture.py counts the
+modules that name a language's facts directly: none). The readers of installed resources are in
+cad.resources, what downloads them in cad.downloads, the lexicons learned from a corpus in
+cad.lexicons. This package imports nothing above cad.resources (APT's settings made of these
+lists are in cad.eval). Here: the classes every language has (NONE, OTHER) and `first_class`."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """French cognates of English nouns, for the antecedent a decoder left untranslated.
 
 An English word the phrase table does not know passes through the decoder as it is, and no French
-article or tagger can then say its gender; the bilingual dictionary (cad/lang/freedict.py) holds
+article or tagger can then say its gender; the bilingual dictionary (cad/resources/freedict.py) holds
 8.8k English headwords and at times only a stray sense (*adversity*: *abaissement*). Much of the
 learned vocabulary that a phrase table misses is Latinate, and its French form follows from the
 English one by regular suffix correspondences (*adversity* / *adversité*, *symphony* /
@@ -16,7 +16,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-from cad.lang.hunspell_fr import FrenchNouns
+from cad.resources.hunspell_fr import FrenchNouns
 
 # (English ending, French ending), accents left out of the French (the lexicon is searched without
 # them); the first that yields a noun of the lexicon with one gender decides, so the longer and
@@ -49,6 +49,11 @@ class Cognate:
     gender: str              # masc | fem
     number: str              # the English word's: sing | plur
     rule: str                # the correspondence, as "ity>ite"
+
+    @property
+    def word(self) -> str:
+        """The cognate, as a pair's cognate finder names it (cad/lang/pairs.py)."""
+        return self.french
 
 
 def strip_accents(word: str) -> str:
@@ -100,3 +105,8 @@ def finder() -> CognateFinder:
     from cad.lang.fr_morph import french_nouns, lexicon_features
 
     return CognateFinder(french_nouns(), lexicon_features)
+
+
+def find(english: str) -> Cognate | None:
+    """English→French's cognate finder (cad/lang/pairs.py names it)."""
+    return finder().find(english)

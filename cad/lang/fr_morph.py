@@ -1,51 +1,20 @@
-"""French morphology of target tokens (spaCy's French pipeline on cad's tokens)."""
+"""French morphology of target tokens (spaCy's French pipeline on cad's tokens), French's
+`Morphology` (`FrenchMorphology`, the reader cad/lang/fr.py names): the noun lexicon
+(hunspell-fr-comprehensive), the determiners and the pronouns settle what the small tagger gets
+wrong."""
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass
 from functools import lru_cache
 
 from cad.core.errors import CadError
-from cad.lang import hunspell_fr
-from cad.lang.hunspell_fr import FrenchNouns
+from cad.resources import hunspell_fr
+from cad.lang.facts import DEFAULT_GENDER_SOURCES, GENDER_SOURCES, Morph, Morphology, gender_sources  # noqa: F401
+from cad.resources.hunspell_fr import FrenchNouns
 from cad.lang.fr import SPACY_MODEL
 
 # spaCy is imported when the pipeline is first loaded, not with this module: it takes most of a
 # second, which a command that imports the module without tagging should not pay
-
-
-@dataclass(frozen=True)
-class Morph:
-    pos: str
-    gender: str | None     # "masc" | "fem"
-    number: str | None     # "sing" | "plur"
-    # where the gender came from: "lexicon" (the French noun lexicon, one gender only),
-    # "determiner" (the article or demonstrative before the noun), "pronoun" (il, elle, ...), or
-    # "tagger" (spaCy's morphology)
-    source: str = "tagger"
-
-
-# the lexical sources of an antecedent's features a run may use (an ablation turns one off):
-# CAD_GENDER_SOURCES lists them, comma-separated, from lexicon, cognate and dictionary
-# (cad/cm/projection.py), determiner, and wordnet (the head's animacy, cad/cm/referent.py)
-GENDER_SOURCES = ("lexicon", "cognate", "dictionary", "determiner", "wordnet")
-# the sources used when CAD_GENDER_SOURCES is not set: all but the cognates, which read the
-# antecedent's gender more accurately (CHANGELOG.md) but cost C1+C2 on the dev talks without
-# turning one more feminine reference into elle/elles
-DEFAULT_GENDER_SOURCES = ("lexicon", "dictionary", "determiner", "wordnet")
-
-
-def gender_sources() -> frozenset[str]:
-    value = os.environ.get("CAD_GENDER_SOURCES")
-    if value is None:
-        return frozenset(DEFAULT_GENDER_SOURCES)
-    chosen = frozenset(x.strip() for x in value.split(",") if x.strip())
-    unknown = chosen - set(GENDER_SOURCES)
-    if unknown:
-        raise CadError(f"CAD_GENDER_SOURCES: unknown source(s) {', '.join(sorted(unknown))} "
-                       f"(choose from {', '.join(GENDER_SOURCES)})")
-    return chosen
 
 
 @lru_cache(maxsize=1)
@@ -150,3 +119,22 @@ def load_tagger() -> None:
 def tag_words(words: list[str]) -> list[Morph]:
     """One sentence's tags (a picklable task for a tagging process)."""
     return tag([words])[0]
+
+
+class FrenchMorphology(Morphology):
+    """French's reader for the pipeline (cad.lang.facts.Morphology)."""
+
+    def tag(self, sentences: list[list[str]]) -> list[list[Morph]]:
+        return tag(sentences)
+
+    def noun_features(self, word: str) -> tuple[str | None, str | None]:
+        return lexicon_features(word)
+
+    def knows_noun(self, word: str) -> bool:
+        return bool(french_nouns().analyses(word))
+
+    def load(self) -> None:
+        load_tagger()
+
+    def pipeline(self, lemmas: bool = False):
+        return french_nlp(lemmas)

@@ -14,8 +14,7 @@ from cad.core.errors import CadError
 from cad.core.progress import progress
 from cad.core.textio import atomic_output
 from cad.core.threads import one_blas_thread
-from cad.lang.en import CM_PRONOUNS
-from cad.lang.fr_morph import tag
+from cad.plm.task import source_pronouns, tag
 from cad.plm.model import PLM
 from cad.plm.predict import (class_members, english_tags, filled_target, on_rule, other_rule, plm_scores,
     predict_document)
@@ -68,7 +67,8 @@ def train_source_aware(plm_dir: str, corpus: str, align: str, coref: str, out: s
     docs = docs or (f"{corpus}.docs" if Path(f"{corpus}.docs").exists() else None)
     X, y = [], []
     for doc_id, src, tgt, al in progress(aligned_documents(f"{corpus}.en", f"{corpus}.fr", align, docs), desc="instances", unit="doc"):
-        wanted = [k for k, s in enumerate(src) if any(w in CM_PRONOUNS for w in s)]
+        studied = source_pronouns()
+        wanted = [k for k, s in enumerate(src) if any(w in studied for w in s)]
         if not wanted:
             continue
         morph = tag(tgt)
@@ -78,7 +78,7 @@ def train_source_aware(plm_dir: str, corpus: str, align: str, coref: str, out: s
         for k, (words, tags) in enumerate(zip(tgt, morph)):
             slots = {}
             for i, w in enumerate(src[k]):
-                if w in CM_PRONOUNS:
+                if w in studied:
                     tpos = sorted(j for a, j in al[k] if a == i)
                     if tpos:
                         slots.setdefault(tpos[0], (i, tpos))

@@ -27,8 +27,7 @@ from dataclasses import dataclass
 
 from cad.core.alignment import parse_alignment
 from cad.core.textio import atomic_output, read_parallel
-from cad.lang.en import CM_PRONOUNS as SOURCE_PRONOUNS
-from cad.lang.fr_morph import french_nlp
+from cad.plm.task import source_pronouns, target_pipeline
 
 CLASS_OF = {"c'": "ce", "ce": "ce", "ça": "ça", "ca": "ça", "cela": "cela", "il": "il", "ils": "ils",
             "elle": "elle", "elles": "elles", "on": "on"}
@@ -85,7 +84,7 @@ def make_line(source: list[str], target: list[str], alignment: list[tuple[int, i
     inserts: list[tuple[int, int]] = []   # (position in the original target, source index)
     for i, w in enumerate(source):
         pronoun = w.lower()
-        if pronoun not in SOURCE_PRONOUNS:
+        if pronoun not in source_pronouns():
             continue
         aligned = s2t.get(i, [])
         if not aligned:
@@ -126,7 +125,7 @@ def lemma_pos_target(lines: list[Line]) -> None:
     """WMT 2016: every target word but the placeholders as `lemma|POS` (spaCy's French model)."""
     from spacy.tokens import Doc
 
-    nlp = french_nlp(lemmas=True)
+    nlp = target_pipeline(lemmas=True)
     words = [[w if not w.startswith("REPLACE_") else "ce" for w in ln.target] for ln in lines]
     for ln, doc in zip(lines, nlp.pipe(Doc(nlp.vocab, words=ws) for ws in words)):
         ln.target = [w if w.startswith("REPLACE_") else f"{t.lemma_ or w}|{t.pos_}" for w, t in zip(ln.target, doc)]

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from cad.lang.fr_morph import Morph, tag
-from cad.lang.models import load_spacy
+from cad.lang.facts import Morph
+from cad.downloads.spacy_models import load_spacy
 from cad.plm.model import PLM
 from cad.plm.sequences import History, PLM_PRONOUNS
+from cad.plm.task import tag
 from cad.plm.tsv import PLACEHOLDER, Item
 
 MEMBERS = {"il": ["il"], "elle": ["elle"], "ils": ["ils"], "elles": ["elles"], "ce": ["ce", "c'"],

@@ -27,7 +27,6 @@ from cad.core.errors import CadError
 from cad.core.progress import progress
 from cad.core.textio import atomic_output, count_lines, read_parallel
 from cad.core.threads import one_blas_thread
-from cad.lang.fr_morph import tag
 from cad.lm.arpa import write_arpa
 from cad.lm.kneser_ney import estimate
 from cad.plm.classifier import load_model, save_model
@@ -35,6 +34,7 @@ from cad.plm.lm_baseline import CLASS_FILLERS, NONE, OTHER_FILLERS, LMBaseline, 
 from cad.plm.make_data import make_line
 from cad.plm.model import PLM, train_plm
 from cad.plm.predict import predict_document
+from cad.plm.task import tag, task_pair
 from cad.plm.tsv import CLASSES_2015, Item, PLACEHOLDER, read_tsv
 from coref.english.roles import _parser, pleonastic_cues, pronoun_roles
 from coref.english.tokens import moses_doc
@@ -171,9 +171,9 @@ def antecedent_features_of(items: list[Item], records: list) -> dict[tuple[int, 
     sources, targets = [it.source for it in items], [it.target for it in items]
 
     def project(c):
-        return {candidate_features(c, sources, targets, alignments, morph): 1.0}
+        return {candidate_features(c, sources, targets, alignments, morph, task_pair()): 1.0}
 
-    animacy = animacy_of(sources)
+    animacy = animacy_of(sources, task_pair())
 
     out = {}
     for r in recs:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-from cad.lang.fr_morph import Morph, tag
+from cad.lang.facts import Morph
+from cad.plm.task import tag
 
 PLM_PRONOUNS = {"il", "ils", "elle", "elles", "le", "la", "lui", "l'", "on", "ce", "ça", "c'", "ç'", "ceci", "cela",
                 "celà", "celui", "celui-ci", "celui-là", "celle", "celle-ci", "celle-là", "ceux", "ceux-ci",

@@ -80,10 +80,11 @@ class Engine:
         self._finish_raw = _finisher(settings)
         self.resolver = _resolver(settings)
         self.feature_mode = settings.system == "cm" and settings.mode == "feature" and not settings.source_features
-        if self.feature_mode:
-            from cad.lang.fr_morph import load_tagger
+        from cad.lang.pairs import pair
 
-            load_tagger()
+        self.pair = pair(settings.src, settings.tgt)
+        if self.feature_mode:
+            self.pair.target.morphology().load()
         self.decoder = _decoder(settings)
         self.translate(WARM_UP.get(settings.src, WARM_UP["en"]), raw=False)
         log.info("%s loaded in %.1f s", settings.config, time.time() - t)
@@ -112,12 +113,13 @@ class Engine:
             return [], [], [], []
         sents = [self._truecase(s) for s in doc.segments] if self._truecase else doc.segments
         # coreference reads the segments as written, the decoder in its model's case (cad translate)
-        an = analyse(self.resolver, doc.key, doc.segments, self.feature_mode) if self.resolver is not None \
-            else Analysis([])
+        an = analyse(self.resolver, doc.key, doc.segments, self.feature_mode, self.pair) \
+            if self.resolver is not None else Analysis([])
         s = self.settings
         # a translator per document: its morphology caches this document's translations only
-        translator = DocumentTranslator(self.decoder, s.system, s.mode, source_features=s.source_features,
-                                        with_human=s.humanness, trace=True, morphology=TranslationMorphology(None))
+        translator = DocumentTranslator(self.decoder, s.system, s.mode,
+                                        with_human=s.humanness, trace=True,
+                                        morphology=TranslationMorphology(None, self.pair), pair=self.pair)
         result = translator.translate_document(doc.key, sents, onto_tokens(an.records, sents, doc.key), an.roles)
         return result.outputs, result.alignments, result.traces, result.translations or []
 

@@ -1,6 +1,6 @@
 """The spaCy side of `cad translate`, kept off the decoder's path: coreference and the pronouns'
-roles of each document (they need no translation, so they run ahead), and the French tags of the
-translations that later pronouns read.
+roles of each document (they need no translation, so they run ahead), and the target's tags of
+the translations that later pronouns read.
 
 Each runs in a worker process of its own, forked before the decoder's model is loaded, so it
 neither waits for nor competes with the decoder for the interpreter; the output is the same as
@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Iterator
 
 from cad.core.errors import CadError
-from cad.lang.en import CM_PRONOUNS
+from cad.lang.pairs import Pair, chosen
 from coref.english.roles import pronoun_roles
 from coref.records import PronounResolution
 
@@ -28,11 +28,12 @@ class Analysis:
     roles: dict[tuple[int, int], str] | None = None     # (sentence, token) -> role, for the CM feature
 
 
-def analyse(resolver, doc_id: str, sentences: list[list[str]], with_roles: bool) -> Analysis:
+def analyse(resolver, doc_id: str, sentences: list[list[str]], with_roles: bool, pair: Pair | None = None) -> Analysis:
     """Resolve a document's pronouns in `sentences` as written (names and sentence starts keep
     their case, which the English parser and resolver were trained with; a resolver with
     `reads_case = False` gets them lowercased); with_roles: also the roles of the CM's pronouns,
-    read from the resolver's own parse where it parses with the English pipeline the roles need.
+    read from the resolver's own parse where it parses with the English pipeline the roles need
+    (the CM's pronouns are those the pair's source studies).
     The records' positions are those of `sentences`, their tokens as the resolver read them."""
     if resolver is None:
         return Analysis([])
@@ -43,7 +44,8 @@ def analyse(resolver, doc_id: str, sentences: list[list[str]], with_roles: bool)
         else resolver.resolve(doc_id, sentences)
     roles = None
     if with_roles:
-        roles = pronoun_roles(sentences, {(r.sentence, r.index) for r in records if r.token.lower() in CM_PRONOUNS},
+        studied = chosen(pair).source.cm_pronouns
+        roles = pronoun_roles(sentences, {(r.sentence, r.index) for r in records if r.token.lower() in studied},
                               parsed)
     return Analysis(records, roles)
 
@@ -65,11 +67,15 @@ _RESOLVERS: dict = {}       # in a worker: the resolver its factory made, made o
 
 
 def analyse_with(make_resolver: Callable[[], object] | None, doc_id: str, sentences: list[list[str]],
-                 with_roles: bool) -> Analysis:
-    """`analyse` with the resolver `make_resolver` gives (made at the first call: a picklable task)."""
+                 with_roles: bool, pair_name: str | None = None) -> Analysis:
+    """`analyse` with the resolver `make_resolver` gives (made at the first call: a picklable task;
+    the pair by its name)."""
     if make_resolver is None:
         return Analysis([])
-    return analyse(resolver_of(make_resolver), doc_id, sentences, with_roles)
+    from cad.lang.pairs import pair_named
+
+    pair = pair_named(pair_name) if pair_name else None
+    return analyse(resolver_of(make_resolver), doc_id, sentences, with_roles, pair)
 
 
 def resolver_of(make_resolver: Callable[[], object]):

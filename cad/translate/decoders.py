@@ -9,14 +9,14 @@ from pathlib import Path
 
 # registers the CoreferenceModel feature that the configurations loaded here may name
 import cad.cm.feature  # noqa: F401
-from cad.cm.source_cm import bundle_vocabulary
+from cad.cm.bundles import source_vocabulary
 from cad.core.errors import CadError
 from cad.corpus.truecase import model_truecase_file
 from cad.decoder import Decoder, DecoderModel, SearchSettings
 from cad.decoder.moses_runner import MosesProcess, find_moses, run_moses
 from cad.decoder.native import engine_is_native
-from cad.lang.en import CM_PRONOUNS
-from cad.lang.es import PRONOUNS as SPANISH_PRONOUNS
+from cad.lang.facts import NUMBERS
+from cad.lang.pairs import Pair, chosen
 from cad.moses.binarize import refuse_cad_binaries
 from cad.moses.filter import filter_model
 from cad.moses.ini import parse_config
@@ -54,20 +54,25 @@ class MosesAdapter:
         self._tmp.cleanup()
 
 
-def feature_token_phrases(sentences: list[str]) -> list[str]:
-    """The CM's feature tokens the input's pronouns may become: a model filtered to the input
+def feature_token_phrases(sentences: list[str], pair: Pair | None = None) -> list[str]:
+    """The CM's feature tokens the input's pronouns may become (those the pair's source studies,
+    with the genders of its target, or the source's own features): a model filtered to the input
     must keep their back-off entries."""
+    pair = chosen(pair)
+    studied = pair.source.cm_pronouns
     extra = []
     for s in sentences:
         for tok in s.split():
-            if tok.lower() in CM_PRONOUNS:
-                for g in ("masc", "fem"):
-                    for n in ("sing", "plur"):
-                        extra.append(f"{tok.lower()}-{g}-{n}")
-                        extra.append(f"{tok.lower()}-{g}-{n}-hum")
-                        extra.append(f"{tok.lower()}-{g}-{n}-nonhum")
-            elif tok.lower() in SPANISH_PRONOUNS:
-                extra.extend(bundle_vocabulary([tok.lower()]))
+            if tok.lower() not in studied:
+                continue
+            if pair.source_features:
+                extra.extend(source_vocabulary([tok.lower()], pair))
+                continue
+            for g in pair.target.genders:
+                for n in NUMBERS:
+                    extra.append(f"{tok.lower()}-{g}-{n}")
+                    extra.append(f"{tok.lower()}-{g}-{n}-hum")
+                    extra.append(f"{tok.lower()}-{g}-{n}-nonhum")
     return extra
 
 
@@ -82,8 +87,10 @@ def model_truecaser(option: str, cfg, src: str) -> str | None:
 
 
 def load_decoder(config: str, sentences: list[str], decoder: str = "cad", moses_bin: str | None = None,
-                 search_algorithm: int = 1, engine: str = "native"):
-    wanted = sentences + [" ".join(feature_token_phrases(sentences))]
+                 search_algorithm: int = 1, engine: str = "native", pair: Pair | None = None):
+    """The decoder of `config`, its tables filtered to `sentences` and the feature tokens their
+    pronouns may become in the language pair `pair`."""
+    wanted = sentences + [" ".join(feature_token_phrases(sentences, pair))]
     if decoder == "moses":
         refuse_cad_binaries(parse_config(config))
         binary = find_moses(moses_bin)

@@ -3,17 +3,24 @@
 sentence is read from that sentence's translation; one in the same sentence from a first pass in
 which that candidate's bundle stays coarse (pronoun and role), after which the sentence is
 translated again (seed 004's two passes).
+
+Where the pair's source states the antecedents' features itself (Spanish→English, seed 003), a
+pronoun's mixture is {bundle of its candidate's own features: p(candidate)} (cad/cm/bundles.py):
+nothing waits for a translation, and each sentence is translated once.
 """
 
 from __future__ import annotations
 
-from cad.cm.class_model import CM_PRONOUNS, antecedent_distribution, pronoun_mixture, read_mixture, through_chain
+from collections import defaultdict
+
+from cad.cm.class_model import antecedent_distribution, pronoun_mixture, read_mixture, through_chain
+from cad.cm.bundles import source_bundle
 from cad.cm.classes import aligned_words, pronoun_class
 from cad.cm.referent import animacy_of
 from cad.decoder.search import Translation
 from cad.cm.projection import Projected, Unread, unread_translation
 from cad.translate.morphology import TranslationMorphology, projection
-from cad.translate.trace import TraceRecord, resolution_fields
+from cad.translate.trace import TraceRecord, resolution_fields, target_of
 from coref.english.roles import pronoun_roles
 from coref.records import PronounResolution
 
@@ -24,21 +31,26 @@ def translate_document_feature(decoder, doc_id: str, sentences: list[list[str]],
                                resolutions: list[PronounResolution], with_human: bool = False,
                                roles: dict[tuple[int, int], str] | None = None,
                                projector=None, nbest: int = 0, distinct: bool = False,
-                               morphology: TranslationMorphology | None = None
+                               morphology: TranslationMorphology | None = None, pair=None
                                ) -> tuple[list[Translation], list[TraceRecord]]:
     """Translate one document in feature mode. `projector` (candidate -> (gender, number) or
     None), when given, replaces reading the translations: the oracle that reads the reference.
     `nbest`/`distinct`: each sentence's final pass also returns its n-best list, whose feature
     values are those of the context the 1-best translations gave (tuning). `morphology`: where the
-    translations are tagged (default: here, when needed)."""
+    translations are tagged (default: here, when needed), by the target reader of its language
+    pair, which also names the source pronouns the CM studies (`pair`: that pair, where the
+    morphology is not given)."""
+    morphology = morphology or TranslationMorphology(pair=pair)
+    if morphology.pair.source_features:
+        return translate_source_marked_feature(decoder, doc_id, sentences, resolutions)
     recs_of: dict[int, list[PronounResolution]] = {}
     for r in resolutions:
-        if r.token.lower() in CM_PRONOUNS:
+        if r.token.lower() in morphology.pair.source.cm_pronouns:
             recs_of.setdefault(r.sentence, []).append(r)
     if roles is None:
         roles = pronoun_roles(sentences, {(r.sentence, r.index) for rs in recs_of.values() for r in rs})
     return FeaturePasses(decoder, doc_id, sentences, recs_of, with_human, roles, projector, nbest, distinct,
-                         morphology or TranslationMorphology()).run()
+                         morphology).run()
 
 
 class FeaturePasses:
@@ -53,7 +65,8 @@ class FeaturePasses:
         self.decoder, self.doc_id, self.sentences, self.recs_of = decoder, doc_id, sentences, recs_of
         self.with_human, self.roles, self.projector = with_human, roles, projector
         self.nbest, self.distinct, self.morphology = nbest, distinct, morphology
-        self.animacy = animacy_of(sentences)
+        self.pair = morphology.pair
+        self.animacy = animacy_of(sentences, self.pair)
         n = len(sentences)
         self.done: list[Translation | None] = [None] * n
         self.traces: list[list[TraceRecord]] = [[] for _ in range(n)]
@@ -104,7 +117,7 @@ class FeaturePasses:
                 self.read_as[(c.sentence, c.head)] = found
             elif tr is not None and tr.best.words:
                 # for the trace only: the bundle stays without gender
-                unread = unread_translation(c, tr.best.words, tr.best.word_alignment)
+                unread = unread_translation(c, tr.best.words, tr.best.word_alignment, self.pair)
                 if unread is not None:
                     self.read_as[(c.sentence, c.head)] = unread
         # *it* ... *it*: the chain's features
@@ -117,7 +130,7 @@ class FeaturePasses:
         for r in sorted(self.recs_of[k], key=lambda r: r.index):
             mixes[r.index] = pronoun_mixture(r, self.roles[(k, r.index)], lambda c: self.project(k, first, c),
                                              self.with_human, self.animacy, pass_through=True)
-            self.passed_on[(k, r.index)] = antecedent_distribution(mixes[r.index])
+            self.passed_on[(k, r.index)] = antecedent_distribution(mixes[r.index], self.pair)
             best = r.best
             if best is not None:
                 # a pronoun antecedent: the noun its own chain was read as; a word whose gender
@@ -149,9 +162,9 @@ class FeaturePasses:
             # the likeliest bundle, the one reading=map scores (ties as it breaks them)
             tr.features = next(iter(read_mixture(ctx["pronouns"][r.index], "map")), None)
             # what the feature scored: the aligned words with APT's improvement (*la tuer*, *it* unaligned)
-            words = aligned_words(sent, result.best.words, result.best.word_alignment, r.index)
+            words = aligned_words(sent, result.best.words, result.best.word_alignment, r.index, self.pair)
             tr.target = " ".join(words)
-            tr.target_class = pronoun_class(words)
+            tr.target_class = pronoun_class(words, self.pair)
             self.traces[k].append(tr)
 
     def translate(self, k: int, ctx: dict | None) -> Translation:
@@ -194,3 +207,35 @@ class FeaturePasses:
             if j in self.read_later and not self.morphology.ready(self.done[j]):
                 return self.done[j]
         return None
+
+
+def translate_source_marked_feature(decoder, doc_id: str, sentences: list[list[str]],
+                                    resolutions: list[PronounResolution]
+                                    ) -> tuple[list[Translation], list[TraceRecord]]:
+    """Feature mode where the source states the antecedents' features: the phrase table stays
+    whole; each pronoun with candidates passes its mixture {bundle(c): p(c)} to the
+    CoreferenceModel feature, which scores every option translating it."""
+    by_sentence: dict[int, list[PronounResolution]] = defaultdict(list)
+    for r in resolutions:
+        if r.candidates:
+            by_sentence[r.sentence].append(r)
+    done, traces = [], []
+    for k, sent in enumerate(sentences):
+        recs = by_sentence.get(k, [])
+        mixes = {}
+        for r in recs:
+            mix: dict[str, float] = defaultdict(float)
+            for c in r.candidates:
+                mix[source_bundle(r.token, c)] += c.probability
+            mixes[r.index] = dict(mix)
+        result = decoder.translate(" ".join(sent), context={"pronouns": mixes} if mixes else None)
+        for r in recs:
+            tr = TraceRecord(doc_id, k, r.index, r.token, **resolution_fields(r),
+                             pass_="inter" if r.best.sentence < k else "intra")
+            tr.antecedent, tr.antecedent_sentence = r.best.text, r.best.sentence
+            tr.bundles = {b: round(w, 4) for b, w in sorted(mixes[r.index].items(), key=lambda x: -x[1])}
+            tr.features = next(iter(tr.bundles), None)
+            tr.target = target_of(result, r.index)
+            traces.append(tr)
+        done.append(result)
+    return done, traces

@@ -1,5 +1,6 @@
-"""The PE baseline of seed 004: post-edit a baseline translation so that il/elle and ils/elles agree
-with the gender of the antecedent's translation."""
+"""The PE baseline of seed 004: post-edit a baseline translation so that its subject pronouns
+(French il/elle and ils/elles; the target's `subject_forms`, cad/lang) agree with the gender of the
+antecedent's translation."""
 
 from __future__ import annotations
 
@@ -8,10 +9,8 @@ from dataclasses import dataclass
 from cad.translate.backoff import antecedent_features
 from cad.cm.bundles import parse_token
 from cad.decoder.search import Translation
+from cad.lang.pairs import Pair, chosen
 from coref.records import PronounResolution
-
-FORMS = {("masc", "sing"): "il", ("fem", "sing"): "elle", ("masc", "plur"): "ils", ("fem", "plur"): "elles"}
-SUBJECT_PRONOUNS = {"il", "elle", "ils", "elles"}
 
 
 @dataclass
@@ -22,7 +21,15 @@ class Edit:
     after: str
 
 
-def postedit_document(translations: list[Translation], resolutions: list[PronounResolution]) -> tuple[list[list[str]], list[Edit]]:
+def postedit_document(translations: list[Translation], resolutions: list[PronounResolution],
+                      pair: Pair | None = None) -> tuple[list[list[str]], list[Edit]]:
+    """Each subject pronoun aligned to a resolved pronoun takes the form of its antecedent's
+    gender, keeping its own number (the antecedent's where its form has both, German *sie*)."""
+    pair = chosen(pair)
+    forms = pair.target.subject_forms
+    numbers: dict[str, set[str]] = {}
+    for (_, n), form in forms.items():
+        numbers.setdefault(form, set()).add(n)
     out = [list(t.best.words) for t in translations]
     edits = []
     for r in resolutions:
@@ -30,7 +37,7 @@ def postedit_document(translations: list[Translation], resolutions: list[Pronoun
                 or r.candidates[0].kind != "np":
             continue
         c = r.candidates[0]
-        feat, _ = antecedent_features(translations[c.sentence], c, r.token, None, False)
+        feat, _ = antecedent_features(translations[c.sentence], c, r.token, None, False, pair)
         b = parse_token(feat) if feat else None
         if b is None:
             continue
@@ -39,10 +46,11 @@ def postedit_document(translations: list[Translation], resolutions: list[Pronoun
             if s != r.index:
                 continue
             word = out[r.sentence][t]
-            if word.lower() in SUBJECT_PRONOUNS:
-                plural = word.lower() in ("ils", "elles")
-                new = FORMS[(b.gender, "plur" if plural else "sing")]
-                if new != word.lower():
+            own = numbers.get(word.lower())
+            if own:
+                number = next(iter(own)) if len(own) == 1 else b.number
+                new = forms.get((b.gender, number))
+                if new is not None and new != word.lower():
                     edits.append(Edit(r.sentence, t, word, new))
                     out[r.sentence][t] = new if word.islower() else new.capitalize()
     return out, edits

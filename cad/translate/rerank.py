@@ -9,6 +9,11 @@ expected value over candidates; at least 1e-5, the table's own cut). An antecede
 sentence's chosen hypothesis; one in the same sentence from the hypothesis itself, so that each
 hypothesis is judged by its own agreement. The new total is the decoder's total plus
 λ_CM · that score; the best total wins (the first on a tie, as in the list's order).
+
+`ClassReranker` is the class CM's (the decoder feature's score over n-best lists); where the pair's
+source states the antecedents' features (Spanish→English), `SourceReranker` reads the
+source-feature table: the bundles are the source antecedents' own, so nothing depends on the
+translation of earlier sentences and each sentence is reranked on its own.
 """
 
 from __future__ import annotations
@@ -19,8 +24,8 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from cad.cm.bundles import Bundle
-from cad.cm.class_model import (CM_PRONOUNS, READINGS, antecedent_distribution, gender_shares, pronoun_mixture,
+from cad.cm.bundles import Bundle, source_bundle
+from cad.cm.class_model import (READINGS, antecedent_distribution, gender_shares, pronoun_mixture,
                                 read_mixture, score_class, through_chain)
 from cad.cm.classes import aligned_words, pronoun_class
 from cad.cm.projection import aligned_targets, gender_number, project
@@ -29,7 +34,7 @@ from cad.core.alignment import parse_alignment
 from cad.core.errors import CadError
 from cad.defaults import CM_IMPLICIT_OBJECTIVE, CM_IMPLICIT_READING
 from cad.core.textio import read_lines
-from cad.lang.fr_morph import tag
+from cad.lang.pairs import Pair, chosen
 from coref.english.roles import pronoun_roles
 from coref.records import PronounResolution
 
@@ -100,11 +105,14 @@ def pronoun_target(h: Hypothesis, index: int) -> str:
 
 
 class Reranker:
-    def __init__(self, table: dict[str, dict[str, float]], weight: float, with_human: bool = False, tagger=None):
+    def __init__(self, table: dict[str, dict[str, float]], weight: float, with_human: bool = False, tagger=None,
+                 pair: Pair | None = None):
+        """`pair`: the language pair, whose target's morphology `tagger` defaults to."""
         self.table = table
         self.weight = weight
         self.with_human = with_human
-        self._tag = tagger or tag
+        self.pair = chosen(pair)
+        self._tag = tagger or self.pair.target.morphology().tag
         self._cache: dict[tuple[str, ...], list] = {}
 
     def morph(self, words: list[str]):
@@ -118,7 +126,7 @@ class Reranker:
         aligned = aligned_targets(c.start, c.end, h.alignment)
         if not aligned:
             return None
-        m = project(c, None, h.words, h.alignment, self.morph(h.words))
+        m = project(c, None, h.words, h.alignment, self.morph(h.words), self.pair)
         return None if m is None else Bundle(pronoun.lower(), m.gender, m.number, human).token(self.with_human)
 
     def cm_score(self, k: int, h: Hypothesis, records: list[PronounResolution], chosen: list[Hypothesis]) -> float:
@@ -170,11 +178,13 @@ class ClassReranker:
     sentence (or from the hypothesis itself for a candidate in the same sentence)."""
 
     def __init__(self, table, weight: float, with_human: bool = False, tagger=None, morph_cache: dict | None = None,
-                 objective: str = CM_IMPLICIT_OBJECTIVE, reading: str = CM_IMPLICIT_READING):
-        """`morph_cache`: French morphology by hypothesis words, shareable between rerankers of
+                 objective: str = CM_IMPLICIT_OBJECTIVE, reading: str = CM_IMPLICIT_READING,
+                 pair: Pair | None = None):
+        """`morph_cache`: target morphology by hypothesis words, shareable between rerankers of
         the same lists (tagging every hypothesis is most of the cost). `reading`: the part of each
         pronoun's mixture that is scored, as the decoder feature's `reading=` (READINGS); the next
-        pronouns of the chain inherit the whole mixture either way, as in the driver."""
+        pronouns of the chain inherit the whole mixture either way, as in the driver. `pair`: the
+        language pair (default: the model's own, else the default pair)."""
         if reading not in READINGS:
             raise CadError(f"unknown CM reading {reading!r} (choose from {', '.join(READINGS)})")
         self.table = table
@@ -182,7 +192,8 @@ class ClassReranker:
         self.objective = objective
         self.reading = reading
         self.with_human = with_human
-        self._tag = tagger or tag
+        self.pair = chosen(pair if pair is not None else getattr(table, "pair", None))
+        self._tag = tagger or self.pair.target.morphology().tag
         self._cache: dict[tuple[str, ...], list] = {} if morph_cache is None else morph_cache
 
     def _gender_number(self, h: Hypothesis, c, source: list[str] | None) -> tuple[str, str] | None:
@@ -195,7 +206,7 @@ class ClassReranker:
             if key not in self._cache:
                 self._cache[key] = self._tag([list(h.words)])[0]
             morph = self._cache[key]
-        return gender_number(c, source, h.words, h.alignment, morph)
+        return gender_number(c, source, h.words, h.alignment, morph, self.pair)
 
     def mixtures(self, k: int, h: Hypothesis, records: list[PronounResolution], chosen: list[Hypothesis],
                  roles: dict, passed_on: dict, sentences: list[list[str]]) -> dict[int, dict[str, float]]:
@@ -204,22 +215,23 @@ class ClassReranker:
             gn = None if src is None else self._gender_number(src, c, sentences[c.sentence])
             return through_chain(gn, passed_on.get((c.sentence, c.head)))
 
-        animacy = animacy_of(sentences)
+        animacy = animacy_of(sentences, self.pair)
         return {r.index: pronoun_mixture(r, roles[(k, r.index)], project, self.with_human, animacy, pass_through=True)
                 for r in records}
 
     def cm_score(self, mixtures: dict[int, dict[str, float]], h: Hypothesis, source: list[str]) -> float:
         read = {i: read_mixture(mix, self.reading) for i, mix in mixtures.items()}
+        pair = self.pair
         return sum(score_class(self.table.class_distribution(mix, source, i),
-                               pronoun_class(aligned_words(source, h.words, h.alignment, i)), self.objective,
-                               gender_shares(mix))
+                               pronoun_class(aligned_words(source, h.words, h.alignment, i, pair), pair), self.objective,
+                               gender_shares(mix, pair), pair)
                    for i, mix in read.items())
 
     def rerank_document(self, nbests: list[list[Hypothesis]], records: list[PronounResolution],
                         sentences: list[list[str]], roles: dict | None = None) -> tuple[list[Hypothesis], list[RerankTrace]]:
         by_sentence: dict[int, list[PronounResolution]] = defaultdict(list)
         for r in records:
-            if r.token.lower() in CM_PRONOUNS:
+            if r.token.lower() in self.pair.source.cm_pronouns:
                 by_sentence[r.sentence].append(r)
         if roles is None:
             roles = pronoun_roles(sentences, {(r.sentence, r.index) for rs in by_sentence.values() for r in rs})
@@ -242,7 +254,61 @@ class ClassReranker:
                 scores.append(self.cm_score(m, h, sentences[k]) if m else 0.0)
             best = max(range(len(hyps)), key=lambda i: (hyps[i].total + self.weight * scores[i], -i))
             for i, mix in mixes[best].items():
-                passed_on[(k, i)] = antecedent_distribution(mix)
+                passed_on[(k, i)] = antecedent_distribution(mix, self.pair)
             chosen.append(hyps[best])
             traces.append(RerankTrace(k, best, scores))
         return chosen, traces
+
+
+# ---------------------------------------------------------------- the source-feature table's reranking
+def pronoun_mixtures(records: list[PronounResolution]) -> dict[int, dict[int, dict[str, float]]]:
+    """{sentence: {token index: {bundle: p}}} for the pronouns with candidates, each bundle the
+    candidate's own features (cad.cm.bundles.source_bundle)."""
+    out: dict[int, dict[int, dict[str, float]]] = defaultdict(dict)
+    for r in records:
+        if not r.candidates:
+            continue
+        mix: dict[str, float] = defaultdict(float)
+        for c in r.candidates:
+            mix[source_bundle(r.token, c)] += c.probability
+        out[r.sentence][r.index] = dict(mix)
+    return out
+
+
+class SourceReranker:
+    """Any decoder's n-best list rescored by the quantity the CoreferenceModel feature adds with the
+    source-feature table (cad/cm/source_table.py): weight × Σ ln Σ_c p(c) P(class | bundle(c)) over
+    the sentence's pronouns with candidates, the class read from the words the hypothesis aligns to
+    the pronoun (as SourceClassTable.option_class reads an option's), in the table's pair's classes."""
+
+    def __init__(self, table, weight: float):
+        self.table = table
+        self.weight = weight
+
+    def hypothesis_class(self, h: Hypothesis, index: int) -> str:
+        return self.table.pair.target.class_of_words(
+            [h.words[j] for i, j in sorted(h.alignment, key=lambda x: x[1]) if i == index])
+
+    def cm_score(self, mixtures: dict[int, dict[str, float]], h: Hypothesis) -> float:
+        return sum(score_class(self.table.class_distribution(mix), self.hypothesis_class(h, i))
+                   for i, mix in mixtures.items())
+
+    def best(self, hyps: list[Hypothesis], mixtures: dict[int, dict[str, float]] | None) -> tuple[int, list[float]]:
+        """(index of the best hypothesis by model score + weight × CM score, the CM scores); ties
+        go to the earlier (the decoder's better) hypothesis."""
+        scores = [self.cm_score(mixtures, h) for h in hyps] if mixtures else [0.0] * len(hyps)
+        return max(range(len(hyps)), key=lambda i: (hyps[i].total + self.weight * scores[i], -i)), scores
+
+    def rerank_document(self, nbests: list[list[Hypothesis]], records: list[PronounResolution],
+                        sentences: list[list[str]] | None = None, roles: dict | None = None
+                        ) -> tuple[list[Hypothesis], list[RerankTrace]]:
+        """As ClassReranker's (`sentences` and `roles` are not read: the bundles need neither)."""
+        mixes = pronoun_mixtures(records)
+        chosen_, traces = [], []
+        for k, hyps in enumerate(nbests):
+            if not hyps:
+                raise CadError(f"sentence {k} has no hypothesis")
+            best, scores = self.best(hyps, mixes.get(k))
+            chosen_.append(hyps[best])
+            traces.append(RerankTrace(k, best, scores))
+        return chosen_, traces

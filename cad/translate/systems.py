@@ -48,16 +48,16 @@ class DocumentTranslation:
 @dataclass
 class SystemOptions:
     """What the command line or an experiment gives a system; each reads the ones it needs.
-    `source_features`: the bundles come from the source side (Spanish→English, seed 003);
     `with_human`: the CM's bundles carry humanness; `reranker`: the CM-rerank reranker (a
-    ClassReranker, or a SourceReranker with `source_features`), over distinct `nbest` lists;
+    ClassReranker, or a SourceReranker where the pair's source states the antecedents' features), over distinct `nbest` lists;
     `trace`: also trace the baseline's and PE's pronouns (the CM systems always trace);
     `morphology`: the French tagging of the translations (TranslationMorphology); `projector`: the
     feature mode reads each candidate's gender and number from it instead of the translations (the
     reference oracle); `nbest_lists`: the feature mode also returns each sentence's distinct n-best
-    list of this size, scored in the context the 1-best translations gave (tuning in document context)."""
+    list of this size, scored in the context the 1-best translations gave (tuning in document context);
+    `pair`: the language pair (cad.lang.pairs.Pair; None: the default pair), whose facts every
+    system reads."""
 
-    source_features: bool = False
     with_human: bool = False
     reranker: Any = None
     nbest: int = CM_RERANK_NBEST
@@ -65,6 +65,7 @@ class SystemOptions:
     morphology: Any = None
     projector: Any = None
     nbest_lists: int = 0
+    pair: Any = None
 
 
 def translate_all(decoder, sentences: list[str], nbest: int = 0, distinct: bool = False) -> list:

@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 
-from cad.cm.class_model import CM_PRONOUNS
 from cad.cm.classes import aligned_words, pronoun_class
 from cad.decoder.search import Translation
+from cad.lang.pairs import Pair, chosen
 from coref.records import PronounResolution
 
 
@@ -48,13 +48,15 @@ def target_of(tr: Translation, index: int) -> str:
 
 
 def plain_traces(doc_id: str, sentences: list[list[str]], translations: list[Translation],
-                 resolutions: list[PronounResolution], words: list[list[str]] | None = None) -> list[TraceRecord]:
+                 resolutions: list[PronounResolution], words: list[list[str]] | None = None,
+                 pair: Pair | None = None) -> list[TraceRecord]:
     """Trace records of a translation made without the CM (the baseline, or PE's `words` over the
     baseline's alignment): the pronouns' antecedents and what each pronoun became, read as the CM
     feature's trace reads it, so that systems compare pronoun by pronoun."""
+    pair = chosen(pair)
     out = []
     for r in sorted(resolutions, key=lambda r: (r.sentence, r.index)):
-        if r.token.lower() not in CM_PRONOUNS:
+        if r.token.lower() not in pair.source.cm_pronouns:
             continue
         tr = TraceRecord(doc_id, r.sentence, r.index, r.token,
                          **resolution_fields(r))
@@ -62,8 +64,8 @@ def plain_traces(doc_id: str, sentences: list[list[str]], translations: list[Tra
             tr.antecedent, tr.antecedent_sentence = r.best.text, r.best.sentence
         best = translations[r.sentence].best
         target = words[r.sentence] if words is not None else best.words
-        got = aligned_words(sentences[r.sentence], target, best.word_alignment, r.index)
-        tr.target, tr.target_class = " ".join(got), pronoun_class(got)
+        got = aligned_words(sentences[r.sentence], target, best.word_alignment, r.index, pair)
+        tr.target, tr.target_class = " ".join(got), pronoun_class(got, pair)
         out.append(tr)
     return out
 

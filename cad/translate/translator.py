@@ -4,8 +4,10 @@ one class registered by name in cad/translate/systems.py.
 
 Systems: `baseline` (the decoder alone), `pe` (the baseline post-edited by seed 004's rule), the CM
 in one of its modes, `cm-backoff` (seed 004's back-off table), `cm-feature` (the CoreferenceModel
-decoder feature, two passes), `cm-rerank` (the class CM over the decoder's n-best lists); with
-`source_features` (Spanish→English, seed 003) the bundles come from the source side itself.
+decoder feature, two passes), `cm-rerank` (the class CM over the decoder's n-best lists). Every
+system reads the language pair it is given (cad/lang/pairs.py): where the pair's source states the
+antecedents' features (Spanish→English, seed 003) the bundles come from the source side itself,
+through the same systems.
 The passes whose sentences do not wait for each other (the baseline, PE's input, reranking's
 n-best lists) go to a real Moses whole, so that it runs each as one process; cad's decoder takes
 them document by document, so that each document is written as soon as it is done.
@@ -23,10 +25,10 @@ from cad.translate.morphology import TranslationMorphology
 from cad.translate.passes import translate_document_feature
 from cad.translate.postedit import postedit_document
 from cad.translate.rerank import Hypothesis
-from cad.translate.source import translate_document_source, translate_document_source_feature
 from cad.translate.systems import (CM, SYSTEM_CHOICES, SYSTEMS, DocumentTranslation, SystemOptions,
                                    TranslationSystem, cm_modes, system_name, translate_all)
 from cad.translate.trace import plain_traces
+from cad.lang.pairs import chosen
 from coref.records import PronounResolution
 
 
@@ -48,8 +50,8 @@ class Baseline(TranslationSystem):
     def translate_document(self, doc_id, sentences, records, roles=None, given=None) -> DocumentTranslation:
         words = self.edit(given, records)
         outputs = [tr.text for tr in given] if words is None else [" ".join(w) for w in words]
-        traces = plain_traces(doc_id, sentences, given, records, words) \
-            if self.options.trace and not self.options.source_features else []
+        traces = plain_traces(doc_id, sentences, given, records, words, self.options.pair) \
+            if self.options.trace and not chosen(self.options.pair).source_features else []
         return DocumentTranslation(outputs, [alignment_line(tr.best) for tr in given], given, traces)
 
 
@@ -59,7 +61,7 @@ class PostEdited(Baseline):
     reads_coreference = True
 
     def edit(self, given, records):
-        return postedit_document(given, records)[0]
+        return postedit_document(given, records, self.options.pair)[0]
 
 
 class CMBackoff(TranslationSystem):
@@ -72,9 +74,8 @@ class CMBackoff(TranslationSystem):
         return DocumentTranslation([tr.text for tr in trs], [alignment_line(tr.best) for tr in trs], trs, traces)
 
     def translate(self, doc_id, sentences, records, roles):
-        if self.options.source_features:
-            return translate_document_source(self.decoder, doc_id, sentences, records)
-        return translate_document(self.decoder, doc_id, sentences, records, self.options.with_human)
+        return translate_document(self.decoder, doc_id, sentences, records, self.options.with_human,
+                                  pair=self.options.pair)
 
 
 class CMFeature(CMBackoff):
@@ -85,15 +86,13 @@ class CMFeature(CMBackoff):
 
     def __init__(self, decoder, options: SystemOptions):
         super().__init__(decoder, options)
-        self.morphology = options.morphology or TranslationMorphology()
+        self.morphology = options.morphology or TranslationMorphology(pair=options.pair)
 
     def translate(self, doc_id, sentences, records, roles):
-        if self.options.source_features:
-            return translate_document_source_feature(self.decoder, doc_id, sentences, records)
         o = self.options
         return translate_document_feature(self.decoder, doc_id, sentences, records, o.with_human, roles=roles,
                                           projector=o.projector, nbest=o.nbest_lists, distinct=o.nbest_lists > 0,
-                                          morphology=self.morphology)
+                                          morphology=self.morphology, pair=o.pair)
 
 
 class CMRerank(TranslationSystem):
@@ -112,11 +111,8 @@ class CMRerank(TranslationSystem):
         derivations = [tr.nbest or [tr.best] for tr in given]
         hyps = [[Hypothesis(list(d.words), d.total, d.word_alignment) for d in ds] for ds in derivations]
         of = {id(h): d for hs, ds in zip(hyps, derivations) for h, d in zip(hs, ds)}
-        if self.options.source_features:
-            chosen, _ = self.options.reranker.rerank_document(hyps, records)
-        else:
-            chosen, _ = self.options.reranker.rerank_document(hyps, records, sentences, roles=roles)
-        return DocumentTranslation([" ".join(h.words) for h in chosen], [alignment_line(of[id(h)]) for h in chosen])
+        best, _ = self.options.reranker.rerank_document(hyps, records, sentences, roles=roles)
+        return DocumentTranslation([" ".join(h.words) for h in best], [alignment_line(of[id(h)]) for h in best])
 
 
 class DocumentTranslator:
@@ -124,15 +120,15 @@ class DocumentTranslator:
     `decoder`: anything with cad's `translate(sentence, nbest=, distinct=, context=)` (cad's
     decoder, a Moses process, a cache in front of either). The other options: SystemOptions."""
 
-    def __init__(self, decoder, system: str = CM, mode: str = "feature", *, source_features: bool = False,
-                 with_human: bool = False, reranker=None, nbest: int = CM_RERANK_NBEST, trace: bool = False,
-                 morphology: TranslationMorphology | None = None, projector=None, nbest_lists: int = 0):
+    def __init__(self, decoder, system: str = CM, mode: str = "feature", *, with_human: bool = False,
+                 reranker=None, nbest: int = CM_RERANK_NBEST, trace: bool = False,
+                 morphology: TranslationMorphology | None = None, projector=None, nbest_lists: int = 0,
+                 pair=None):
         if system not in SYSTEM_CHOICES:
             raise ValueError(f"unknown system {system!r}")
         if system == CM and mode not in cm_modes():
             raise ValueError(f"unknown CM mode {mode!r}")
-        options = SystemOptions(source_features, with_human, reranker, nbest, trace, morphology, projector,
-                                nbest_lists)
+        options = SystemOptions(with_human, reranker, nbest, trace, morphology, projector, nbest_lists, pair)
         self.decoder, self.name = decoder, system_name(system, mode)
         self.system = SYSTEMS.get(self.name).from_options(decoder, options)
 

@@ -12,7 +12,6 @@ from pathlib import Path
 
 # registers the CoreferenceModel feature, which a configuration tuned by documents names
 import cad.cm.feature  # noqa: F401
-from cad.cm.class_model import CM_PRONOUNS
 from cad.core.errors import CadError
 from cad.core.progress import progress
 from cad.core.textio import read_lines
@@ -58,6 +57,8 @@ class TuningSet:
         self.sentences = sentences
         self.workers = max(1, workers)
         self.in_context = any(f.reads_context for f in model.stateless)
+        # the language pair of the feature that reads the context (its CoreferenceModel line's)
+        self.pair = next((getattr(f, "pair", None) for f in model.stateless if f.reads_context), None)
         self.docs_list: list = []
         if not self.in_context:
             return
@@ -78,7 +79,8 @@ class TuningSet:
         else:
             resolver = get_backend("ranker")
             self.records = [resolver.resolve(d, s) for d, s in self.docs_list]
-        self.roles = [pronoun_roles(s, {(r.sentence, r.index) for r in recs if r.token.lower() in CM_PRONOUNS})
+        studied = self.pair.source.cm_pronouns if self.pair is not None else ()
+        self.roles = [pronoun_roles(s, {(r.sentence, r.index) for r in recs if r.token.lower() in studied})
                       for (_, s), recs in zip(self.docs_list, self.records)]
 
     def decode(self, decoder: Decoder, nbest: int, desc: str) -> list:
@@ -113,7 +115,7 @@ def _tune_sentence(k: int):
 def _tune_doc(d: int):
     ts = _TUNE["set"]
     doc_id, sents = ts.docs_list[d]
-    translator = DocumentTranslator(_TUNE["decoder"], "cm", "feature", nbest_lists=_TUNE["nbest"])
+    translator = DocumentTranslator(_TUNE["decoder"], "cm", "feature", nbest_lists=_TUNE["nbest"], pair=ts.pair)
     return d, translator.translate_document(doc_id, sents, ts.records[d], roles=ts.roles[d]).translations
 
 

@@ -11,14 +11,12 @@ from pathlib import Path
 from cad.core.alignment import format_alignment
 from cad.core.errors import CadError
 from cad.eval.apt import AptResult, evaluate, find_source_pronouns
-from cad.eval.apt_settings import english_settings, french_settings
+from cad.eval.apt_settings import settings_for
+from cad.lang.pairs import Pair, pair_named
 from cad.view.inputs import (Document, SystemSpec, check_length, read_alignments, read_coref, read_documents,
                              read_report, read_texts, read_trace)
-from cad.view.pronouns import FEMININE_WORDS, ShownSystem, assign_chains, pronoun_entry, reference_side
+from cad.view.pronouns import ShownSystem, assign_chains, pronoun_entry, reference_side
 from cad.view.summary import apt_rows, chart_svg, report_rows
-
-# language pair -> (source language, APT's settings)
-LANGS = {"en-fr": ("en", french_settings), "es-en": ("es", english_settings)}
 
 
 @dataclass
@@ -27,7 +25,7 @@ class ViewInputs:
     systems: list[SystemSpec]
     docs: str | None = None
     raw: bool = False
-    lang: str = "en-fr"
+    lang: str = ""                  # the language pair, "en-fr" (cad/lang/pairs.py; "": the default pair)
     reference: str | None = None
     align_ref: str | None = None
     coref: str | None = None
@@ -50,7 +48,7 @@ def _write(path: Path, lines) -> str:
     return str(path)
 
 
-def run_apt(lang: str, src, ref, ref_align, systems: list[ShownSystem]) -> dict[str, AptResult]:
+def run_apt(pair: Pair, src, ref, ref_align, systems: list[ShownSystem]) -> dict[str, AptResult]:
     """APT of each system, on the tokens read (a tokenized --raw source, standard input) written
     to a temporary folder: APT reads files."""
     out = {}
@@ -61,7 +59,7 @@ def run_apt(lang: str, src, ref, ref_align, systems: list[ShownSystem]) -> dict[
         for n, system in enumerate(systems):
             cand = _write(d / f"cand{n}", (" ".join(s) for s in system.tgt))
             acand = _write(d / f"acand{n}", (format_alignment(a) for a in system.align))
-            out[system.spec.name] = evaluate(files[0], files[1], cand, files[2], acand, LANGS[lang][1]())
+            out[system.spec.name] = evaluate(files[0], files[1], cand, files[2], acand, settings_for(pair))
     return out
 
 
@@ -73,28 +71,27 @@ def _read_system(spec: SystemSpec, src, docs: list[Document], source: str) -> Sh
     return ShownSystem(spec, tgt, align, trace)
 
 
-def _class_table(path: str, lang: str):
-    """The class CM: English-French's table (P(class) and expected credit), or the Spanish-English
-    source-feature table (P(class))."""
-    if lang == "es-en":
-        from cad.cm.source_cm import SourceClassTable
+def _class_table(path: str, pair: Pair):
+    """The class CM of the pair: the table of bundles read from the translations (P(class) and
+    expected credit), or where the source states the antecedents' features, the source-feature
+    table (P(class))."""
+    from cad.cm.models import load_pronoun_model
 
-        return SourceClassTable.read(path)
-    from cad.cm.class_model import ClassTable
-
-    return ClassTable.read(path)
+    return load_pronoun_model(path, "source-table" if pair.source_features else "table", pair)
 
 
-def _class_of(lang: str):
-    if lang != "en-fr":
+def _class_of(pair: Pair):
+    """What a system's words are in the pair's target classes (none where the source-feature table
+    reads its own)."""
+    if pair.source_features:
         return None
     from cad.cm.classes import pronoun_class
 
-    return pronoun_class
+    return lambda words: pronoun_class(words, pair)
 
 
 def _document(doc: Document, src, ref, ref_align, systems: list[ShownSystem], coref, classes, class_of,
-              settings) -> dict:
+              settings, marked: frozenset[str]) -> dict:
     rng = range(doc.first, doc.first + doc.size)
     keys: set[tuple[int, int]] = set()
     for system in systems:
@@ -109,7 +106,7 @@ def _document(doc: Document, src, ref, ref_align, systems: list[ShownSystem], co
         refside = reference_side(occ)
         entries = [pronoun_entry(s, doc, src, k, i, coref.get((k, i)), classes, class_of, settings) for s in systems]
         prons.append({"s": k - doc.first, "i": i, "tok": src[k][i], "ref": refside,
-                      "femRef": bool(refside and FEMININE_WORDS & {w.lower() for w in refside["words"].split()}),
+                      "femRef": bool(refside and marked & {w.lower() for w in refside["words"].split()}),
                       "fem": any(e["fem"] for e in entries), "sys": entries})
     assign_chains(prons, len(systems))
     return {"index": doc.index, "id": doc.id, "first": doc.first,
@@ -123,8 +120,9 @@ def _document(doc: Document, src, ref, ref_align, systems: list[ShownSystem], co
 
 def build_view(inp: ViewInputs) -> dict:
     """The data the page renders (JSON-ready)."""
-    if inp.lang not in LANGS:
-        raise CadError(f"--lang {inp.lang}: choose from {', '.join(LANGS)}")
+    from cad.lang.pairs import default_pair
+
+    pair = pair_named(inp.lang) if inp.lang else default_pair()
     if not inp.systems:
         raise CadError("no translation to show: give --translation and --alignment, or --system")
     names = [s.name for s in inp.systems]
@@ -132,7 +130,7 @@ def build_view(inp: ViewInputs) -> dict:
         raise CadError(f"two systems have one name: {', '.join(names)}")
     if (inp.reference is None) != (inp.align_ref is None):
         raise CadError("--reference and --align-ref go together")
-    src = read_texts(inp.source, _tokenizer(LANGS[inp.lang][0]) if inp.raw else None)
+    src = read_texts(inp.source, _tokenizer(pair.src) if inp.raw else None)
     if not src:
         raise CadError("no sentence to show", inp.source)
     docs = read_documents(inp.docs, len(src))
@@ -143,14 +141,18 @@ def build_view(inp: ViewInputs) -> dict:
         ref_align = read_alignments(inp.align_ref, src, ref, inp.source)
     systems = [_read_system(spec, src, docs, inp.source) for spec in inp.systems]
     coref = read_coref(inp.coref, docs, src) if inp.coref else {}
-    classes = _class_table(inp.classes, inp.lang) if inp.classes else None
-    results = run_apt(inp.lang, src, ref, ref_align, systems) if ref is not None else {}
+    classes = _class_table(inp.classes, pair) if inp.classes else None
+    results = run_apt(pair, src, ref, ref_align, systems) if ref is not None else {}
     for system in systems:
         if system.spec.name in results:
             system.apt = {(o.sentence, o.position): o for o in results[system.spec.name].occurrences}
-    class_of = _class_of(inp.lang)
-    settings = LANGS[inp.lang][1]()
-    documents = [_document(d, src, ref, ref_align, systems, coref, classes, class_of, settings) for d in docs]
+    class_of = _class_of(pair)
+    settings = settings_for(pair)
+    # the reference's words the page marks: the target's marked classes (French elle, elles)
+    marked = frozenset(w for w, c in pair.target.class_of.items() if c in pair.target.marked) | \
+        frozenset(pair.target.marked)
+    documents = [_document(d, src, ref, ref_align, systems, coref, classes, class_of, settings, marked)
+                 for d in docs]
     summary = None
     if inp.report:
         report = read_report(inp.report)
@@ -160,7 +162,7 @@ def build_view(inp: ViewInputs) -> dict:
         summary = {"from": "APT over the systems shown", "full": False, "rows": apt_rows(results)}
     if summary is not None:
         summary["svg"] = chart_svg(summary["rows"])
-    return {"title": inp.title or os.path.basename(inp.source), "lang": inp.lang,
+    return {"title": inp.title or os.path.basename(inp.source), "lang": pair.name,
             "systems": [{"name": s.spec.name, "trace": s.trace is not None, "apt": s.apt is not None}
                         for s in systems],
             "hasRef": ref is not None, "coref": bool(inp.coref),

@@ -15,7 +15,6 @@ from cad.eval.apt import AptSettings, Occurrence, Side, classify, improve
 from cad.view.inputs import KNOWN_TRACE_FIELDS, Document, SystemSpec, TraceEntry
 from coref.records import PronounResolution
 
-FEMININE_WORDS = {"elle", "elles", "she", "her", "hers", "herself"}
 MIN_CLASS_PROB = 0.001
 
 

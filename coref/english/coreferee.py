@@ -8,7 +8,7 @@ and turns them into probabilities with seed 003's rule.
 from __future__ import annotations
 
 from cad.core.errors import CadError
-from cad.lang.models import load_spacy
+from cad.downloads.spacy_models import load_spacy
 from coref.backends import Backend, BackendOptions
 from coref.english.train_coreferee import installed, make_importable
 from coref.records import Candidate, PronounResolution, keep_likely

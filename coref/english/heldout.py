@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from cad.core.errors import CadError
 from cad.defaults import COREF_BACKEND, COREF_IN_DOMAIN_WEIGHT, COREF_L2, COREF_PRONOUNS, COREF_WINDOW
-from cad.lang.models import load_spacy
+from cad.downloads.spacy_models import load_spacy
 from coref.english.entities import THIRD_PERSON
 from coref.english.ranker import RankerResolver
 from coref.english.train import (DocInstances, external_scores, fit, instances, load_scorers, parse_gold,

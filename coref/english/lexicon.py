@@ -1,5 +1,5 @@
 """What the ranker knows of words beyond the parse: WordNet's class and animacy of a noun head
-(cad.lang.wordnet, Debian's wordnet-base), and the governing words that want an animate or an
+(cad.resources.wordnet, Debian's wordnet-base), and the governing words that want an animate or an
 event argument (selectional fit: *the mouse died*, *it happened*).
 
 WordNet is loaded once per process, on the first noun looked up (about 2 s); a noun's class is
@@ -35,7 +35,7 @@ EVENT_PREDICATES = frozenset(
 
 @lru_cache(maxsize=1)
 def _wordnet():
-    from cad.lang import wordnet
+    from cad.resources import wordnet
 
     return wordnet.load()
 
@@ -75,5 +75,5 @@ def selection(site_gov: str, site_role: str, predicate: str | None) -> str | Non
 
 @lru_cache(maxsize=100_000)
 def noun_lexnames(lemma: str) -> tuple[tuple[str, float], ...]:
-    """Every class of a noun's senses with its share of SemCor tags (cad.lang.wordnet.lexnames)."""
+    """Every class of a noun's senses with its share of SemCor tags (cad.resources.wordnet.lexnames)."""
     return tuple(_wordnet().lexnames(lemma).items())

@@ -1,7 +1,7 @@
 """all-MiniLM-L6-v2, a small pretrained English encoder, run on numpy: its WordPiece tokenizer and its
 six BERT layers, whose attention maps the coreference ranker reads (coref.english.attention).
 
-The model (`cad.lang.minilm_files` fetches its three files) is a BERT of 6 layers, 12 heads of 32
+The model (`cad.downloads.minilm_files` fetches its three files) is a BERT of 6 layers, 12 heads of 32
 dimensions and 384 units, MiniLM distilled from a larger model through its self-attention, then
 tuned by sentence-transformers on sentence pairs. Its own code needs torch and transformers; this
 is the same computation (BertModel's, eager attention, no dropout), checked against transformers'
@@ -191,7 +191,7 @@ class MiniLM:
 
     @classmethod
     def default(cls) -> "MiniLM":
-        from cad.lang.minilm_files import SPEC
+        from cad.downloads.minilm_files import SPEC
 
         return cls(SPEC.folder())
 

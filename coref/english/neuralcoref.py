@@ -5,7 +5,7 @@ Hugging Face's neuralcoref (a mention-pair scorer after Clark and Manning 2016, 
 (both four ReLU layers, 1000-500-500-1, in thinc 7's msgpack format) and two tables of 50-dim word
 vectors. Its own code needs spaCy 2.1; here the inference is written again on numpy over cad's spaCy
 3 parse, so its mentions follow en_core_web_sm's tags, parse and entities rather than the parser it
-was trained with. `cad.lang.neuralcoref_files` fetches the files.
+was trained with. `cad.downloads.neuralcoref_files` fetches the files.
 
 What is read, in neuralcoref 4.0's inference order (its neuralcoref.pyx):
 - mentions: accepted named entities; per sentence, pronouns, and the noun, determiner and
@@ -98,7 +98,7 @@ class NeuralCorefModel:
 
     @classmethod
     def default(cls) -> "NeuralCorefModel":
-        from cad.lang.neuralcoref_files import model_folder
+        from cad.downloads.neuralcoref_files import model_folder
 
         return cls(model_folder())
 

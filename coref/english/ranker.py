@@ -14,31 +14,34 @@ from __future__ import annotations
 import os
 from collections import Counter
 from dataclasses import dataclass
-from importlib import resources
-from typing import Callable
+from typing import Callable, ClassVar
 
 import numpy as np
 
 from cad.core.errors import CadError
-from cad.lang.models import load_spacy
+from cad.downloads.spacy_models import load_spacy
 from coref.backends import Backend, BackendOptions
 from coref.english.entities import SPEAKER_PRONOUNS, THIRD_PERSON, EntityTracker, pronoun_class
-from coref.english.features import PronounSite, anaphoricity_features, event_candidates, pair_features, site_of
+from coref.english.features import anaphoricity_features, event_candidates, pair_features, site_of
 from coref.english.lexicon import head_class
 from coref.english.mentions import Mention, mentions_of_sentence
 from coref.english import attention, neuralcoref
 from coref.english.referent import (TypeModel, best_label, event_features, referent_distribution, type_distribution,
                                     type_features)
 from coref.english.tokens import moses_doc
+from coref.ranker import Chooser, Decision, RankerFile, Walk, reading_order
 from coref.records import Candidate, PronounResolution, keep_likely
-from coref.softmax import SoftmaxRanker, load_json, save_json, softmax
+from coref.softmax import SoftmaxRanker, softmax
 
-MODEL_VERSION = 1
 DEFAULT_MODEL = "ranker-en.json.gz"
 
 
 @dataclass
-class RankerModel:
+class RankerModel(RankerFile):
+    """The English ranker's model file (coref.ranker.RankerFile's frame)."""
+
+    FILE: ClassVar[str] = DEFAULT_MODEL
+
     ranker: SoftmaxRanker
     anaphoricity: SoftmaxRanker
     window: int = 3
@@ -62,7 +65,7 @@ class RankerModel:
         return float(self.anaphoricity.probabilities([feats, []])[0])
 
     def save(self, path: str | os.PathLike) -> None:
-        d = {"version": MODEL_VERSION, "window": self.window, "threshold": self.threshold,
+        d = {"window": self.window, "threshold": self.threshold,
              "info": self.info or {}, "ranker": self.ranker.to_dict(), "anaphoricity": self.anaphoricity.to_dict()}
         if self.types is not None:
             d["types"] = self.types.to_dict()
@@ -74,13 +77,11 @@ class RankerModel:
             d["neuralcoref"] = True
         if self.attention:
             d["attention"] = True
-        save_json(d, path)
+        self.write_dict(d, path)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "RankerModel":
-        d = load_json(path)
-        if not isinstance(d, dict) or d.get("version") != MODEL_VERSION:
-            raise CadError(f"not a cad ranker model of version {MODEL_VERSION}", str(path))
+        d = cls.read_dict(path)
         try:
             return cls(SoftmaxRanker.from_dict(d["ranker"], str(path)),
                        SoftmaxRanker.from_dict(d["anaphoricity"], str(path)),
@@ -112,20 +113,7 @@ PAIR_SOURCES: dict[str, PairSource] = {
 
 
 def default_model_path() -> str:
-    return str(resources.files("coref") / "data" / DEFAULT_MODEL)
-
-
-@dataclass
-class Decision:
-    """What the walk asks at each pronoun, and what it was told."""
-    site: PronounSite
-    candidates: list[Mention]
-    pair_feats: list[list[str]]
-    ana_feats: list                 # the anaphoricity model's features (names, and a source's Dense blocks)
-    entities: list = None       # each candidate's chain when the pronoun was reached (None: none)
-
-
-Chooser = Callable[[Decision], "tuple[int | None, np.ndarray | None, float | None]"]
+    return RankerModel.default_path()
 
 
 def walk(parsed, window: int, choose: Chooser, external: dict[str, dict] | None = None
@@ -134,60 +122,72 @@ def walk(parsed, window: int, choose: Chooser, external: dict[str, dict] | None 
     (an index into the candidates, or None) and recording the chains. Returns every decision.
     `external`: pretrained scorers' scores of this document by source (PAIR_SOURCES), whose
     features join the pairs' (and, for a source that reads the pronoun alone, its anaphoricity features)."""
-    mentions = [mentions_of_sentence(d, k) for k, d in enumerate(parsed)]
-    events = [event_candidates(d, k) for k, d in enumerate(parsed)]
-    tracker = EntityTracker()
-    heads: Counter[str] = Counter()
-    seen: list[Mention] = []           # mentions passed so far, in order
-    out = []
-    for k, doc in enumerate(parsed):
-        items = sorted(mentions[k], key=lambda m: (m.head, m.start))
-        pron_tokens = [t.i for t in doc if t.lower_ in THIRD_PERSON]
-        queue = sorted([(m.head, 1, m) for m in items] + [(i, 0, None) for i in pron_tokens], key=lambda x: (x[0], x[1]))
-        for pos, is_mention, m in queue:
-            if not is_mention:
-                site = site_of(doc, k, pos)
-                lo = max(0, k - window)
-                cands = [c for c in seen if c.sentence >= lo and not (c.sentence == k and c.end > pos)
-                         and _possible(site.pclass, c, tracker)]
-                cands.reverse()        # most recent first
-                if site.pclass == "it":
-                    evs = [e for s in range(max(0, k - 2), k) for e in events[s]]
-                    evs += event_candidates(doc, k, before=pos)
-                    cands += sorted(evs, key=lambda e: (-e.sentence, -e.head))
-                rank: Counter[str] = Counter()
-                feats, ents = [], []
-                for c in cands:
-                    ent = tracker.of.get((c.sentence, c.head)) if c.kind == "np" else None
-                    hc = heads[parsed[c.sentence][c.head].lemma_.lower()] if c.kind == "np" else 0
-                    pf = pair_features(site, c, parsed, rank[c.kind], ent, hc)
-                    if external and c.kind == "np":
-                        for name, scores in external.items():
-                            pf += PAIR_SOURCES[name].pair_features(scores, site.pclass, c.sentence, c.head, k, pos)
-                    feats.append(pf)
-                    ents.append(ent)
-                    rank[c.kind] += 1
-                ana = anaphoricity_features(doc, site)
-                for name, scores in (external or {}).items():
-                    if PAIR_SOURCES[name].pronoun_features is not None:
-                        ana += PAIR_SOURCES[name].pronoun_features(scores, site.pclass, k, pos)
-                dec = Decision(site, cands, feats, ana, ents)
-                choice, probs, p_ref = choose(dec)
-                out.append((dec, choice, probs, p_ref))
-                if choice is not None and cands[choice].kind == "np":
-                    c = cands[choice]
-                    target = tracker.of.get((c.sentence, c.head))
-                    if target is not None:
-                        tracker.link((k, pos), site.pclass, _PRON_NUMBER.get(site.pclass), target)
-                elif choice is not None:
-                    tracker.link_event((k, pos), site.pclass)
-                continue
-            if (k, m.head) not in tracker.of:      # a resolved pronoun already sits in its entity
-                tracker.add_mention(m, doc[m.head].text, doc[m.head].pos_, head_class(doc[m.head]))
-            if not m.pronoun:
-                heads[doc[m.head].lemma_.lower()] += 1
-            seen.append(m)
-    return out
+    return EnglishWalk(parsed, window, external).run(parsed, choose)
+
+
+class EnglishWalk(Walk):
+    """The English walk's state (coref.ranker.Walk): the entity tracker (an *it* cannot join a
+    chain that holds *he*), the heads seen and the mentions passed; candidates are the noun phrases
+    and pronouns of the pronoun's sentence and the `window` before it, and for *it* also clauses."""
+
+    def __init__(self, parsed, window: int, external: dict[str, dict] | None = None):
+        self.parsed, self.window, self.external = parsed, window, external
+        self.mentions = [mentions_of_sentence(d, k) for k, d in enumerate(parsed)]
+        self.clauses = [event_candidates(d, k) for k, d in enumerate(parsed)]
+        self.tracker = EntityTracker()
+        self.heads: Counter[str] = Counter()
+        self.seen: list[Mention] = []           # mentions passed so far, in order
+
+    def events(self, k: int, doc) -> list:
+        items = sorted(self.mentions[k], key=lambda m: (m.head, m.start))
+        return reading_order(items, [t.i for t in doc if t.lower_ in THIRD_PERSON], lambda m: m.head, lambda i: i)
+
+    def mention(self, k: int, doc, m: Mention) -> None:
+        if (k, m.head) not in self.tracker.of:      # a resolved pronoun already sits in its entity
+            self.tracker.add_mention(m, doc[m.head].text, doc[m.head].pos_, head_class(doc[m.head]))
+        if not m.pronoun:
+            self.heads[doc[m.head].lemma_.lower()] += 1
+        self.seen.append(m)
+
+    def decide(self, k: int, doc, pos: int) -> Decision:
+        parsed, tracker, external = self.parsed, self.tracker, self.external
+        site = site_of(doc, k, pos)
+        lo = max(0, k - self.window)
+        cands = [c for c in self.seen if c.sentence >= lo and not (c.sentence == k and c.end > pos)
+                 and _possible(site.pclass, c, tracker)]
+        cands.reverse()        # most recent first
+        if site.pclass == "it":
+            evs = [e for s in range(max(0, k - 2), k) for e in self.clauses[s]]
+            evs += event_candidates(doc, k, before=pos)
+            cands += sorted(evs, key=lambda e: (-e.sentence, -e.head))
+        rank: Counter[str] = Counter()
+        feats, ents = [], []
+        for c in cands:
+            ent = tracker.of.get((c.sentence, c.head)) if c.kind == "np" else None
+            hc = self.heads[parsed[c.sentence][c.head].lemma_.lower()] if c.kind == "np" else 0
+            pf = pair_features(site, c, parsed, rank[c.kind], ent, hc)
+            if external and c.kind == "np":
+                for name, scores in external.items():
+                    pf += PAIR_SOURCES[name].pair_features(scores, site.pclass, c.sentence, c.head, k, pos)
+            feats.append(pf)
+            ents.append(ent)
+            rank[c.kind] += 1
+        ana = anaphoricity_features(doc, site)
+        for name, scores in (external or {}).items():
+            if PAIR_SOURCES[name].pronoun_features is not None:
+                ana += PAIR_SOURCES[name].pronoun_features(scores, site.pclass, k, pos)
+        return Decision(site, cands, feats, ana, ents)
+
+    def chosen(self, k: int, doc, dec: Decision, choice: int | None) -> None:
+        if choice is None:
+            return
+        site, c = dec.site, dec.candidates[choice]
+        if c.kind == "np":
+            target = self.tracker.of.get((c.sentence, c.head))
+            if target is not None:
+                self.tracker.link((k, site.index), site.pclass, _PRON_NUMBER.get(site.pclass), target)
+        else:
+            self.tracker.link_event((k, site.index), site.pclass)
 
 
 _PRON_NUMBER = {"it": "sing", "he": "sing", "she": "sing", "they": "plur"}

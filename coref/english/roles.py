@@ -8,7 +8,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Callable, TypeVar
 
-from cad.lang.models import ENGLISH, load_spacy
+from cad.downloads.spacy_models import ENGLISH, load_spacy
 from coref.english.tokens import moses_doc
 
 T = TypeVar("T")

@@ -11,7 +11,7 @@ with seed 003's rule (every candidate above 1% of the best, at least two).
 
 from __future__ import annotations
 
-from cad.lang.models import load_spacy
+from cad.downloads.spacy_models import load_spacy
 from coref.backends import Backend, BackendOptions
 from coref.english.entities import pronoun_class
 from coref.english.mentions import LIGHT_HEADS, NON_REFERENTIAL_ENTS, Mention, mentions_of_sentence

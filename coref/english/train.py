@@ -19,7 +19,7 @@ from pathlib import Path
 from cad.core.errors import CadError
 from cad.core.progress import progress
 from cad.defaults import COREF_IN_DOMAIN_WEIGHT, COREF_L2, COREF_PRONOUNS, COREF_TEMPERATURE, COREF_WINDOW
-from cad.lang.models import load_spacy
+from cad.downloads.spacy_models import load_spacy
 from coref.english.entities import THIRD_PERSON
 from coref.english.ranker import PAIR_SOURCES, Decision, RankerModel, RankerResolver, walk
 from coref.english.mentions import mentions_of_sentence

@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from cad.core.errors import CadError
-from cad.lang.models import prepare_english_model
+from cad.downloads.spacy_models import prepare_english_model
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 from cad.core.errors import CadError
-from cad.lang.en import CM_PRONOUNS
+from cad.defaults import COREF_PRONOUNS
 from coref.backends import Backend, BackendOptions
 from coref.gold.brat import read_brat
 from coref.gold.conll import read_conll
@@ -41,7 +41,7 @@ def _is_pronoun(m: GoldMention, tokens: list[str], pronouns: set[str]) -> bool:
 
 
 def resolve_with_gold(gold: GoldDocument, sentences: list[list[str]], doc_id: str,
-                      pronouns: tuple[str, ...] = CM_PRONOUNS) -> list[PronounResolution]:
+                      pronouns: tuple[str, ...] = COREF_PRONOUNS) -> list[PronounResolution]:
     """For each pronoun of `sentences`, its nearest preceding nominal mention in its gold chain."""
     ours = [t for s in sentences for t in s]
     starts, k = [], 0

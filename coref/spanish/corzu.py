@@ -69,8 +69,8 @@ def _candidate(c: dict, line_of: dict[int, int], doc_first: int, lexicon=None,
 
 class CorzuResolver(Backend):
     """`resolve(doc_id, sentences)` for the documents of one split, doc_id the document's index
-    in `docs` (as cad's other backends number documents). `lexicon` (cad/lang/humanness.py), when
-    given, marks as human the common nouns it knows as such; `genders` (cad/lang/name_gender.py)
+    in `docs` (as cad's other backends number documents). `lexicon` (cad/lexicons/humanness.py), when
+    given, marks as human the common nouns it knows as such; `genders` (cad/lexicons/name_gender.py)
     gives person names the gender it knows for them instead of FreeLing's guess."""
 
     @classmethod
@@ -81,8 +81,8 @@ class CorzuResolver(Backend):
         corzu, docs, n_lines = options.get("corzu"), options.get("docs"), options.get("n_lines")
         if not corzu or not docs or n_lines is None:
             raise CadError("the corzu backend needs --corzu RECORDS and --docs (the text's document boundaries)")
-        from cad.lang.humanness import HumanLexicon
-        from cad.lang.name_gender import GenderLexicon
+        from cad.lexicons.humanness import HumanLexicon
+        from cad.lexicons.name_gender import GenderLexicon
 
         human, genders = options.get("human_lexicon"), options.get("gender_lexicon")
         return cls(corzu, docs, n_lines, options.get("lines"), lexicon=HumanLexicon.load(human) if human else None,

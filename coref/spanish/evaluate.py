@@ -170,7 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cased", action="store_true",
                    help="parse the text with its case (default: lowercased, as the MT pipeline gives it)")
     p.add_argument("--no-baselines", action="store_true", help="evaluate the model only")
-    p.add_argument("--gender-lexicon", help="the gender of person names (python -m cad.lang.name_gender), "
+    p.add_argument("--gender-lexicon", help="the gender of person names (python -m cad.lexicons.name_gender), "
                    "which spaCy leaves unmarked (default: none)")
     p.add_argument("--report", default=None, help="also write the figures as JSON to this file")
     p.add_argument("-q", "--quiet", action="store_true", help="only print warnings and errors")

@@ -193,7 +193,7 @@ def coordination(doc, first: EsMention, conjuncts: list, lexicon) -> EsMention:
 
 def mentions_of_sentence(doc, sentence: int, lexicon=None, genders=None) -> list[EsMention]:
     """The mentions a parse gives before any resolution (pronoun sites join while reading).
-    `genders` (cad/lang/name_gender.py): the gender of person names, which spaCy leaves unmarked."""
+    `genders` (cad/lexicons/name_gender.py): the gender of person names, which spaCy leaves unmarked."""
     out = []
     for tok in doc:
         if tok.pos_ in ("NOUN", "PROPN"):

@@ -17,32 +17,36 @@ from __future__ import annotations
 import os
 from collections import Counter
 from dataclasses import dataclass, field
-from importlib import resources
-from typing import Callable
+from typing import ClassVar
 
 import numpy as np
 
 from cad.core.errors import CadError
 from cad.lang.es import PRONOUN_CLASS, spanish_nlp
-from cad.lang.humanness import Entry, HumanLexicon
-from cad.lang.name_gender import GenderLexicon
+from cad.lexicons.humanness import Entry, HumanLexicon
+from cad.lexicons.name_gender import GenderLexicon
 from coref.backends import Backend, BackendOptions
+from coref.ranker import Chooser, Decision, RankerFile, Walk, reading_order
 from coref.records import Candidate, PronounResolution, keep_likely
-from coref.softmax import SoftmaxRanker, load_json, save_json
+from coref.softmax import SoftmaxRanker
 from coref.spanish.entities import Entities, inherit, relative_antecedent, zero_antecedent
 from coref.spanish.features import agrees, anaphoricity_features, pair_features
 from coref.spanish.mentions import CLITICS, EsMention, EsSite, mentions_of_sentence, site_mention, sites_of_sentence
 from coref.spanish.tokens import Truecaser, parse
 
-MODEL_VERSION = 1
 DEFAULT_MODEL = "ranker-es.json.gz"
 ALL_PRONOUNS = tuple(PRONOUN_CLASS)
 
 
 @dataclass
-class SpanishModel:
-    """The Spanish ranker's model file: the pair ranker, the clitics' anaphoricity model, how the
-    walk reads a document, and the truecasing table and human-noun lexicon it was trained with."""
+class SpanishModel(RankerFile):
+    """The Spanish ranker's model file (coref.ranker.RankerFile's frame): the pair ranker, the
+    clitics' anaphoricity model, how the walk reads a document, and the truecasing table and
+    human-noun lexicon it was trained with."""
+
+    LANGUAGE: ClassVar[str | None] = "es"
+    FILE: ClassVar[str] = DEFAULT_MODEL
+    KIND: ClassVar[str] = "Spanish ranker"
 
     ranker: SoftmaxRanker
     anaphoricity: SoftmaxRanker | None = None
@@ -59,17 +63,14 @@ class SpanishModel:
         return HumanLexicon({w: Entry(0.0, 0.0, p) for w, p in self.lexicon.items()})
 
     def save(self, path: str | os.PathLike) -> None:
-        save_json({"version": MODEL_VERSION, "language": "es", "window": self.window,
-                   "max_candidates": self.max_candidates, "threshold": self.threshold, "info": self.info or {},
-                   "ranker": self.ranker.to_dict(),
-                   "anaphoricity": self.anaphoricity.to_dict() if self.anaphoricity else None,
-                   "truecase": self.truecaser.forms if self.truecaser else None, "lexicon": self.lexicon}, path)
+        self.write_dict({"window": self.window, "max_candidates": self.max_candidates, "threshold": self.threshold,
+                         "info": self.info or {}, "ranker": self.ranker.to_dict(),
+                         "anaphoricity": self.anaphoricity.to_dict() if self.anaphoricity else None,
+                         "truecase": self.truecaser.forms if self.truecaser else None, "lexicon": self.lexicon}, path)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "SpanishModel":
-        d = load_json(path)
-        if not isinstance(d, dict) or d.get("version") != MODEL_VERSION or d.get("language") != "es":
-            raise CadError(f"not a cad Spanish ranker model of version {MODEL_VERSION}", str(path))
+        d = cls.read_dict(path)
         try:
             ana = d.get("anaphoricity")
             return cls(SoftmaxRanker.from_dict(d["ranker"], str(path)),
@@ -82,20 +83,7 @@ class SpanishModel:
 
 
 def default_model_path() -> str:
-    return str(resources.files("coref") / "data" / DEFAULT_MODEL)
-
-
-@dataclass
-class Decision:
-    """What the walk asks at each pronoun site, and what it was told."""
-    site: EsSite
-    candidates: list[EsMention]
-    pair_feats: list[list[str]]
-    ana_feats: list[str]
-
-
-# (index of the chosen candidate or None, probabilities or None, P(referential) or None)
-Chooser = Callable[[Decision], "tuple[int | None, np.ndarray | None, float | None]"]
+    return SpanishModel.default_path()
 
 
 def walk(parsed, choose: Chooser, window: int = 2, max_candidates: int = 40,
@@ -103,46 +91,58 @@ def walk(parsed, choose: Chooser, window: int = 2, max_candidates: int = 40,
     """Read a parsed document in order, asking `choose` for each pronoun site's antecedent among the
     mentions of its sentence and the `window` previous ones (most recent first, at most
     `max_candidates`). A linked pronoun becomes a mention with its antecedent's features."""
-    seen: list[EsMention] = []
-    heads: Counter[str] = Counter()
-    entities = Entities()
-    out = []
-    for k, doc in enumerate(parsed):
-        static = mentions_of_sentence(doc, k, lexicon, genders)
-        noun_at = {m.head: m for m in static if m.kind in ("noun", "propn")}
-        events = [(m.head, 1, m, None) for m in static] + [(s.index, 0, None, s) for s in sites_of_sentence(doc, k)]
-        for _, _, m, site in sorted(events, key=lambda e: (e[0], e[1])):
-            if site is None:
-                ante = None
-                if m.kind == "rel":
-                    ante = relative_antecedent(doc, m, noun_at)
-                    inherit(m, ante)
-                elif m.kind == "zero":
-                    ante = zero_antecedent(m, seen, window)
-                    inherit(m, ante)
-                entities.join(m, ante)
-                seen.append(m)
-                if m.kind in ("noun", "propn"):
-                    heads[m.word] += 1
-                continue
-            lo = k - window
-            cands = [c for c in reversed(seen) if c.sentence >= lo][:max_candidates]
-            feats = []
-            n_agree = n_nominal = 0
-            for r, c in enumerate(cands):
-                feats.append(pair_features(site, c, parsed, r, heads[c.word] if not c.pronoun else 0,
-                                           entities.sizes[c.entity], n_agree, n_nominal))
-                n_agree += agrees(site, c)
-                n_nominal += not c.pronoun
-            dec = Decision(site, cands, feats, anaphoricity_features(site, doc) if site.word in CLITICS else [])
-            choice, probs, p_ref = choose(dec)
-            out.append((dec, choice, probs, p_ref))
-            pm = site_mention(site, doc)
-            ante = cands[choice] if choice is not None else None
-            inherit(pm, ante)
-            entities.join(pm, ante)
-            seen.append(pm)
-    return out
+    return SpanishWalk(parsed, window, max_candidates, lexicon, genders).run(parsed, choose)
+
+
+class SpanishWalk(Walk):
+    """The Spanish walk's state (coref.ranker.Walk): the mentions passed, their entities and the
+    heads seen; a relative or a zero subject inherits its antecedent's features, and so does a
+    linked pronoun."""
+
+    def __init__(self, parsed, window: int = 2, max_candidates: int = 40, lexicon=None, genders=None):
+        self.parsed, self.window, self.max_candidates = parsed, window, max_candidates
+        self.lexicon, self.genders = lexicon, genders
+        self.seen: list[EsMention] = []
+        self.heads: Counter[str] = Counter()
+        self.entities = Entities()
+        self.noun_at: dict[int, EsMention] = {}
+
+    def events(self, k: int, doc) -> list:
+        static = mentions_of_sentence(doc, k, self.lexicon, self.genders)
+        self.noun_at = {m.head: m for m in static if m.kind in ("noun", "propn")}
+        return reading_order(static, sites_of_sentence(doc, k), lambda m: m.head, lambda s: s.index)
+
+    def mention(self, k: int, doc, m: EsMention) -> None:
+        ante = None
+        if m.kind == "rel":
+            ante = relative_antecedent(doc, m, self.noun_at)
+            inherit(m, ante)
+        elif m.kind == "zero":
+            ante = zero_antecedent(m, self.seen, self.window)
+            inherit(m, ante)
+        self.entities.join(m, ante)
+        self.seen.append(m)
+        if m.kind in ("noun", "propn"):
+            self.heads[m.word] += 1
+
+    def decide(self, k: int, doc, site: EsSite) -> Decision:
+        lo = k - self.window
+        cands = [c for c in reversed(self.seen) if c.sentence >= lo][:self.max_candidates]
+        feats = []
+        n_agree = n_nominal = 0
+        for r, c in enumerate(cands):
+            feats.append(pair_features(site, c, self.parsed, r, self.heads[c.word] if not c.pronoun else 0,
+                                       self.entities.sizes[c.entity], n_agree, n_nominal))
+            n_agree += agrees(site, c)
+            n_nominal += not c.pronoun
+        return Decision(site, cands, feats, anaphoricity_features(site, doc) if site.word in CLITICS else [])
+
+    def chosen(self, k: int, doc, dec: Decision, choice: int | None) -> None:
+        pm = site_mention(dec.site, doc)
+        ante = dec.candidates[choice] if choice is not None else None
+        inherit(pm, ante)
+        self.entities.join(pm, ante)
+        self.seen.append(pm)
 
 
 class SpanishResolver(Backend):
@@ -165,8 +165,8 @@ class SpanishResolver(Backend):
     def __init__(self, model: str | os.PathLike | SpanishModel | None = None, nlp=None, lexicon="model",
                  pronouns: tuple[str, ...] = ALL_PRONOUNS, genders=None):
         """`lexicon`: "model" (the human-noun lexicon stored with the model), None (no lexicon:
-        humanness from named entities only), or a cad.lang.humanness.HumanLexicon or its TSV.
-        `genders`: a cad.lang.name_gender.GenderLexicon or its TSV, the gender of person names."""
+        humanness from named entities only), or a cad.lexicons.humanness.HumanLexicon or its TSV.
+        `genders`: a cad.lexicons.name_gender.GenderLexicon or its TSV, the gender of person names."""
         self.model = model if isinstance(model, SpanishModel) else SpanishModel.load(model or default_model_path())
         self.nlp = spanish_nlp() if nlp is None else nlp
         if isinstance(lexicon, str) and lexicon == "model":

@@ -26,7 +26,7 @@ from cad.core.errors import CadError
 from cad.core.progress import progress
 from cad.core.textio import read_lines
 from cad.lang.es import spanish_nlp
-from cad.lang.humanness import HumanLexicon
+from cad.lexicons.humanness import HumanLexicon
 from coref.softmax import SoftmaxRanker
 from coref.spanish.corzu import DEFAULT_DATA, SplitDoc, corzu_first, read_split, text_path
 from coref.spanish.evaluate import main as eval_main
@@ -134,7 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=default_model_path(),
                    help="model file to write, JSON (.gz compresses) (default: %(default)s)")
     p.add_argument("--lexicon", default=str(DEFAULT_LEXICON) if DEFAULT_LEXICON.exists() else "none",
-                   help="human-noun lexicon TSV (cad.lang.humanness), stored in the model; 'none' for "
+                   help="human-noun lexicon TSV (cad.lexicons.humanness), stored in the model; 'none' for "
                         "humanness from named entities only (default: %(default)s)")
     p.add_argument("--window", type=int, default=2,
                    help="previous sentences searched for antecedents (default: %(default)s)")

@@ -22,7 +22,7 @@ import html
 from typing import Iterable, Iterator
 
 from cad.eval.rank.tree import Tree
-from cad.lang.models import load_spacy
+from cad.downloads.spacy_models import load_spacy
 
 REL = "-REL"
 # chunks made of one token each (CoNLL-2000 keeps them apart)

@@ -1,5 +1,5 @@
 """French inflection paradigms from Grammalecte's Hunspell dictionary (the .dic and .aff that
-cad/lang/hunspell_fr.py reads): the other-gender form of an adjective, a past participle or a noun
+cad/resources/hunspell_fr.py reads): the other-gender form of an adjective, a past participle or a noun
 (*mort*/*morte*, *blessé*/*blessée*, *nouveau*/*nouvelle*), a noun's form of a number, and which
 forms are nouns only.
 
@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cad.core.errors import CadError
-from cad.lang import resources
-from cad.lang.hunspell_fr import analysis_of, expand, read_aff, read_dic
+from cad.downloads import debian
+from cad.resources.hunspell_fr import analysis_of, expand, read_aff, read_dic
 
 PARTS = {"nom", "adj", "ppas"}
 ADVERBS = {"adv", "negadv"}
@@ -178,7 +178,7 @@ def build(dic: str | os.PathLike, aff: str | os.PathLike) -> FrenchInflections:
 def load(dic: str | os.PathLike | None = None, aff: str | os.PathLike | None = None) -> FrenchInflections:
     """The paradigms of `dic`/`aff` (default: Debian's fr.dic and fr.aff, as hunspell_fr.load)."""
     if dic is None or aff is None:
-        files = resources.package_files(resources.HUNSPELL_FR)
+        files = debian.package_files(debian.HUNSPELL_FR)
         dic, aff = files["fr.dic"], files["fr.aff"]
     for f in (Path(dic), Path(aff)):
         if not f.is_file():

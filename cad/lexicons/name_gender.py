@@ -31,10 +31,10 @@ from cad.core.cliargs import add_output_argument, run_module
 from cad.core.errors import CadError
 from cad.core.progress import progress
 from cad.core.textio import atomic_output, read_parallel
-from cad.lang.humanness import SOURCES, _is_word, _lookup
-from cad.lang.lexicon_io import add_corpus_arguments, lexicon_rows
+from cad.lexicons.humanness import SOURCES, _is_word, _lookup
+from cad.resources.lexicon_io import add_corpus_arguments, lexicon_rows
 
-log = logging.getLogger("cad.lang.name_gender")
+log = logging.getLogger("cad.lexicons.name_gender")
 
 HEADER = ("word", "masculine", "feminine", "p_feminine", "gender")
 
@@ -138,7 +138,7 @@ def learn(src_path: str, tgt_path: str, src_lang: str = "es", tgt_lang: str = "e
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m cad.lang.name_gender",
+        prog="python -m cad.lexicons.name_gender",
         description="Learn the gender of the source language's person names from a parallel corpus: "
                     "source words in sentences whose translation has only masculine (he him his) or only "
                     "feminine (she her hers) pronouns. Writes a TSV: word, masculine, feminine, "

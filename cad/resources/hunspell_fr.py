@@ -1,5 +1,5 @@
 """The gender and number of French nouns from Grammalecte's Hunspell dictionary (Debian's
-`hunspell-fr-comprehensive`: /usr/share/hunspell/fr.dic and fr.aff, located by cad/lang/resources.py).
+`hunspell-fr-comprehensive`: /usr/share/hunspell/fr.dic and fr.aff, located by cad/downloads/debian.py).
 
 The .dic has one stem a line after a first line giving the entry count: `stem/FLAGS` and then the
 morphological fields, `po:` (part of speech: nom, adj, npr, …) and `is:` (gender mas, fem or epi for
@@ -33,7 +33,7 @@ from typing import Iterable, Iterator
 
 from cad.core.errors import CadError
 from cad.core.textio import atomic_output
-from cad.lang import resources
+from cad.downloads import debian
 
 # (gender, number): gender "masc" | "fem" | "epi" | None, number "sing" | "plur" | "inv" | None
 Analysis = tuple[str | None, str | None]
@@ -446,10 +446,10 @@ def load(dic: str | os.PathLike | None = None, aff: str | os.PathLike | None = N
          cache_dir: str | os.PathLike | None = None, use_cache: bool = True,
          parts: tuple[str, ...] = NOUN_PARTS) -> FrenchNouns:
     """The noun lexicon of `dic`/`aff` (default: Debian's fr.dic and fr.aff, found by
-    cad.lang.resources), from its JSON cache in `cache_dir` (default ~/.cache/cad/lexicons) when
+    cad.downloads.debian), from its JSON cache in `cache_dir` (default ~/.cache/cad/lexicons) when
     the files have not changed since it was written."""
     if dic is None or aff is None:
-        files = resources.package_files(resources.HUNSPELL_FR)
+        files = debian.package_files(debian.HUNSPELL_FR)
         dic, aff = files["fr.dic"], files["fr.aff"]
     dic, aff = Path(dic), Path(aff)
     for f in (dic, aff):
@@ -458,7 +458,7 @@ def load(dic: str | os.PathLike | None = None, aff: str | os.PathLike | None = N
     if not use_cache:
         return build(dic, aff, parts)
     key = _cache_key(dic, aff, parts)
-    path = _cache_path(Path(cache_dir) if cache_dir is not None else resources.cache_root() / "lexicons", dic, parts)
+    path = _cache_path(Path(cache_dir) if cache_dir is not None else debian.cache_root() / "lexicons", dic, parts)
     lex = _read_cache(path, key)
     if lex is None:
         lex = build(dic, aff, parts)

@@ -1,6 +1,6 @@
 """WordNet 3.0's lexicographer class of an English noun (noun.animal, noun.artifact, noun.person, …)
 and its animacy, from Debian's `wordnet-base` (/usr/share/wordnet, located by
-cad/lang/resources.py) read by NLTK's WordNetCorpusReader: nothing is downloaded at run time.
+cad/downloads/debian.py) read by NLTK's WordNetCorpusReader: nothing is downloaded at run time.
 
 NLTK reads a folder laid out as `nltk_data/corpora/wordnet` that holds the database files and a
 `lexnames` file, which wordnet-base lacks. So the first load lays out that folder in cad's cache
@@ -28,7 +28,7 @@ import weakref
 from pathlib import Path
 
 from cad.core.errors import CadError
-from cad.lang import resources
+from cad.downloads import debian
 
 # The lexicographer files, numbered from 00, as the table of the lexnames(5WN) man page lists them
 # (wordnet-base 1:3.0-37, /usr/share/man/man5/lexnames.5WN.gz, "WordNet 3.0, Dec 2006").
@@ -47,7 +47,7 @@ CATEGORY = {"noun": 1, "verb": 2, "adj": 3, "adv": 4}
 ANIMATE_CLASSES = frozenset({"noun.person", "noun.animal"})
 # the heads of the two animate files sit in noun.Tops (person.n.01, animal.n.01)
 ANIMATE_ROOTS = frozenset({"person.n.01", "animal.n.01"})
-CORPUS_FILES = tuple(Path(f).name for f in resources.PACKAGES[resources.WORDNET])
+CORPUS_FILES = tuple(Path(f).name for f in debian.PACKAGES[debian.WORDNET])
 _MANIFEST = ".cad-source.json"
 
 
@@ -214,8 +214,8 @@ def sense_is_animate(synset) -> bool:
 
 def load(wordnet_dir: str | os.PathLike | None = None, cache_dir: str | os.PathLike | None = None) -> NounClasses:
     """The noun classes of the WordNet database files in `wordnet_dir` (default: Debian's, found by
-    cad.lang.resources), through the NLTK folder laid out in `cache_dir` (default ~/.cache/cad)."""
+    cad.downloads.debian), through the NLTK folder laid out in `cache_dir` (default ~/.cache/cad)."""
     if wordnet_dir is None:
-        wordnet_dir = resources.package_files(resources.WORDNET)["data.noun"].parent
-    folder = corpus_folder(wordnet_dir, cache_dir if cache_dir is not None else resources.cache_root())
+        wordnet_dir = debian.package_files(debian.WORDNET)["data.noun"].parent
+    folder = corpus_folder(wordnet_dir, cache_dir if cache_dir is not None else debian.cache_root())
     return NounClasses(_reader(folder))

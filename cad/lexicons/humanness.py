@@ -40,9 +40,9 @@ from cad.core.cliargs import add_input_argument, add_output_argument, run_module
 from cad.core.errors import CadError
 from cad.core.progress import progress
 from cad.core.textio import atomic_output, read_parallel
-from cad.lang.lexicon_io import add_corpus_arguments, lexicon_rows
+from cad.resources.lexicon_io import add_corpus_arguments, lexicon_rows
 
-log = logging.getLogger("cad.lang.humanness")
+log = logging.getLogger("cad.lexicons.humanness")
 
 HEADER = ("word", "human", "nonhuman", "probability")
 
@@ -263,7 +263,7 @@ def learn(src_path: str, tgt_path: str, align_path: str, src_lang: str = "es",
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m cad.lang.humanness",
+        prog="python -m cad.lexicons.humanness",
         description="Learn a lexicon of human nouns for the source language from a word-aligned "
                     "parallel corpus: target antecedents of who/whom count as human, of which as "
                     "non-human, projected to the aligned source words. Writes a TSV: word, human "

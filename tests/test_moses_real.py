@@ -128,6 +128,25 @@ def test_moses_reads_cads_tables_and_decodes_as_cad(tmp_path, seed, extra):
     assert a.same_best == a.sentences == len(sents)
 
 
+@pytest.mark.parametrize("seed,extra", [(51, []), (52, ["-search-algorithm", "1"]), (53, ["-dl", "2"])])
+def test_moses_decodes_a_model_with_two_lms_as_cad(tmp_path, seed, extra):
+    """Two language models (LM0, and LM1 of another order and vocabulary, as `cad moses-ini add-lm`
+    writes it): the real Moses reads the moses.ini, scores each LM as a feature of its own, and both
+    decoders write the same 1-best, alignments and 20-best lists, LM0= and LM1= in the same place."""
+    ini, sents = random_model(tmp_path, seed, extra_lms=1, weights={"LM1": [0.35]})
+    inp = write(tmp_path / "in", "".join(s + "\n" for s in sents))
+    cad = decode(tmp_path, "cad", ini, inp, 20, extra, moses=False)
+    moses = decode(tmp_path, "moses", ini, inp, 20, extra, moses=True)
+    assert cad["out"] == moses["out"]
+    a = compare(cad, moses)
+    assert a.same_best == a.sentences == len(sents)
+    # Moses lists its stateful features first (cad: moses.ini order); the two LMs side by side either way
+    for run in (moses, cad):
+        for e in run["nb"]:
+            names = list(e.features)
+            assert names.index("LM1") == names.index("LM0") + 1
+
+
 @pytest.fixture(scope="module")
 def dev_slice(tmp_path_factory, request):
     """The trained baseline (make train; models/baseline) filtered to the first 12 dev sentences,

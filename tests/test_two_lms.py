@@ -1,7 +1,7 @@
 """Several language models, each a feature of its own (Moses's LM0, LM1, ...: a large out-of-domain
 and a small in-domain LM): the moses.ini lines, the decoder's scores against a search from scratch,
-the compiled core against the Python search, the binary LMs. The real Moses decodes such a model as
-cad does in tests/test_moses_real.py."""
+the compiled core against the Python search, the binary LMs and `cad moses-ini add-lm`. The real
+Moses decodes such a model as cad does in tests/test_moses_real.py."""
 
 from __future__ import annotations
 
@@ -148,6 +148,30 @@ def test_decode_with_two_lms_is_the_same_on_either_engine_and_any_threads(tmp_pa
         outs.append((capsys.readouterr().out, nb.read_text()))
     assert outs[0] == outs[1] == outs[2] and outs[0][0].count("\n") == 10 and " LM1= " in outs[0][1]
 
+
+def test_moses_ini_add_lm_command(tmp_path, capsys):
+    """`cad moses-ini add-lm` writes a configuration with the next LM (its order read from the file),
+    which decodes with both; a missing LM or an order that contradicts the file is refused by name."""
+    ini, sents = random_model(tmp_path, 63)
+    write(tmp_path / "ted.fr", "".join(f"{s}\n" for s in ("x y z", "y z w w", "v u x", "z z y x")))
+    assert main(["-q", "lm", "--text", str(tmp_path / "ted.fr"), "--order", "2", "--out", str(tmp_path / "ted.arpa")]) == 0
+    out = tmp_path / "two.ini"
+    assert main(["moses-ini", "add-lm", "--config", str(ini), "--lm", str(tmp_path / "ted.arpa"),
+                 "--weight", "0.3", "--out", str(out)]) == 0
+    text = out.read_text()
+    assert f"KENLM lazyken=0 name=LM1 factor=0 path={tmp_path / 'ted.arpa'} order=2\n" in text
+    assert text.replace(f"KENLM lazyken=0 name=LM1 factor=0 path={tmp_path / 'ted.arpa'} order=2\n", "").replace(
+        "LM1= 0.3\n", "") == ini.read_text()
+    tr = Decoder(DecoderModel.load(out)).translate(sents[0], nbest=2)
+    assert [n for n, _, _ in tr.feature_names][-2:] == ["LM0", "LM1"]
+    capsys.readouterr()
+    assert main(["moses-ini", "add-lm", "--config", str(ini), "--lm", str(tmp_path / "none.arpa"), "--out",
+                 str(tmp_path / "x.ini")]) == 1
+    assert "none.arpa" in capsys.readouterr().err and not (tmp_path / "x.ini").exists()
+    assert main(["moses-ini", "add-lm", "--config", str(ini), "--lm", str(tmp_path / "ted.arpa"), "--order", "3",
+                 "--out", str(tmp_path / "x.ini")]) == 1
+    err = capsys.readouterr().err
+    assert "ted.arpa" in err and "order 2" in err and not (tmp_path / "x.ini").exists()
 
 
 def test_a_configuration_with_two_lms_names_a_missing_one_by_its_line(tmp_path):

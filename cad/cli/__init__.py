@@ -124,6 +124,19 @@ def _cmd_ini_reweight(a: argparse.Namespace) -> None:
     write_config(reweighted(cfg, read_weights(a.weights, cfg), keep_scale=not a.absolute), a.out)
 
 
+def _cmd_ini_add_lm(a: argparse.Namespace) -> None:
+    from cad.moses.check import language_model_order
+    from cad.moses.ini import add_lm, parse_config, write_config
+
+    cfg = parse_config(a.config)
+    order = language_model_order(a.lm)
+    if a.order is not None and a.order != order:
+        raise CadError(f"--order {a.order}, but the language model is of order {order}", a.lm)
+    name = add_lm(cfg, str(Path(a.lm).resolve()), order, a.weight)
+    write_config(cfg, a.out)
+    log.info("%s: %s (order %d) as %s, weight %g", a.out, a.lm, order, name, a.weight)
+
+
 def _cmd_ini_check(a: argparse.Namespace) -> None:
     from cad.moses.check import check_config
 
@@ -342,6 +355,15 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                         "(UnknownWordPenalty aside), the scale other weights, such as the CM's, were chosen at")
     add_out(r, "--out", required=True, help="the new moses.ini")
     r.set_defaults(func=_cmd_ini_reweight)
+    r = ssub.add_parser("add-lm", help="a moses.ini with one more language model, a feature of its own (LM1, "
+                                       "LM2, ...) whose weight MERT tunes beside the others")
+    r.add_argument("--config", required=True, help="the moses.ini to extend")
+    r.add_argument("--lm", required=True, help="the language model: ARPA (cad lm) or KenLM binary")
+    r.add_argument("--order", type=int, help="its order, checked against the file (default: read from it)")
+    r.add_argument("--weight", type=float, default=0.5, help="its untuned weight (default: %(default)s, as "
+                                                             "train-model.perl)")
+    add_out(r, "--out", required=True, help="the new moses.ini")
+    r.set_defaults(func=_cmd_ini_add_lm)
     c = ssub.add_parser("check", help="parse a moses.ini and every file it refers to")
     c.add_argument("file", help="the moses.ini")
     c.set_defaults(func=_cmd_ini_check)

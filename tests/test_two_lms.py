@@ -1,7 +1,7 @@
 """Several language models, each a feature of its own (Moses's LM0, LM1, ...: a large out-of-domain
 and a small in-domain LM): the moses.ini lines, the decoder's scores against a search from scratch,
-the compiled core against the Python search, the binary LMs and `cad moses-ini add-lm`. The real
-Moses decodes such a model as cad does in tests/test_moses_real.py."""
+the compiled core against the Python search, the binary LMs, `cad moses-ini add-lm` and `cad train
+--extra-lm`. The real Moses decodes such a model as cad does in tests/test_moses_real.py."""
 
 from __future__ import annotations
 
@@ -181,3 +181,34 @@ def test_a_configuration_with_two_lms_names_a_missing_one_by_its_line(tmp_path):
         DecoderModel.load(ini)
     line = ini.read_text().splitlines().index(f"KENLM lazyken=0 name=LM1 factor=0 path={tmp_path / 'lm1.arpa'} order=4")
     assert str(exc.value).startswith(f"{ini}:{line + 1}: ")
+
+
+def test_train_adds_an_extra_lm_without_training_the_model_again(tmp_path, caplog):
+    """`cad train --extra-lm TEXT` on a trained model: only the extra LM (OUT/lm1.arpa, from TEXT)
+    and the moses.ini are made, train.json is left as it was; the moses.ini has LM1 beside LM0 and
+    decodes with both. Without --extra-lm again, the moses.ini is the one-LM model's once more."""
+    from cad.sample import SAMPLE_PREFIX
+
+    out = tmp_path / "model"
+    assert main(["-q", "train", "--corpus", str(SAMPLE_PREFIX), "--out", str(out)]) == 0
+    one_lm = (out / "moses.ini").read_text()
+    settings = (out / "train.json").read_bytes()
+    assert '"extra_lm_texts"' not in settings.decode() and not (out / "lm.extra.json").exists()
+    ted = write(tmp_path / "ted.fr", "il est là .\nelle est grande .\nil est grand et elle est là .\n")
+    caplog.set_level("INFO")
+    assert main(["train", "--corpus", str(SAMPLE_PREFIX), "--out", str(out), "--extra-lm", str(ted)]) == 0
+    for stage in ("prepare", "align", "lex", "phrases", "lm"):
+        assert f"[{stage}] up to date, skipped" in caplog.text
+    assert "[lm1] running" in caplog.text and "[moses.ini] running" in caplog.text
+    assert (out / "train.json").read_bytes() == settings
+    cfg = parse_config(out / "moses.ini")
+    assert [f.name for f in cfg.features if f.type == "KENLM"] == ["LM0", "LM1"]
+    assert cfg.feature("LM1").path == str((out / "lm1.arpa").resolve()) and cfg.weights["LM1"] == [0.5]
+    model = DecoderModel.load(out / "moses.ini")
+    assert model.lms[1].model.score("il est là", bos=True, eos=True) > model.lms[1].model.score("là il est")
+    assert Decoder(model).translate("it is big .").text
+    caplog.clear()
+    assert main(["train", "--corpus", str(SAMPLE_PREFIX), "--out", str(out), "--extra-lm", str(ted)]) == 0
+    assert "[lm1] up to date, skipped" in caplog.text and "[moses.ini] up to date, skipped" in caplog.text
+    assert main(["-q", "train", "--corpus", str(SAMPLE_PREFIX), "--out", str(out)]) == 0
+    assert (out / "moses.ini").read_text() == one_lm and not (out / "lm.extra.json").exists()

@@ -169,8 +169,8 @@ def _cmd_train(a: argparse.Namespace) -> None:
     cfg = TrainConfig(corpus=a.corpus, src=a.src, tgt=a.tgt, out=a.out, pretokenized=a.tokenized,
                       lowercase=not a.no_lowercase, truecase=not (a.lowercase or a.no_lowercase),
                       max_phrase_length=a.max_phrase_length,
-                      lm_order=a.lm_order, lm_text=a.lm_text, seed=a.seed, allow_empty=a.allow_empty,
-                      test_corpus=a.test)
+                      lm_order=a.lm_order, lm_text=a.lm_text, extra_lm_texts=a.extra_lm or [], seed=a.seed,
+                      allow_empty=a.allow_empty, test_corpus=a.test)
     from cad.core.shards import parallel_from_args
 
     ini = train(cfg, force=a.force, until=a.until, parallel=parallel_from_args(a))
@@ -407,6 +407,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                    help="longest phrase extracted, in tokens (default: %(default)s)")
     s.add_argument("--lm-order", type=int, default=5, help="n-gram order of the language model (default: %(default)s)")
     s.add_argument("--lm-text", help="target text for the LM (default: target side of the corpus)")
+    s.add_argument("--extra-lm", action="append", metavar="TEXT",
+                   help="one more LM (OUT/lm1.arpa, lm2.arpa, ...: LM1, LM2 in moses.ini, each its own weight) "
+                        "from this target text, tokenized and cased as the prepared corpus (e.g. in-domain "
+                        "text beside a large out-of-domain corpus); may be repeated")
     s.add_argument("--test", help="prefix of a test set to align with the corpus")
     s.add_argument("--seed", type=int, default=1, help="eflomal's random seed (default: %(default)s)")
     s.add_argument("--force", action="store_true", help="rerun every stage")

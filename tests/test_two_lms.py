@@ -1,7 +1,8 @@
 """Several language models, each a feature of its own (Moses's LM0, LM1, ...: a large out-of-domain
 and a small in-domain LM): the moses.ini lines, the decoder's scores against a search from scratch,
-the compiled core against the Python search, the binary LMs, `cad moses-ini add-lm` and `cad train
---extra-lm`. The real Moses decodes such a model as cad does in tests/test_moses_real.py."""
+the compiled core against the Python search, the binary LMs, `cad moses-ini add-lm`, `cad train
+--extra-lm` and MERT tuning both weights. The real Moses decodes such a model as cad does in
+tests/test_moses_real.py."""
 
 from __future__ import annotations
 
@@ -212,3 +213,28 @@ def test_train_adds_an_extra_lm_without_training_the_model_again(tmp_path, caplo
     assert "[lm1] up to date, skipped" in caplog.text and "[moses.ini] up to date, skipped" in caplog.text
     assert main(["-q", "train", "--corpus", str(SAMPLE_PREFIX), "--out", str(out)]) == 0
     assert (out / "moses.ini").read_text() == one_lm and not (out / "lm.extra.json").exists()
+
+
+def test_mert_tunes_each_lm_weight(tmp_path):
+    """MERT's n-best lists carry LM0= and LM1= for every candidate, and it tunes the two weights as
+    two features: references made by the same model with LM1 weighed far above LM0 are reached from
+    weights that favour LM0, by raising LM1's weight against LM0's."""
+    from cad.decoder.model import apply_weight_overwrite
+    from cad.tune.run import TuningSet, mert
+
+    ini, sents = random_model(tmp_path, 65, n_sentences=14, extra_lms=1, weights={"LM1": [0.05]})
+    cfg = parse_config(ini)
+    apply_weight_overwrite(cfg, "LM0= 0.05 LM1= 1.0")
+    target = Decoder(DecoderModel.from_config(cfg, None, SearchSettings()))
+    refs = [target.translate(s).text for s in sents]
+    write(tmp_path / "src", "".join(f"{s}\n" for s in sents))
+    write(tmp_path / "ref", "".join(f"{r}\n" for r in refs))
+    model = DecoderModel.load(ini, input_sentences=sents)
+    lines = [line for k, tr in enumerate(TuningSet(model, sents).decode(Decoder(model), 20, "decode"))
+             for line in nbest_lines(k, tr)]
+    assert len(lines) > len(sents) and all(" LM0= " in line and " LM1= " in line for line in lines)
+    res = mert(str(ini), str(tmp_path / "src"), str(tmp_path / "ref"), str(tmp_path / "tuned.ini"), nbest=30,
+               iterations=5, restarts=5)
+    assert res.bleu > res.history[0][1] and len(res.weights) == model.size
+    tuned = parse_config(tmp_path / "tuned.ini").weights
+    assert tuned["LM1"][0] / tuned["LM0"][0] > 0.05 / 0.5

@@ -204,6 +204,34 @@ def test_moses_route_on_dev_sentences_equals_cad_decode(dev_slice, tmp_path):
         [sorted(tuple(map(int, p.split("-"))) for p in e.alignment.split()) for e in moses["nb"]]
 
 
+def test_moses_decodes_the_dev_model_with_an_in_domain_lm_as_cad(dev_slice, tmp_path):
+    """The dev model with a second LM as Moses users add one for the domain: LM1 of order 5 on the
+    TED talks of the model's corpus (cad lm, cad moses-ini add-lm). Moses and cad, cube pruning with
+    pop limit 1000, give the same 1-best, alignments and 10-best lists with LM0 and LM1 within print
+    precision; a sentence whose two best derivations score the same to Moses's six digits may end on
+    either (a tie), neither decoder finds a better-scoring one than the other."""
+    from cad.lm.train import train_lm
+
+    ini, inp, sents = dev_slice
+    model = REPO / "models" / "baseline"
+    lines = (model / "corpus.fr").read_text(encoding="utf-8").splitlines()
+    docs = [row.split("\t") for row in (model / "corpus.docs").read_text(encoding="utf-8").splitlines()]
+    ted = [line for k, (first, doc) in enumerate(docs) if doc.startswith("sated:")
+           for line in lines[int(first):int(docs[k + 1][0]) if k + 1 < len(docs) else len(lines)]]
+    assert len(ted) > 1000
+    train_lm(write(tmp_path / "ted.fr", "".join(f"{line}\n" for line in ted)), tmp_path / "lm.ted.arpa", 5)
+    two = tmp_path / "two.ini"
+    r = subprocess.run([sys.executable, "-m", "cad", "moses-ini", "add-lm", "--config", str(ini), "--lm",
+                        str(tmp_path / "lm.ted.arpa"), "--out", str(two)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    extra = ["-search-algorithm", "1", "-cube-pruning-pop-limit", "1000"]
+    cad = decode(tmp_path, "cad", two, inp, 10, extra, moses=False)
+    moses = decode(tmp_path, "moses", two, inp, 10, extra, moses=True)
+    a = compare(cad, moses)
+    assert a.same_best + a.ties == a.sentences == 12 and a.same_best >= 10, a
+    assert all("LM1" in e.features for e in moses["nb"] + cad["nb"])
+
+
 def arpa_entries(path: Path) -> dict[tuple[int, str], tuple[float, float]]:
     """{(order, n-gram): (log10 probability, log10 back-off, 0 where none is written)}."""
     out, n = {}, 0

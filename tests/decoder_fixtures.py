@@ -7,14 +7,16 @@ from pathlib import Path
 
 from cad.lm.arpa import write_arpa
 from cad.lm.kneser_ney import estimate
-from cad.moses.ini import baseline_config, write_config
+from cad.moses.ini import add_lm, baseline_config, write_config
 
 SRC_VOCAB = ["a", "b", "c", "d", "e"]
 TGT_VOCAB = ["x", "y", "z", "w", "v", "u"]
 
 
 def random_model(tmp: Path, seed: int, n_sentences: int = 12, lm_order: int = 3,
-                 weights: dict | None = None, distortion_limit: int = 6) -> tuple[Path, list[str]]:
+                 weights: dict | None = None, distortion_limit: int = 6, extra_lms: int = 0) -> tuple[Path, list[str]]:
+    """`extra_lms`: that many more LMs (LM1, ...), each from its own random text and of another
+    order than the last, as `cad moses-ini add-lm` adds them; the rest of the model is the same."""
     rng = random.Random(seed)
     sents = [[rng.choice(SRC_VOCAB) for _ in range(rng.randint(3, 6))] for _ in range(n_sentences)]
     phrases = set()
@@ -48,6 +50,17 @@ def random_model(tmp: Path, seed: int, n_sentences: int = 12, lm_order: int = 3,
     write_arpa(estimate(lm_text, lm_order), tmp / "lm.arpa")
     cfg = baseline_config(str(tmp / "pt"), str(tmp / "ro"), str(tmp / "lm.arpa"), lm_order,
                           distortion_limit=distortion_limit, table_limit=0)
+    order = lm_order
+    for k in range(1, extra_lms + 1):
+        # its own generator: the first LM and the tables stay those of the one-LM model
+        extra = random.Random(seed * 1009 + k)
+        # LM1 of a higher order than LM0 by default: its state is not implied by LM0's
+        order = 4 if order != 4 else 2
+        # a vocabulary of its own: words the first LM has never seen, and some of its words it lacks
+        vocab = TGT_VOCAB[k % 2:] + ["t", "s"]
+        text = [[extra.choice(vocab) for _ in range(extra.randint(1, 7))] for _ in range(150)]
+        write_arpa(estimate(text, order), tmp / f"lm{k}.arpa")
+        add_lm(cfg, str(tmp / f"lm{k}.arpa"), order)
     if weights:
         cfg.weights.update(weights)
     write_config(cfg, tmp / "moses.ini")

@@ -59,7 +59,8 @@ def score_derivation(model: DecoderModel, steps, n: int) -> float:
             total += w["LexicalReordering0"][3 + o] * prev.reordering[3 + o]
         words.extend(opt.words)
         prev = opt
-    total += w["LM0"][0] * model.lm.model.score(" ".join(words), bos=True, eos=True) * LN10
+    for lm, slot in zip(model.lms, model.slots_of("KENLM")):       # every LM, each with its own weight
+        total += slot.weights[0] * lm.model.score(" ".join(words), bos=True, eos=True) * LN10
     return total
 
 
@@ -514,7 +515,7 @@ def test_compiled_core_packs_an_option_once_and_reads_its_packed_copy(tmp_path, 
     # trusted: the fields are read, and the option packed again by the core that reads it
     core = native.core_for(dec.stateful)
     lm = next(f.lm.model for f in dec.stateful if hasattr(f, "lm"))
-    other = type(core)(lm, LN10)
+    other = type(core)([lm], LN10)
     native.search(dec, other, sentences[0].split(), sentence_options(model, sentences[0].split()).raw, 0, False)
     by_other = {id(o): o.native for o in kept if o.native is not packed[id(o)]}
     assert by_other

@@ -128,6 +128,25 @@ def test_moses_reads_cads_tables_and_decodes_as_cad(tmp_path, seed, extra):
     assert a.same_best == a.sentences == len(sents)
 
 
+@pytest.mark.parametrize("seed,extra", [(51, []), (52, ["-search-algorithm", "1"]), (53, ["-dl", "2"])])
+def test_moses_decodes_a_model_with_two_lms_as_cad(tmp_path, seed, extra):
+    """Two language models (LM0, and LM1 of another order and vocabulary, as `cad moses-ini add-lm`
+    writes it): the real Moses reads the moses.ini, scores each LM as a feature of its own, and both
+    decoders write the same 1-best, alignments and 20-best lists, LM0= and LM1= in the same place."""
+    ini, sents = random_model(tmp_path, seed, extra_lms=1, weights={"LM1": [0.35]})
+    inp = write(tmp_path / "in", "".join(s + "\n" for s in sents))
+    cad = decode(tmp_path, "cad", ini, inp, 20, extra, moses=False)
+    moses = decode(tmp_path, "moses", ini, inp, 20, extra, moses=True)
+    assert cad["out"] == moses["out"]
+    a = compare(cad, moses)
+    assert a.same_best == a.sentences == len(sents)
+    # Moses lists its stateful features first (cad: moses.ini order); the two LMs side by side either way
+    for run in (moses, cad):
+        for e in run["nb"]:
+            names = list(e.features)
+            assert names.index("LM1") == names.index("LM0") + 1
+
+
 @pytest.fixture(scope="module")
 def dev_slice(tmp_path_factory, request):
     """The trained baseline (make train; models/baseline) filtered to the first 12 dev sentences,
@@ -183,6 +202,34 @@ def test_moses_route_on_dev_sentences_equals_cad_decode(dev_slice, tmp_path):
     assert [h.words for hs in hyps for h in hs] == [parse_segmented(e.text)[0] for e in moses["nb"]]
     assert [sorted(h.alignment) for hs in hyps for h in hs] == \
         [sorted(tuple(map(int, p.split("-"))) for p in e.alignment.split()) for e in moses["nb"]]
+
+
+def test_moses_decodes_the_dev_model_with_an_in_domain_lm_as_cad(dev_slice, tmp_path):
+    """The dev model with a second LM as Moses users add one for the domain: LM1 of order 5 on the
+    TED talks of the model's corpus (cad lm, cad moses-ini add-lm). Moses and cad, cube pruning with
+    pop limit 1000, give the same 1-best, alignments and 10-best lists with LM0 and LM1 within print
+    precision; a sentence whose two best derivations score the same to Moses's six digits may end on
+    either (a tie), neither decoder finds a better-scoring one than the other."""
+    from cad.lm.train import train_lm
+
+    ini, inp, sents = dev_slice
+    model = REPO / "models" / "baseline"
+    lines = (model / "corpus.fr").read_text(encoding="utf-8").splitlines()
+    docs = [row.split("\t") for row in (model / "corpus.docs").read_text(encoding="utf-8").splitlines()]
+    ted = [line for k, (first, doc) in enumerate(docs) if doc.startswith("sated:")
+           for line in lines[int(first):int(docs[k + 1][0]) if k + 1 < len(docs) else len(lines)]]
+    assert len(ted) > 1000
+    train_lm(write(tmp_path / "ted.fr", "".join(f"{line}\n" for line in ted)), tmp_path / "lm.ted.arpa", 5)
+    two = tmp_path / "two.ini"
+    r = subprocess.run([sys.executable, "-m", "cad", "moses-ini", "add-lm", "--config", str(ini), "--lm",
+                        str(tmp_path / "lm.ted.arpa"), "--out", str(two)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    extra = ["-search-algorithm", "1", "-cube-pruning-pop-limit", "1000"]
+    cad = decode(tmp_path, "cad", two, inp, 10, extra, moses=False)
+    moses = decode(tmp_path, "moses", two, inp, 10, extra, moses=True)
+    a = compare(cad, moses)
+    assert a.same_best + a.ties == a.sentences == 12 and a.same_best >= 10, a
+    assert all("LM1" in e.features for e in moses["nb"] + cad["nb"])
 
 
 def arpa_entries(path: Path) -> dict[tuple[int, str], tuple[float, float]]:

@@ -120,6 +120,19 @@ def _cmd_ini_reweight(a: argparse.Namespace) -> None:
     write_config(reweighted(cfg, read_weights(a.weights, cfg), keep_scale=not a.absolute), a.out)
 
 
+def _cmd_ini_add_lm(a: argparse.Namespace) -> None:
+    from cad.moses.check import language_model_order
+    from cad.moses.ini import add_lm, parse_config, write_config
+
+    cfg = parse_config(a.config)
+    order = language_model_order(a.lm)
+    if a.order is not None and a.order != order:
+        raise CadError(f"--order {a.order}, but the language model is of order {order}", a.lm)
+    name = add_lm(cfg, str(Path(a.lm).resolve()), order, a.weight)
+    write_config(cfg, a.out)
+    log.info("%s: %s (order %d) as %s, weight %g", a.out, a.lm, order, name, a.weight)
+
+
 def _cmd_ini_check(a: argparse.Namespace) -> None:
     from cad.moses.check import check_config
 
@@ -152,8 +165,8 @@ def _cmd_train(a: argparse.Namespace) -> None:
     cfg = TrainConfig(corpus=a.corpus, src=a.src, tgt=a.tgt, out=a.out, pretokenized=a.tokenized,
                       lowercase=not a.no_lowercase, truecase=not (a.lowercase or a.no_lowercase),
                       max_phrase_length=a.max_phrase_length,
-                      lm_order=a.lm_order, lm_text=a.lm_text, seed=a.seed, allow_empty=a.allow_empty,
-                      test_corpus=a.test)
+                      lm_order=a.lm_order, lm_text=a.lm_text, extra_lm_texts=a.extra_lm or [], seed=a.seed,
+                      allow_empty=a.allow_empty, test_corpus=a.test)
     from cad.core.shards import parallel_from_args
 
     ini = train(cfg, force=a.force, until=a.until, parallel=parallel_from_args(a))
@@ -308,6 +321,15 @@ def add_training_parsers(sub, command: str | None = None) -> None:
                         "(UnknownWordPenalty aside), the scale other weights, such as the CM's, were chosen at")
     add_out(r, "--out", required=True, help="the new moses.ini")
     r.set_defaults(func=_cmd_ini_reweight)
+    r = ssub.add_parser("add-lm", help="a moses.ini with one more language model, a feature of its own (LM1, "
+                                       "LM2, ...) whose weight MERT tunes beside the others")
+    r.add_argument("--config", required=True, help="the moses.ini to extend")
+    r.add_argument("--lm", required=True, help="the language model: ARPA (cad lm) or KenLM binary")
+    r.add_argument("--order", type=int, help="its order, checked against the file (default: read from it)")
+    r.add_argument("--weight", type=float, default=0.5, help="its untuned weight (default: %(default)s, as "
+                                                             "train-model.perl)")
+    add_out(r, "--out", required=True, help="the new moses.ini")
+    r.set_defaults(func=_cmd_ini_add_lm)
     c = ssub.add_parser("check", help="parse a moses.ini and every file it refers to")
     c.add_argument("file", help="the moses.ini")
     c.set_defaults(func=_cmd_ini_check)
@@ -355,6 +377,10 @@ def add_training_parsers(sub, command: str | None = None) -> None:
                    help="longest phrase extracted, in tokens (default: %(default)s)")
     s.add_argument("--lm-order", type=int, default=5, help="n-gram order of the language model (default: %(default)s)")
     s.add_argument("--lm-text", help="target text for the LM (default: target side of the corpus)")
+    s.add_argument("--extra-lm", action="append", metavar="TEXT",
+                   help="one more LM (OUT/lm1.arpa, lm2.arpa, ...: LM1, LM2 in moses.ini, each its own weight) "
+                        "from this target text, tokenized and cased as the prepared corpus (e.g. in-domain "
+                        "text beside a large out-of-domain corpus); may be repeated")
     s.add_argument("--test", help="prefix of a test set to align with the corpus")
     s.add_argument("--seed", type=int, default=1, help="eflomal's random seed (default: %(default)s)")
     s.add_argument("--force", action="store_true", help="rerun every stage")

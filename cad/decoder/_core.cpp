@@ -1,15 +1,17 @@
 // The compiled search core of cad's decoder: normal stack search and cube pruning over the
 // translation options that Python collected and scored with the stateless features, extended
 // natively through the stateful features Moses's phrase-based systems use (distance distortion,
-// msd-bidirectional-fe lexicalized reordering, a KenLM n-gram model). It is the Python search of
+// msd-bidirectional-fe lexicalized reordering, KenLM n-gram models). It is the Python search of
 // cad/decoder/search.py step for step (same expansion order, same floating-point operations in
 // the same order, same tie-breaking), so its output is identical; cad/decoder/native.py checks
 // what it can run and falls back to Python for anything else.
 //
-// The LM is the one the Python `kenlm` module already loaded: its lm::base::Model is called
+// The LMs are the ones the Python `kenlm` module already loaded: each lm::base::Model is called
 // through KenLM's virtual interface (declared below with the same virtual functions and members
-// in the same order, which is all the calls rely on), so the model is loaded once and no KenLM
-// source or header is needed to build this file.
+// in the same order, which is all the calls rely on), so a model is loaded once and no KenLM
+// source or header is needed to build this file. Any number of LMs, each its own feature (Moses's
+// LM0, LM1, ... for an out-of-domain and an in-domain model): a hypothesis holds one block of
+// states, every LM's state at its own offset in it.
 
 #include <atomic>
 #include <pybind11/pybind11.h>
@@ -141,9 +143,21 @@ struct Option {
   int start, end;
   double stateless;
   double future;  // stateless + the stateful features' estimate: the future-cost table's input
-  int word_first = 0, word_count = 0;  // its LM words: words_[word_first:word_first + word_count]
+  // its words' indices in LM k: word_count of them from words_[word_first + k * word_count]
+  int word_first = 0, word_count = 0;
   bool has_ro = false;
   double ro[6] = {0, 0, 0, 0, 0, 0};
+};
+
+// One n-gram model the core reads: KenLM's model behind a kenlm.Model, and where its state lies
+// in a hypothesis's block of LM states
+struct NgramModel {
+  lm::base::Model *model = nullptr;
+  py::object owner;  // keeps the Python model (and so its C++ model) alive
+  size_t state_size = 0;
+  int context_words = 0;
+  lm::WordIndex end_sentence = 0;
+  size_t offset = 0;  // of its state within a block
 };
 
 struct Feature {
@@ -151,10 +165,12 @@ struct Feature {
   std::vector<double> weights;
   bool expensive;
   double bound;  // the most this feature and the ones after it can add (Decoder._bounds)
+  int lm = -1;   // a LANGUAGE_MODEL feature: its LM, the core's k-th for the k-th such feature
+  const NgramModel *ngram = nullptr;  // that LM (lms_[lm]: one load less per use in the search)
 };
 
 // A hypothesis's stateful part: the distortion's and the reordering's state are plain numbers;
-// the LM state is KenLM's ngram State (its words and length decide equality).
+// each LM's state is KenLM's ngram State (its words and length decide equality).
 struct Hyp {
   int prev, opt;
   Coverage cov;
@@ -163,7 +179,7 @@ struct Hyp {
   // the last option's span: also the distortion's state (its end) and, with its forward
   // scores (read from the option), the lexicalized reordering's; the root's is (0, 0)
   int last_start, last_end;
-  int lm_state = -1;  // offset into the sentence's LM state pool
+  int lm_state = -1;  // offset of its block of LM states (every LM's) in the sentence's pool
   // the recombination arcs (hypotheses of the same key that lost to this one), in the order
   // they were added: a list in the core's arc pool, -1 for none. Small hypotheses are most of
   // a search's memory traffic (tens of millions made per dev run)
@@ -172,38 +188,27 @@ struct Hyp {
 
 class Core {
  public:
-  Core(py::object kenlm_model, double ln10) : ln10_(ln10) {
+  // `kenlm_models`: the kenlm.Model of each LM feature, in the order of those features
+  Core(py::list kenlm_models, double ln10) : ln10_(ln10) {
     static std::atomic<uint64_t> cores{0};
     serial_ = ++cores;
-    if (kenlm_model.is_none()) return;
-    // the Cython object: PyObject_HEAD, then its lm::base::Model pointer
-    PyObject *obj = kenlm_model.ptr();
-    if (Py_TYPE(obj)->tp_basicsize < static_cast<Py_ssize_t>(sizeof(PyObject) + sizeof(void *)))
-      throw std::runtime_error("unexpected kenlm.Model layout");
-    std::memcpy(&model_, reinterpret_cast<char *>(obj) + sizeof(PyObject), sizeof(void *));
-    if (model_ == nullptr) throw std::runtime_error("kenlm.Model holds no model");
-    int order = py::cast<int>(kenlm_model.attr("order"));
-    if (model_->order_ != order || model_->state_size_ == 0 || model_->state_size_ > 256)
-      throw std::runtime_error("kenlm.Model layout does not match KenLM's virtual interface");
-    state_size_ = model_->state_size_;
-    // lm::ngram::State: WordIndex words[N]; float backoff[N]; unsigned char length
-    context_words_ = static_cast<int>((state_size_ - 1) / 8);
-    end_sentence_ = model_->base_vocab_->Index("</s>");
-    kenlm_ = kenlm_model;
+    for (py::handle m : kenlm_models) add_model(py::reinterpret_borrow<py::object>(m));
   }
 
-  bool has_lm() const { return model_ != nullptr; }
+  bool has_lm() const { return !lms_.empty(); }
+  int lm_count() const { return static_cast<int>(lms_.size()); }
 
   // tests: collect unreachable hypotheses from `n` hypotheses on, and count the collections
   void set_collect_at(size_t n) { collect_at_ = n; }
   size_t collections() const { return collections_; }
 
-  // log10 probability of `word` after the begin-of-sentence state, read natively, so that
-  // Python can check this core against the kenlm module before trusting it
-  double probe(const std::string &word) const {
-    std::vector<char> out(state_size_);
-    return model_->BaseScore(model_->begin_sentence_memory_, model_->base_vocab_->Index(word.c_str()),
-                             out.data());
+  // log10 probability of `word` after the begin-of-sentence state in LM `lm`, read natively, so
+  // that Python can check this core against the kenlm module before trusting it
+  double probe(const std::string &word, int lm) const {
+    if (lm < 0 || lm >= lm_count()) throw std::runtime_error("no such LM in this core");
+    const lm::base::Model *m = lms_[lm].model;
+    std::vector<char> out(m->state_size_);
+    return m->BaseScore(m->begin_sentence_memory_, m->base_vocab_->Index(word.c_str()), out.data());
   }
 
   // Whether the core can search a sentence of `n` words whose longest option spans `max_len`
@@ -248,9 +253,10 @@ class Core {
       root.score = 0.0;
       root.total = fc_of(root.cov);
       root.last_start = root.last_end = 0;
-      if (model_ != nullptr) {
+      if (!lms_.empty()) {
         root.lm_state = new_state();
-        std::memcpy(&pool_[root.lm_state], model_->begin_sentence_memory_, state_size_);
+        for (const NgramModel &m : lms_)
+          std::memcpy(&pool_[root.lm_state + m.offset], m.model->begin_sentence_memory_, m.state_size);
       }
       hyps_.push_back(root);
       std::vector<Stack> stacks(n + 1, Stack(this));
@@ -423,8 +429,9 @@ class Core {
             mix(b);
           }
       } else {
-        const char *s = &pool_[x.lm_state];
-        unsigned char len = static_cast<unsigned char>(s[8 * context_words_]);
+        const NgramModel &m = *f.ngram;
+        const char *s = &pool_[x.lm_state + m.offset];
+        unsigned char len = static_cast<unsigned char>(s[8 * m.context_words]);
         mix(len);
         for (int i = 0; i < len; ++i) {
           lm::WordIndex w;
@@ -451,9 +458,10 @@ class Core {
           for (int i = 0; i < 3; ++i)
             if (!(fx[i] == fy[i])) return false;
       } else {
-        const char *s = &pool_[x.lm_state];
-        const char *t = &pool_[y.lm_state];
-        size_t at = 8 * context_words_;
+        const NgramModel &m = *f.ngram;
+        const char *s = &pool_[x.lm_state + m.offset];
+        const char *t = &pool_[y.lm_state + m.offset];
+        size_t at = 8 * m.context_words;
         unsigned char ls = static_cast<unsigned char>(s[at]), lt = static_cast<unsigned char>(t[at]);
         if (ls != lt || std::memcmp(s, t, 4 * ls) != 0) return false;
       }
@@ -462,8 +470,31 @@ class Core {
   }
 
   // ------------------------------------------------------------------ input
+  // the core's LMs, in order: the k-th LANGUAGE_MODEL feature reads the k-th
+  void add_model(py::object kenlm_model) {
+    NgramModel m;
+    // the Cython object: PyObject_HEAD, then its lm::base::Model pointer
+    PyObject *obj = kenlm_model.ptr();
+    if (Py_TYPE(obj)->tp_basicsize < static_cast<Py_ssize_t>(sizeof(PyObject) + sizeof(void *)))
+      throw std::runtime_error("unexpected kenlm.Model layout");
+    std::memcpy(&m.model, reinterpret_cast<char *>(obj) + sizeof(PyObject), sizeof(void *));
+    if (m.model == nullptr) throw std::runtime_error("kenlm.Model holds no model");
+    int order = py::cast<int>(kenlm_model.attr("order"));
+    if (m.model->order_ != order || m.model->state_size_ == 0 || m.model->state_size_ > 256)
+      throw std::runtime_error("kenlm.Model layout does not match KenLM's virtual interface");
+    m.state_size = m.model->state_size_;
+    // lm::ngram::State: WordIndex words[N]; float backoff[N]; unsigned char length
+    m.context_words = static_cast<int>((m.state_size - 1) / 8);
+    m.end_sentence = m.model->base_vocab_->Index("</s>");
+    m.owner = kenlm_model;
+    m.offset = block_;
+    block_ += m.state_size;
+    lms_.push_back(std::move(m));
+  }
+
   void read_features(py::list features) {
     features_.clear();
+    int lms = 0;
     for (py::handle item : features) {
       py::tuple t = py::reinterpret_borrow<py::tuple>(item);
       Feature f;
@@ -471,28 +502,36 @@ class Core {
       f.weights = py::cast<std::vector<double>>(t[1]);
       f.expensive = py::cast<bool>(t[2]);
       f.bound = py::cast<double>(t[3]);
-      if (f.kind == LANGUAGE_MODEL && model_ == nullptr) throw std::runtime_error("no LM in this core");
+      if (f.kind == LANGUAGE_MODEL) {
+        if (lms >= lm_count()) throw std::runtime_error("more LM features than LMs in this core");
+        f.ngram = &lms_[lms];  // lms_ is fixed once the core is made
+        f.lm = lms++;
+      }
       features_.push_back(std::move(f));
     }
+    // every LM has its feature: a hypothesis's block is whole once its LM features have run
+    if (lms != lm_count()) throw std::runtime_error("fewer LM features than LMs in this core");
   }
 
-  lm::WordIndex word_index(PyObject *word) {
+  // the word's index in each LM (ids_[row + k] for LM k): one lookup per word for all of them
+  size_t word_row(PyObject *word) {
     Py_ssize_t size;
     const char *utf8 = PyUnicode_AsUTF8AndSize(word, &size);
     if (utf8 == nullptr) throw py::error_already_set();
     std::string key(utf8, size);
     auto it = vocab_.find(key);
     if (it != vocab_.end()) return it->second;
-    lm::WordIndex id = model_->base_vocab_->Index(key.c_str());
-    vocab_.emplace(std::move(key), id);
-    return id;
+    const size_t row = ids_.size();
+    for (const NgramModel &m : lms_) ids_.push_back(m.model->base_vocab_->Index(key.c_str()));
+    vocab_.emplace(std::move(key), row);
+    return row;
   }
 
   // What the search reads of an option, packed once into the option's `native` slot: an option
   // kept across sentences (a phrase's table-limited templates) is read again by every sentence
   // that has its phrase, and the packed bytes spare the attribute reads and the LM vocabulary
-  // lookups of its words. The bytes name the core that packed them (the LM's word indices are its
-  // own); an option any other core packed is read afresh.
+  // lookups of its words. The bytes name the core that packed them (the LMs' word indices are its
+  // own, LM by LM: word_count indices for each); an option any other core packed is read afresh.
   struct Packed {
     uint64_t core;
     double stateless, future;
@@ -519,10 +558,18 @@ class Core {
       x.stateless = py::cast<double>(o.attr(STATELESS));
       x.future = py::cast<double>(o.attr(FUTURE));
       x.word_first = static_cast<int>(words_.size());
-      if (model_ != nullptr) {
+      if (!lms_.empty()) {
+        // LM by LM: LM k's indices of the option's words at word_first + k * word_count
         py::tuple words = o.attr(WORDS);
-        x.word_count = static_cast<int>(words.size());
-        for (py::handle w : words) words_.push_back(word_index(w.ptr()));
+        const size_t count = words.size(), nlm = lms_.size();
+        x.word_count = static_cast<int>(count);
+        words_.resize(words_.size() + nlm * count);
+        size_t i = 0;
+        for (py::handle w : words) {
+          const size_t row = word_row(w.ptr());
+          for (size_t k = 0; k < nlm; ++k) words_[x.word_first + k * count + i] = ids_[row + k];
+          ++i;
+        }
       }
       py::object ro = o.attr(REORDERING_);
       if (!ro.is_none()) {
@@ -539,9 +586,10 @@ class Core {
   py::bytes pack(const Option &x) const {
     Packed p{serial_, x.stateless, x.future, {}, x.has_ro, x.word_count};
     std::memcpy(p.ro, x.ro, sizeof p.ro);
-    std::string out(sizeof p + 4 * static_cast<size_t>(x.word_count), '\0');
+    const size_t ids = lms_.size() * static_cast<size_t>(x.word_count);
+    std::string out(sizeof p + 4 * ids, '\0');
     std::memcpy(&out[0], &p, sizeof p);
-    if (x.word_count > 0) std::memcpy(&out[sizeof p], words_.data() + x.word_first, 4 * static_cast<size_t>(x.word_count));
+    if (ids > 0) std::memcpy(&out[sizeof p], words_.data() + x.word_first, 4 * ids);
     return py::bytes(out);
   }
 
@@ -551,15 +599,16 @@ class Core {
     const char *at = PyBytes_AS_STRING(bytes);
     Packed p;
     std::memcpy(&p, at, sizeof p);
-    if (p.core != serial_ || p.word_count < 0 || size != sizeof p + 4 * static_cast<size_t>(p.word_count)) return false;
+    const size_t ids = lms_.size() * static_cast<size_t>(p.word_count);
+    if (p.core != serial_ || p.word_count < 0 || size != sizeof p + 4 * ids) return false;
     x.stateless = p.stateless;
     x.future = p.future;
     x.has_ro = p.has_ro != 0;
     std::memcpy(x.ro, p.ro, sizeof x.ro);
     x.word_first = static_cast<int>(words_.size());
     x.word_count = p.word_count;
-    words_.resize(words_.size() + p.word_count);
-    if (p.word_count > 0) std::memcpy(words_.data() + x.word_first, at + sizeof p, 4 * static_cast<size_t>(p.word_count));
+    words_.resize(words_.size() + ids);
+    if (ids > 0) std::memcpy(words_.data() + x.word_first, at + sizeof p, 4 * ids);
     return true;
   }
 
@@ -655,9 +704,10 @@ class Core {
   }
 
   // ------------------------------------------------------------------ search pieces
+  // a block of LM states, one for each LM
   int new_state() {
     size_t at = pool_.size();
-    pool_.resize(at + state_size_);
+    pool_.resize(at + block_);
     return static_cast<int>(at);
   }
 
@@ -726,8 +776,10 @@ class Core {
         if (fwd != nullptr) v += f.weights[3 + orient] * fwd[orient];
         score += v;
       } else {
-        lm_state = new_state();
-        double lm = lm_score(h.lm_state, o, complete, lm_state);
+        // the new block, made at the first LM feature; each LM writes its own state in it
+        if (lm_state < 0) lm_state = new_state();
+        const int off = static_cast<int>(f.ngram->offset);
+        double lm = lm_score(*f.ngram, f.lm, h.lm_state + off, o, complete, lm_state + off);
         score += f.weights[0] * lm;
       }
     }
@@ -745,25 +797,28 @@ class Core {
     return static_cast<int>(hyps_.size() - 1);
   }
 
-  // KenLMFeature._score: ln-probability of the option's words (and </s> when complete)
-  double lm_score(int in, const Option &o, bool complete, int out) {
-    // two state buffers on the stack (the constructor caps StateSize at 256): no allocation per expansion
+  // KenLMFeature._score of LM `k` (`m`): ln-probability of the option's words (and </s> when complete)
+  // after the state at `in`, whose next state goes to `out`
+  double lm_score(const NgramModel &m, int k, int in, const Option &o, bool complete, int out) {
+    const lm::base::Model *model = m.model;
+    // two state buffers on the stack (add_model caps StateSize at 256): no allocation per expansion
     alignas(8) char buf[2][256];
     char *a = buf[0], *b = buf[1];
-    std::memcpy(a, &pool_[in], state_size_);
+    std::memcpy(a, &pool_[in], m.state_size);
     double total = 0.0;
-    for (const lm::WordIndex *w = words_.data() + o.word_first, *end = w + o.word_count; w != end; ++w) {
-      total += static_cast<double>(model_->BaseScore(a, *w, b));
+    const lm::WordIndex *w = words_.data() + o.word_first + static_cast<size_t>(k) * o.word_count;
+    for (const lm::WordIndex *end = w + o.word_count; w != end; ++w) {
+      total += static_cast<double>(model->BaseScore(a, *w, b));
       std::swap(a, b);
     }
     double lm = total * ln10_;
     if (complete) {
       double end_total = 0.0;
-      end_total += static_cast<double>(model_->BaseScore(a, end_sentence_, b));
+      end_total += static_cast<double>(model->BaseScore(a, m.end_sentence, b));
       std::swap(a, b);
       lm += end_total * ln10_;
     }
-    std::memcpy(&pool_[out], a, state_size_);
+    std::memcpy(&pool_[out], a, m.state_size);
     return lm;
   }
 
@@ -1028,7 +1083,7 @@ class Core {
         auto it = states.find(h.lm_state);
         if (it == states.end()) {
           int at = static_cast<int>(pool.size());
-          pool.insert(pool.end(), pool_.begin() + h.lm_state, pool_.begin() + h.lm_state + state_size_);
+          pool.insert(pool.end(), pool_.begin() + h.lm_state, pool_.begin() + h.lm_state + block_);
           it = states.emplace(h.lm_state, at).first;
         }
         h.lm_state = it->second;
@@ -1141,14 +1196,12 @@ class Core {
   }
 
   // ------------------------------------------------------------------ members
-  lm::base::Model *model_ = nullptr;
+  std::vector<NgramModel> lms_;
+  size_t block_ = 0;  // bytes of a hypothesis's block of LM states
   std::atomic<bool> busy_{false};
-  py::object kenlm_;  // keeps the Python model (and so its C++ model) alive
-  size_t state_size_ = 0;
-  int context_words_ = 0;
-  lm::WordIndex end_sentence_ = 0;
   double ln10_;
-  std::unordered_map<std::string, lm::WordIndex> vocab_;
+  std::unordered_map<std::string, size_t> vocab_;  // a word's row in ids_
+  std::vector<lm::WordIndex> ids_;                 // by row: the word's index in each LM
 
   int n_ = 0;
   int max_len_ = 1;
@@ -1178,16 +1231,17 @@ class Core {
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
-  m.doc() = "cad's compiled search core (cube pruning and normal stack search with native LM, distortion "
+  m.doc() = "cad's compiled search core (cube pruning and normal stack search with native LMs, distortion "
             "and lexicalized reordering)";
   m.attr("WINDOW") = WINDOW;
   m.attr("EXACT_WORDS") = EXACT_WORDS;
   py::class_<Core>(m, "Core")
-      .def(py::init<py::object, double>(), py::arg("kenlm_model"), py::arg("ln10"))
+      .def(py::init<py::list, double>(), py::arg("kenlm_models"), py::arg("ln10"))
       .def_property_readonly("has_lm", &Core::has_lm)
+      .def_property_readonly("lm_count", &Core::lm_count)
       .def("set_collect_at", &Core::set_collect_at, py::arg("n"))
       .def_property_readonly("collections", &Core::collections)
-      .def("probe", &Core::probe, py::arg("word"))
+      .def("probe", &Core::probe, py::arg("word"), py::arg("lm") = 0)
       .def_static("fits", &Core::fits, py::arg("n"), py::arg("limit"), py::arg("max_len"))
       .def("search", &Core::search, py::arg("n"), py::arg("options"), py::arg("spans"), py::arg("features"), py::arg("algorithm"), py::arg("stack"), py::arg("log_beam"), py::arg("limit"),
            py::arg("pop_limit"), py::arg("nbest"), py::arg("distinct"));

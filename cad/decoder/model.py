@@ -45,7 +45,7 @@ class DecoderModel:
     slots: list[FeatureSlot]
     tables: list[PhraseTable]
     reordering: ReorderingTable | None
-    lm: LanguageModel | None
+    lm: LanguageModel | None        # the first LM (LM0), None without any
     paths: list[list[int]]          # decoding path -> translation table indices
     backoff: list[int]
     settings: SearchSettings = field(default_factory=SearchSettings)
@@ -53,6 +53,7 @@ class DecoderModel:
     stateful: list[StatefulFeature] = field(default_factory=list)      # cheap ones first, else moses.ini order
     # table-limited phrase entries by weights (cad/decoder/options.py), shared by shallow copies
     limit_cache: dict = field(default_factory=dict, repr=False, compare=False)
+    lms: list[LanguageModel] = field(default_factory=list)      # every LM, in moses.ini order
 
     def begin_sentence(self, tokens: list[str], context) -> None:
         for f in self.stateless:
@@ -148,8 +149,8 @@ class DecoderModel:
         if settings.ttable_limit is not None:
             for t in loading.tables:
                 t.table_limit = settings.ttable_limit
-        return cls(cfg, slots, loading.tables, loading.reordering, loading.lm, paths, backoff, settings,
-                   stateless, sorted(stateful, key=lambda x: x.expensive))
+        return cls(cfg, slots, loading.tables, loading.reordering, loading.lms[0] if loading.lms else None, paths,
+                   backoff, settings, stateless, sorted(stateful, key=lambda x: x.expensive), lms=loading.lms)
 
 
 def _wanted(input_sentences: list[str] | None, max_len: int) -> set[str] | None:

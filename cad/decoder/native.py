@@ -2,15 +2,16 @@
 
 Python still collects the translation options and scores them with the stateless features (the
 coreference model among them) and builds the future-cost table; the core runs the search with
-the stateful features it knows natively (Distortion, LexicalReordering, KenLMFeature, with the
-LM the `kenlm` module loaded) and returns the option sequences of the best derivation and of
+the stateful features it knows natively (Distortion, LexicalReordering, and any number of
+KenLMFeatures, each with the LM the `kenlm` module loaded, each its own feature and its own state
+in a hypothesis) and returns the option sequences of the best derivation and of
 the n-best paths; Python replays those few sequences through the features for their values.
 The core follows the Python search operation for operation, so the output is the same.
 
 The core is used when it can be: every stateful feature is one of those three classes (the
 registry gives the core's kind of each, cad/decoder/registry.py), the sentence's coverages fit the
 core's window (`fits`: any sentence of at most 256 words, and under a distortion limit below 256
-a sentence of any length), no forced decoding, and the core reads the LM exactly as the kenlm
+a sentence of any length), no forced decoding, and the core reads every LM exactly as the kenlm
 module does (checked once per model). Otherwise, or with CAD_NATIVE=0 in the environment, the
 Python search runs. The core builds the future-cost table itself from the options' estimates
 (the same values as cad/decoder/options.py's `future_costs`)."""
@@ -54,29 +55,30 @@ def core_for(stateful: list) -> object | None:
     """The core for these stateful features, or None when the Python search must run."""
     if not enabled() or any(native_kind(f) is None for f in stateful):
         return None
+    # the LMs in the order of their features: the core's k-th LM is the k-th LM feature's
     lms = [f.lm for f in stateful if native_kind(f) == NATIVE_LM]
-    if len(lms) > 1:
-        return None            # one LM state per hypothesis in the core
-    lm = lms[0] if lms else None
-    # the core lives on the LM that it reads (checked once per loaded model), not in a global
-    # registry that would keep every model ever loaded alive
-    if lm is not None and hasattr(lm, "_native_core"):
-        return lm._native_core
-    model = lm.model if lm is not None else None
+    # the core lives on the first LM that it reads (checked once per loaded model), by the others
+    # it reads too, not in a global registry that would keep every model ever loaded alive
+    cores = getattr(lms[0], "_native_cores", None) if lms else None
+    others = tuple(lms[1:])
+    if cores is not None and others in cores:
+        return cores[others]
     core = None
     try:
-        core = _core.Core(model, LN10)
-        if model is not None:
+        core = _core.Core([lm.model for lm in lms], LN10)
+        for k, lm in enumerate(lms):
             for w in _PROBE:
                 s, out = kenlm.State(), kenlm.State()
-                model.BeginSentenceWrite(s)
-                if core.probe(w) != model.BaseScore(s, w, out):
-                    raise RuntimeError(f"the core scores {w!r} differently from the kenlm module")
+                lm.model.BeginSentenceWrite(s)
+                if core.probe(w, k) != lm.model.BaseScore(s, w, out):
+                    raise RuntimeError(f"the core scores {w!r} differently from the kenlm module ({lm.path})")
     except (RuntimeError, TypeError) as exc:
         log.warning("compiled search core not used (%s): the Python search runs", exc)
         core = None
-    if lm is not None:
-        lm._native_core = core
+    if lms:
+        if cores is None:
+            cores = lms[0]._native_cores = {}
+        cores[others] = core
     return core
 
 

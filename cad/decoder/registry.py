@@ -59,7 +59,7 @@ class Loading:
     wanted: set[str] | None = None
     tables: list[PhraseTable] = field(default_factory=list)       # [mapping]'s indices
     reordering: ReorderingTable | None = None
-    lm: LanguageModel | None = None
+    lms: list[LanguageModel] = field(default_factory=list)        # one per KENLM line, in moses.ini order
 
     def load_tables(self) -> None:
         """Read the phrase and reordering tables, restricted to the wanted phrases. Run after every

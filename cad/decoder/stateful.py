@@ -164,9 +164,11 @@ class LexicalReordering(StatefulFeature):
 
 @register("KENLM", native_kind=NATIVE_LM)
 class KenLMFeature(StatefulFeature):
-    """The n-gram language model: natural-log probability of the option's words after the state,
+    """An n-gram language model: natural-log probability of the option's words after the state,
     plus </s> when the sentence is complete. Many hypotheses share a state, so scores are memoized
-    per (state, phrase, completeness) for the sentence."""
+    per (state, phrase, completeness) for the sentence. A configuration may have several (Moses's
+    LM0, LM1, ...: say a large out-of-domain and a small in-domain model), each its own feature
+    with its own weight and state."""
 
     expensive = True
 
@@ -178,10 +180,9 @@ class KenLMFeature(StatefulFeature):
     @classmethod
     def from_line(cls, line: Feature, slot: FeatureSlot, config_path: str | None,
                   loading: Loading) -> KenLMFeature:
-        if loading.lm is not None:
-            raise CadError("only one language model is supported", config_path, line.line)
-        loading.lm = LanguageModel(line, config_path)
-        return cls(slot, loading.lm)
+        lm = LanguageModel(line, config_path)
+        loading.lms.append(lm)
+        return cls(slot, lm)
 
     def begin_sentence(self, tokens: list[str]) -> None:
         super().begin_sentence(tokens)

@@ -293,10 +293,10 @@ class ContextScorer:
         mix = mixtures(own)
         model = self.decoder.model
         total = 0.0
-        if model.lm is not None:
-            lm, state = model.lm.score_words(model.lm.begin(), tgt)
-            lm += model.lm.score_words(state, ("</s>",))[0]
-            total += model.slots_of("KENLM")[0].weights[0] * lm
+        for lm_model, slot in zip(model.lms, model.slots_of("KENLM")):       # every LM, each with its weight
+            lm, state = lm_model.score_words(lm_model.begin(), tgt)
+            lm += lm_model.score_words(state, ("</s>",))[0]
+            total += slot.weights[0] * lm
         classes = []
         for i, m in sorted(mix.items()):
             cls = pronoun_class(aligned_words(src, tgt, links, i, self.pair), self.pair)

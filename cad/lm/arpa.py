@@ -42,6 +42,29 @@ def write_arpa(model: KNModel, path: str | os.PathLike) -> None:
 _NGRAM_COUNT = re.compile(r"^ngram (\d+)=(\d+)$")
 
 
+def arpa_order(path: str | os.PathLike) -> int:
+    """The order of an ARPA file, from its \\data\\ header alone (the n-grams are not read)."""
+    p = str(path)
+    order = 0
+    started = False
+    for lineno, line in enumerate(read_lines(p), 1):
+        s = line.strip()
+        if not started:
+            if s == "\\data\\":
+                started = True
+            elif s:
+                raise CadError("expected \\data\\ before anything else", p, lineno)
+            continue
+        m = _NGRAM_COUNT.match(s)
+        if m:
+            order = max(order, int(m.group(1)))
+        elif s:
+            break
+    if order == 0:
+        raise CadError("no 'ngram N=count' line in the \\data\\ header", p)
+    return order
+
+
 def read_arpa(path: str | os.PathLike) -> KNModel:
     """Read an ARPA file into a queryable model (log10 values converted to linear)."""
     p = str(path)

@@ -7,7 +7,7 @@ import os
 import kenlm
 
 from cad.core.errors import CadError
-from cad.lm.arpa import read_arpa
+from cad.lm.arpa import arpa_order, read_arpa
 from cad.moses.binarized import (BINARY_PHRASE_TABLE, PHRASE_MAGIC, REORDERING_MAGIC, BinaryPhraseTable,
                                  BinaryReorderingTable, magic_of)
 from cad.moses.ini import Feature, MosesConfig, parse_config
@@ -54,6 +54,22 @@ def check_language_model(path: str) -> None:
             raise CadError(f"kenlm cannot load it: {exc}", path) from None
         return
     read_arpa(path)
+
+
+def language_model_order(path: str) -> int:
+    """The order of an LM file: an ARPA file's header, or KenLM's binary format memory-mapped."""
+    if not os.path.exists(path):
+        raise CadError("language model not found", path)
+    with open(path, "rb") as fh:
+        head = fh.read(8)
+    if head.startswith(KENLM_BINARY_MAGIC):
+        config = kenlm.Config()
+        config.load_method = kenlm.LoadMethod.LAZY
+        try:
+            return kenlm.Model(path, config).order
+        except Exception as exc:  # kenlm raises plain OSError/RuntimeError
+            raise CadError(f"kenlm cannot load it: {exc}", path) from None
+    return arpa_order(path)
 
 
 def check_feature(f: Feature, cfg: MosesConfig) -> str:

@@ -3,7 +3,8 @@
 The writer reproduces the layout and untuned default weights of Moses's train-model.perl
 (create_ini): UnknownWordPenalty0= 1, WordPenalty0= -1, PhrasePenalty0= 0.2, 0.2 for every
 phrase-table score, 0.3 for every reordering score, Distortion0= 0.3, LM0= 0.5, table-limit=20 on
-the first phrase table and [distortion-limit] 6.
+the first phrase table and [distortion-limit] 6. More language models (train-model.perl's -lm given
+again, `add_lm`) follow LM0 as LM1, LM2, ..., each a line of its own and a weight of 0.5.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ DEFAULT_NUM_FEATURES = {
     "SRILM": 1,
     "IRSTLM": 1,
 }
+# the language model features (moses.ini types)
+LM_TYPES = ("KENLM", "SRILM", "IRSTLM")
 # features that need a num-features= or can derive it from their type
 NEEDS_NUM_FEATURES = {"PhraseDictionaryMemory", "PhraseDictionaryCadBinary", "PhraseDictionaryBinary",
                       "PhraseDictionaryOnDisk", "PhraseDictionaryCompact", "LexicalReordering"}
@@ -112,10 +115,25 @@ def baseline_config(phrase_table: str, reordering_table: str | None, lm: str, lm
         cfg.weights["LexicalReordering0"] = [0.3] * 6
     cfg.features.append(Feature("Distortion", "Distortion0", name_pos=None))
     cfg.weights["Distortion0"] = [0.3]
-    cfg.features.append(Feature("KENLM", "LM0", {"lazyken": "0", "factor": "0", "path": lm, "order": str(lm_order)},
-                                name_pos=1))
-    cfg.weights["LM0"] = [0.5]
+    add_lm(cfg, lm, lm_order)
     return cfg
+
+
+def add_lm(cfg: MosesConfig, lm: str, order: int, weight: float = 0.5) -> str:
+    """Add a KenLM language model as train-model.perl writes the k-th -lm (k from 0): the line
+    `KENLM lazyken=0 name=LMk factor=0 path=... order=...` after the last LM line (else at the
+    end) and `LMk= 0.5` among the weights; returns its name. Each LM is a feature of its own, with
+    its own weight that MERT tunes, as Moses users add an in-domain LM beside a large one."""
+    names = {f.name for f in cfg.features}
+    k = 0
+    while f"LM{k}" in names:
+        k += 1
+    name = f"LM{k}"
+    feature = Feature("KENLM", name, {"lazyken": "0", "factor": "0", "path": lm, "order": str(order)}, name_pos=1)
+    last = max((i for i, f in enumerate(cfg.features) if f.type in LM_TYPES), default=len(cfg.features) - 1)
+    cfg.features.insert(last + 1, feature)
+    cfg.weights[name] = [weight]
+    return name
 
 
 def _fmt_weight(w: float) -> str:

@@ -5,7 +5,8 @@ Output layout (as train-model.perl's model/ directory, plus the LM and the prepa
   aligned.grow-diag-final-and                           symmetrized word alignment
   lex.f2e lex.e2f                                       word translation tables
   phrase-table.gz reordering-table.wbe-msd-bidirectional-fe.gz
-  lm.arpa                                               target language model
+  lm.arpa                                               target language model (LM0)
+  lm1.arpa lm2.arpa ... lm.extra.json                   the LMs of --extra-lm texts (LM1, ...), their settings
   moses.ini
 """
 
@@ -15,7 +16,7 @@ import json
 import logging
 import os
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from cad.core.shards.options import Parallel
@@ -24,7 +25,7 @@ from cad.corpus.align import align_corpus
 from cad.corpus.prepare import CleanConfig, prepare_corpus
 from cad.corpus.truecase import Truecaser, recase_file, text_documents, train_truecaser
 from cad.lm.train import train_lm
-from cad.moses.ini import baseline_config, write_config
+from cad.moses.ini import add_lm, baseline_config, write_config
 from cad.train.lexical import write_lexical_tables
 from cad.train.phrase_scoring import build_phrase_tables
 from cad.train.stages import STAGES
@@ -44,6 +45,10 @@ class TrainConfig:
     max_phrase_length: int = 7
     lm_order: int = 5
     lm_text: str | None = None
+    # more LMs, each from its text (OUT/lm1.arpa, ...; LM1, ... in moses.ini). Kept out of train.json,
+    # which every stage reads, in OUT/lm.extra.json, which only the extra LMs and moses.ini read:
+    # an in-domain LM added to a trained model reruns those, not the alignment and the tables
+    extra_lm_texts: list[str] = field(default_factory=list)
     alignment: str = "grow-diag-final-and"
     seed: int = 1
     allow_empty: bool = False
@@ -126,9 +131,16 @@ def _train(cfg: TrainConfig, force: bool, until: str | None, parallel: Parallel 
     lm = out / "lm.arpa"
     ini = out / "moses.ini"
     settings = out / "train.json"
-    settings_text = json.dumps(asdict(cfg), indent=2, sort_keys=True) + "\n"
-    if not settings.exists() or settings.read_text() != settings_text:
-        settings.write_text(settings_text)   # changed settings make every stage stale
+    fields = asdict(cfg)
+    extra_texts = fields.pop("extra_lm_texts")
+    _write_changed(settings, fields)      # changed settings make every stage stale
+    extra_settings = out / "lm.extra.json"
+    # extra LMs given before and none now: the moses.ini naming them is written again (the file goes
+    # once it is, so that an interrupted run still knows)
+    dropped = not extra_texts and extra_settings.exists()
+    if extra_texts:
+        _write_changed(extra_settings, {"extra_lm_texts": extra_texts, "lm_order": cfg.lm_order})
+    extra_lms = [out / f"lm{k}.arpa" for k in range(1, len(extra_texts) + 1)]
 
     truecase_models = [truecase_model(out, cfg.src), truecase_model(out, cfg.tgt)] if cfg.truecase else []
 
@@ -160,10 +172,31 @@ def _train(cfg: TrainConfig, force: bool, until: str | None, parallel: Parallel 
                                        max_len=cfg.max_phrase_length, total=n, tmpdir=str(out), parallel=parallel),
            until=until)
     lm_text = Path(cfg.lm_text) if cfg.lm_text else tgt
-    _stage("lm", [lm], [lm_text, settings], force, lambda: train_lm(lm_text, lm, cfg.lm_order), until=until)
-    _stage("moses.ini", [ini], [pt, ro, lm, settings], force, lambda: write_config(
-        baseline_config(str(pt.resolve()), str(ro.resolve()), str(lm.resolve()), cfg.lm_order), ini), until=until)
+    _run_stage("lm", [lm], [lm_text, settings], force, lambda: train_lm(lm_text, lm, cfg.lm_order))
+    for k, (text, path) in enumerate(zip(extra_texts, extra_lms), 1):
+        _run_stage(f"lm{k}", [path], [Path(text), extra_settings], force,
+                   lambda text=text, path=path: train_lm(Path(text), path, cfg.lm_order))
+    if until == "lm":
+        raise _Done
+
+    def moses_ini() -> None:
+        config = baseline_config(str(pt.resolve()), str(ro.resolve()), str(lm.resolve()), cfg.lm_order)
+        for path in extra_lms:
+            add_lm(config, str(path.resolve()), cfg.lm_order)
+        write_config(config, ini)
+
+    lm_inputs = [lm, *extra_lms, extra_settings] if extra_texts else [lm]
+    _run_stage("moses.ini", [ini], [pt, ro, settings, *lm_inputs], force or dropped, moses_ini)
+    if dropped:
+        extra_settings.unlink()
     return ini
+
+
+def _write_changed(path: Path, settings: dict) -> None:
+    """Write the settings as JSON unless the file holds them already (its time says when they changed)."""
+    text = json.dumps(settings, indent=2, sort_keys=True) + "\n"
+    if not path.exists() or path.read_text() != text:
+        path.write_text(text)
 
 
 def truecase_model(out: Path, lang: str) -> Path:

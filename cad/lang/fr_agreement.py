@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from cad.lang.fr import BEFORE_ETRE, ETRE
+from cad.lang.fr import BEFORE_ETRE, ETRE, SUBJECT_AGREEMENT as SUBJECT_CELLS
 from cad.lang.fr_inflection import FrenchInflections
 
 REACH = 8           # words looked at after the subject
@@ -73,3 +73,140 @@ def agreeing_predicate(words: Sequence[str], subject: int, gender: str, number: 
         return None
     form = inflections.inflect(words[chosen], gender, number)
     return None if form is None else Predicate(chosen, words[chosen], form)
+
+
+# ---------------------------------------------------------------------------- as a decoder reads it
+# The same reading, word by word, as a finite automaton whose state a decoder carries from phrase to
+# phrase (cad/decoder/agreement.py): NONE, or a subject pronoun seen (SUBJECTS[k]) before its *être*
+# (state 1 + k) or after it (state 5 + k). A predicate read after *être* is worth +1 where it agrees
+# with the subject, -1 where it does not (and a form that does exists), and ends the reading.
+NONE = 0
+SUBJECTS = ("il", "elle", "ils", "elles")
+STATES = 1 + 2 * len(SUBJECTS)
+BIAS = 128          # a phrase's value is stored as a byte, value + BIAS
+# a word's part in the reading
+SUBJECT, BE, BEFORE_BE, ADVERB, UNTRANSLATED, PREDICATE, OTHER = range(7)
+
+
+def _before(k: int) -> int:
+    return 1 + k
+
+
+def _after(k: int) -> int:
+    return 1 + len(SUBJECTS) + k
+
+
+@dataclass(frozen=True)
+class WordKind:
+    part: int                                   # SUBJECT … OTHER
+    subject: int = -1                           # SUBJECT: its index in SUBJECTS
+    agrees: tuple[bool, ...] = ()               # PREDICATE: agrees with each subject
+    agreeable: tuple[bool, ...] = ()            # PREDICATE: has a form that agrees with each subject
+
+
+class AgreementStates:
+    """What each word, and each phrase, does to the reading: `transitions(words)` gives, for every
+    state a phrase may start in, the state it ends in and its value (the agreeing predicates it
+    holds less the disagreeing ones). `twin` marks the word of a phrase that was inflected to make
+    it (`twin_forms`): it is worth -1 unless it is read as a predicate that agrees, so that the
+    inflected copies of a phrase serve agreement and nothing else. A predicate that agrees is
+    worth something, not only one that disagrees a cost: a cost alone would pay the search to
+    write no predicate at all (*elle n'était pas de la mort*) rather than the agreeing one.
+
+    An adverb that is also an adjective (*fort*, *bien*) is read as an adverb here, where
+    `agreeing_predicate` takes it for the predicate when no other follows."""
+
+    MEMO = 200_000
+
+    def __init__(self, inflections: FrenchInflections):
+        self.inflections = inflections
+        self._kinds: dict[str, WordKind] = {}
+        self._memo: dict[tuple, bytes] = {}
+        self.cells = [SUBJECT_CELLS[s] for s in SUBJECTS]
+
+    def kind(self, word: str) -> WordKind:
+        got = self._kinds.get(word)
+        if got is None:
+            got = self._kinds[word] = self._kind(word)
+        return got
+
+    def _kind(self, word: str) -> WordKind:
+        lower = word.lower()
+        inf = self.inflections
+        if lower in SUBJECTS:
+            return WordKind(SUBJECT, SUBJECTS.index(lower))
+        if lower in ETRE:
+            return WordKind(BE)
+        if lower in BEFORE_ETRE:
+            return WordKind(BEFORE_BE)
+        if lower in inf.adverbs:
+            return WordKind(ADVERB)
+        if _predicate_word(lower, inf):
+            agrees = tuple(any(not p.noun and g in (gender, "epi") and n in (number, "inv")
+                               for p, (g, n) in inf.cells(lower)) for gender, number in self.cells)
+            agreeable = tuple(inf.inflect(lower, gender, number) is not None for gender, number in self.cells)
+            return WordKind(PREDICATE, agrees=agrees, agreeable=agreeable)
+        if _untranslated(lower, inf):
+            return WordKind(UNTRANSLATED)
+        return WordKind(OTHER)
+
+    def step(self, state: int, word: str, twin: bool = False) -> tuple[int, int]:
+        """(the state after `word`, its value) from `state`."""
+        w = self.kind(word)
+        misused = -int(twin)
+        if w.part == SUBJECT:
+            return _before(w.subject), misused
+        if state == NONE:
+            return NONE, misused
+        k = (state - 1) % len(SUBJECTS)
+        if state < _after(0):           # before *être*
+            if w.part == BE:
+                return _after(k), misused
+            return (state if w.part in (BEFORE_BE, ADVERB) else NONE), misused
+        if w.part in (BE, ADVERB, UNTRANSLATED):
+            return state, misused
+        if w.part == PREDICATE:
+            if w.agrees[k]:
+                return NONE, 1
+            return NONE, -1 if w.agreeable[k] or twin else 0
+        return NONE, misused
+
+    def transitions(self, words: Sequence[str], twin: int = -1) -> bytes:
+        """For each state s: byte s the state after `words` from s, byte STATES + s their value
+        plus BIAS (word `twin` being the inflected one)."""
+        key = (tuple(words), twin)
+        got = self._memo.get(key)
+        if got is not None:
+            return got
+        out, value = bytearray(STATES), bytearray(STATES)
+        for s in range(STATES):
+            state, total = s, 0
+            for i, w in enumerate(words):
+                state, v = self.step(state, w, i == twin)
+                total += v
+            out[s], value[s] = state, max(0, min(255, total + BIAS))
+        if len(self._memo) >= self.MEMO:
+            self._memo.clear()
+        got = self._memo[key] = bytes(out + value)
+        return got
+
+    def predicate_index(self, words: Sequence[str]) -> int | None:
+        """The word of a phrase that would be a subject's predicate if the phrase came after the
+        subject (and its *être*): the first word that is not a subject, a form of *être*, a word
+        before it, an adverb or an English word, where it is an adjective or a participle."""
+        for i, w in enumerate(words):
+            part = self.kind(w).part
+            if part == PREDICATE:
+                return i
+            if part not in (SUBJECT, BE, BEFORE_BE, ADVERB, UNTRANSLATED):
+                return None
+        return None
+
+    def twin_forms(self, word: str) -> list[str]:
+        """The other forms of a predicate for the four subjects, in SUBJECTS' order, without repeats."""
+        out: list[str] = []
+        for gender, number in self.cells:
+            form = self.inflections.inflect(word, gender, number)
+            if form is not None and form != word and form not in out:
+                out.append(form)
+        return out

@@ -1,7 +1,8 @@
 // The compiled search core of cad's decoder: normal stack search and cube pruning over the
 // translation options that Python collected and scored with the stateless features, extended
 // natively through the stateful features Moses's phrase-based systems use (distance distortion,
-// msd-bidirectional-fe lexicalized reordering, a KenLM n-gram model). It is the Python search of
+// msd-bidirectional-fe lexicalized reordering, a KenLM n-gram model, the pronoun agreement of
+// cad/decoder/agreement.py). It is the Python search of
 // cad/decoder/search.py step for step (same expansion order, same floating-point operations in
 // the same order, same tie-breaking), so its output is identical; cad/decoder/native.py checks
 // what it can run and falls back to Python for anything else.
@@ -77,7 +78,11 @@ struct Coverage {
   bool operator!=(const Coverage &o) const { return !(*this == o); }
 };
 
-enum Kind { DISTORTION = 0, REORDERING = 1, LANGUAGE_MODEL = 2 };
+enum Kind { DISTORTION = 0, REORDERING = 1, LANGUAGE_MODEL = 2, AGREEMENT = 3 };
+// the pronoun agreement's states (cad/lang/fr_agreement.py, STATES): an option's table holds, for
+// each state it may start in, the state it ends in, then its value plus BIAS
+constexpr int AGREEMENT_STATES = 9;
+constexpr int AGREEMENT_BIAS = 128;
 enum Orientation { MONO = 0, SWAP = 1, OTHER = 2 };
 
 inline bool covered(const Coverage &c, int i) {
@@ -144,6 +149,8 @@ struct Option {
   int word_first = 0, word_count = 0;  // its LM words: words_[word_first:word_first + word_count]
   bool has_ro = false;
   double ro[6] = {0, 0, 0, 0, 0, 0};
+  bool has_agr = false;
+  uint8_t agr[2 * AGREEMENT_STATES] = {};
 };
 
 struct Feature {
@@ -164,6 +171,7 @@ struct Hyp {
   // scores (read from the option), the lexicalized reordering's; the root's is (0, 0)
   int last_start, last_end;
   int lm_state = -1;  // offset into the sentence's LM state pool
+  uint8_t agr = 0;    // the pronoun agreement's state
   // the recombination arcs (hypotheses of the same key that lost to this one), in the order
   // they were added: a list in the core's arc pool, -1 for none. Small hypotheses are most of
   // a search's memory traffic (tens of millions made per dev run)
@@ -422,6 +430,8 @@ class Core {
             std::memcpy(&b, &z, 8);
             mix(b);
           }
+      } else if (f.kind == AGREEMENT) {
+        mix(x.agr);
       } else {
         const char *s = &pool_[x.lm_state];
         unsigned char len = static_cast<unsigned char>(s[8 * context_words_]);
@@ -450,6 +460,8 @@ class Core {
         if (fx != nullptr)
           for (int i = 0; i < 3; ++i)
             if (!(fx[i] == fy[i])) return false;
+      } else if (f.kind == AGREEMENT) {
+        if (x.agr != y.agr) return false;
       } else {
         const char *s = &pool_[x.lm_state];
         const char *t = &pool_[y.lm_state];
@@ -464,6 +476,7 @@ class Core {
   // ------------------------------------------------------------------ input
   void read_features(py::list features) {
     features_.clear();
+    agreement_ = false;
     for (py::handle item : features) {
       py::tuple t = py::reinterpret_borrow<py::tuple>(item);
       Feature f;
@@ -471,7 +484,9 @@ class Core {
       f.weights = py::cast<std::vector<double>>(t[1]);
       f.expensive = py::cast<bool>(t[2]);
       f.bound = py::cast<double>(t[3]);
+      if (f.kind < DISTORTION || f.kind > AGREEMENT) throw std::runtime_error("a feature kind the core does not know");
       if (f.kind == LANGUAGE_MODEL && model_ == nullptr) throw std::runtime_error("no LM in this core");
+      if (f.kind == AGREEMENT) agreement_ = true;
       features_.push_back(std::move(f));
     }
   }
@@ -498,6 +513,8 @@ class Core {
     double stateless, future;
     double ro[6];
     int32_t has_ro, word_count;
+    int32_t has_agr;
+    uint8_t agr[2 * AGREEMENT_STATES];
   };
 
   void read_options(py::list options) {
@@ -505,7 +522,7 @@ class Core {
     words_.clear();
     opts_.reserve(py::len(options));
     py::str STATELESS("stateless"), WORDS("words"), REORDERING_("reordering"),
-        FUTURE("future"), NATIVE("native");
+        FUTURE("future"), NATIVE("native"), AGREEMENT_("agreement");
     for (py::handle o : options) {
       Option x;
       x.start = x.end = -1;    // from the option's span (read_spans)
@@ -531,14 +548,28 @@ class Core {
         x.has_ro = true;
         for (int i = 0; i < 6; ++i) x.ro[i] = py::cast<double>(r[i]);
       }
+      if (agreement_) read_agreement(o, AGREEMENT_, x);
       if (got != nullptr) o.attr(NATIVE) = pack(x);
       opts_.push_back(x);
     }
   }
 
+  // the option's agreement table (PronounAgreement's annotation): every option must have one
+  // when the feature runs, and each of its states must be one
+  static void read_agreement(py::handle o, const py::str &name, Option &x) {
+    py::object t = o.attr(name);
+    if (!PyBytes_Check(t.ptr()) || PyBytes_GET_SIZE(t.ptr()) != 2 * AGREEMENT_STATES)
+      throw std::runtime_error("an option without the pronoun agreement's table");
+    std::memcpy(x.agr, PyBytes_AS_STRING(t.ptr()), sizeof x.agr);
+    for (int i = 0; i < AGREEMENT_STATES; ++i)
+      if (x.agr[i] >= AGREEMENT_STATES) throw std::runtime_error("an agreement table names a state it does not have");
+    x.has_agr = true;
+  }
+
   py::bytes pack(const Option &x) const {
-    Packed p{serial_, x.stateless, x.future, {}, x.has_ro, x.word_count};
+    Packed p{serial_, x.stateless, x.future, {}, x.has_ro, x.word_count, x.has_agr, {}};
     std::memcpy(p.ro, x.ro, sizeof p.ro);
+    std::memcpy(p.agr, x.agr, sizeof p.agr);
     std::string out(sizeof p + 4 * static_cast<size_t>(x.word_count), '\0');
     std::memcpy(&out[0], &p, sizeof p);
     if (x.word_count > 0) std::memcpy(&out[sizeof p], words_.data() + x.word_first, 4 * static_cast<size_t>(x.word_count));
@@ -552,10 +583,13 @@ class Core {
     Packed p;
     std::memcpy(&p, at, sizeof p);
     if (p.core != serial_ || p.word_count < 0 || size != sizeof p + 4 * static_cast<size_t>(p.word_count)) return false;
+    if (agreement_ && !p.has_agr) return false;  // packed for a search without the agreement: read afresh
     x.stateless = p.stateless;
     x.future = p.future;
     x.has_ro = p.has_ro != 0;
     std::memcpy(x.ro, p.ro, sizeof x.ro);
+    x.has_agr = p.has_agr != 0;
+    std::memcpy(x.agr, p.agr, sizeof x.agr);
     x.word_first = static_cast<int>(words_.size());
     x.word_count = p.word_count;
     words_.resize(words_.size() + p.word_count);
@@ -725,6 +759,11 @@ class Core {
         const double *fwd = forward(h);
         if (fwd != nullptr) v += f.weights[3 + orient] * fwd[orient];
         score += v;
+      } else if (f.kind == AGREEMENT) {
+        // PronounAgreement.evaluate: the weight times the option's value from this state (stored
+        // as value + AGREEMENT_BIAS)
+        score += f.weights[0] * static_cast<double>(static_cast<int>(o.agr[AGREEMENT_STATES + h.agr]) - AGREEMENT_BIAS);
+        nh.agr = o.agr[h.agr];
       } else {
         lm_state = new_state();
         double lm = lm_score(h.lm_state, o, complete, lm_state);
@@ -1159,6 +1198,7 @@ class Core {
   std::vector<double> suffix_;  // fc(s, n)
   size_t next_collect_ = 0;
   std::vector<Feature> features_;
+  bool agreement_ = false;  // a PronounAgreement among the features: options carry its table
   std::vector<Option> opts_;
   uint64_t serial_ = 0;  // this core's number in the process: packed options name it
   std::vector<lm::WordIndex> words_;  // the options' LM words, one after another
@@ -1178,8 +1218,8 @@ class Core {
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
-  m.doc() = "cad's compiled search core (cube pruning and normal stack search with native LM, distortion "
-            "and lexicalized reordering)";
+  m.doc() = "cad's compiled search core (cube pruning and normal stack search with native LM, distortion, "
+            "lexicalized reordering and pronoun agreement)";
   m.attr("WINDOW") = WINDOW;
   m.attr("EXACT_WORDS") = EXACT_WORDS;
   py::class_<Core>(m, "Core")

@@ -63,6 +63,16 @@ class StatefulFeature:
         EvaluateInIsolation of a stateful feature). It runs after the table limit, on the options
         kept: no `estimate` and no stateless feature may read what it attaches."""
 
+    def annotate_unknown(self, opt) -> None:
+        """Attach what the feature reads of an unknown word's option (the source word passed
+        through), which `annotate` never sees."""
+
+    def variants(self, start: int, end: int, opt, make) -> list:
+        """Options the feature adds beside `opt` on span [start, end) of this sentence (after
+        begin_sentence): each built by `make(words)`, a copy of `opt` with other words scored by
+        the stateless features, or None where the span has an option of those words already."""
+        return []
+
     def estimate(self, opt) -> float:
         """Weighted context-free estimate of `opt`, added to its future cost (from the option's
         words and scores: the annotations come later)."""

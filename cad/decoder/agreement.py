@@ -1,0 +1,143 @@
+"""Agreement with the subject pronoun the decoder writes: a stateful feature that reads each
+hypothesis's French left to right and counts the adjectives and past participles after *être* that
+do not agree in gender and number with the subject pronoun before them (*elle était mort*), and
+the inflected copies of the predicates' phrases that let search write the form that agrees
+(*elle était morte*) where the phrase table holds only another.
+
+moses.ini:
+    PronounAgreement name=PronounAgreement0 num-features=1 [reach=6] [twins=1]
+    [weight]  PronounAgreement0= 1
+
+The value is the number of predicates that agree less those that do not (and less the inflected
+copies used anywhere but as a predicate that agrees). Its state is
+the reading's (cad/lang/fr_agreement.py, AgreementStates: no subject, a subject before its *être*,
+or after it), which hypotheses must share to recombine; the compiled core runs it natively
+(kind 3), from each option's transition table (`agreement`, attached when the option is made).
+
+Inflected copies (`twins=1`): an option of a source span that starts on an English subject pronoun
+(*it*, *they*, *he*, *she*) or at most `reach` words after it, and whose words could hold a predicate (the
+first word that is not *être*, an auxiliary, a clitic, an adverb or an English word is an
+adjective or a participle of the French lexicon), is copied with that word in each other gender
+and number the lexicon gives (*blessé*: *blessée*, *blessés*, *blessées*), with the original's
+table scores, alignment and reordering scores, scored again by every feature that reads words
+(the language model, the coreference model). A copy whose words the span already has is not made:
+the table's own entry stands. Moses has no such options; its factored models' generation steps
+come nearest (a lemma's translation generated in another form). The copies are the decoder's
+alternatives, not a post-edit: the language model and the rest of the sentence still decide.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
+
+from cad.core.errors import CadError
+from cad.decoder.registry import FeatureSlot, Loading, register
+from cad.decoder.stateful import StatefulFeature
+from cad.lang.fr_agreement import BIAS, NONE, STATES, AgreementStates
+from cad.moses.ini import Feature
+
+NATIVE_AGREEMENT = 3        # enum Kind in cad/decoder/_core.cpp
+SOURCE_SUBJECTS = {"it", "they", "he", "she"}
+REACH = 6                   # source words after a subject pronoun whose options get inflected copies
+
+
+@lru_cache(maxsize=1)
+def french_states() -> AgreementStates:
+    """The reading over Grammalecte's dictionary (hunspell-fr-comprehensive, `make resources`)."""
+    from cad.lang import fr_inflection
+
+    return AgreementStates(fr_inflection.load())
+
+
+def _int_arg(line: Feature, key: str, default: int, config_path: str | None) -> int:
+    raw = line.args.get(key)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise CadError(f"{line.name}: {key}={raw} is not a whole number >= 0", config_path, line.line)
+    return value
+
+
+@register("PronounAgreement", native_kind=NATIVE_AGREEMENT)
+class PronounAgreement(StatefulFeature):
+    def __init__(self, slot: FeatureSlot, states: AgreementStates, reach: int = REACH, twins: bool = True):
+        super().__init__(slot)
+        self.states = states
+        self.reach = reach
+        self.twins = twins
+        self.starts: frozenset[int] = frozenset()
+
+    @classmethod
+    def from_line(cls, line: Feature, slot: FeatureSlot, config_path: str | None,
+                  loading: Loading) -> PronounAgreement:
+        if slot.size != 1:
+            raise CadError(f"{line.name}: a PronounAgreement has num-features=1", config_path, line.line)
+        reach = _int_arg(line, "reach", REACH, config_path)
+        twins = _int_arg(line, "twins", 1, config_path)
+        if twins not in (0, 1):
+            raise CadError(f"{line.name}: twins= is 0 or 1, not {twins}", config_path, line.line)
+        try:
+            states = french_states()
+        except CadError as exc:
+            raise CadError(f"{line.name}: {exc} (the French inflection lexicon, hunspell-fr-comprehensive: "
+                           "`make resources` installs it)", config_path, line.line) from None
+        return cls(slot, states, reach, bool(twins))
+
+    def begin_sentence(self, tokens: list[str]) -> None:
+        super().begin_sentence(tokens)
+        starts: set[int] = set()
+        for i, t in enumerate(tokens):
+            if t.lower() in SOURCE_SUBJECTS:
+                # from the pronoun itself: a phrase may hold it with its predicate (*it was stolen*
+                # ||| *il a été volé*)
+                starts.update(range(i, min(len(tokens), i + 1 + self.reach)))
+        self.starts = frozenset(starts)
+
+    def empty_state(self) -> Any:
+        return NONE
+
+    def annotate(self, opt, source: str) -> None:
+        opt.agreement = self.states.transitions(opt.words)
+
+    def annotate_unknown(self, opt) -> None:
+        # an English word passed through: the reading goes on over it (*elle était mortally blessée*)
+        opt.agreement = self.states.transitions(opt.words)
+
+    def _table(self, opt) -> bytes:
+        t = opt.agreement
+        if t is None:       # an option made elsewhere (forced decoding's penalized options)
+            t = opt.agreement = self.states.transitions(opt.words)
+        return t
+
+    def evaluate(self, state, last_start, last_end, opt, complete):
+        t = self._table(opt)
+        return self.weights[0] * (t[STATES + state] - BIAS), t[state]
+
+    def values(self, state, last_start, last_end, opt, complete):
+        value = self._table(opt)[STATES + state] - BIAS
+        return ((0, float(value)),) if value else ()
+
+    def variants(self, start: int, end: int, opt, make: Callable[[tuple[str, ...]], Any]) -> list:
+        """The inflected copies of `opt` on span [start, end) (see the module's doc); `make(words)`
+        builds a copy of `opt` with other words, scored by the stateless features (None where the
+        span already has an option of those words)."""
+        if not self.twins or start not in self.starts:
+            return []
+        words = opt.words
+        i = self.states.predicate_index(words)
+        if i is None:
+            return []
+        out = []
+        for form in self.states.twin_forms(words[i]):
+            copy = make(words[:i] + (form,) + words[i + 1:])
+            if copy is None:        # the span has an option of these words already
+                continue
+            copy.agreement = self.states.transitions(copy.words, i)
+            out.append(copy)
+        return out

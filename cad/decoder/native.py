@@ -3,11 +3,12 @@
 Python still collects the translation options and scores them with the stateless features (the
 coreference model among them) and builds the future-cost table; the core runs the search with
 the stateful features it knows natively (Distortion, LexicalReordering, KenLMFeature, with the
-LM the `kenlm` module loaded) and returns the option sequences of the best derivation and of
+LM the `kenlm` module loaded, and PronounAgreement of cad/decoder/agreement.py, from the transition
+table each option carries) and returns the option sequences of the best derivation and of
 the n-best paths; Python replays those few sequences through the features for their values.
 The core follows the Python search operation for operation, so the output is the same.
 
-The core is used when it can be: every stateful feature is one of those three classes (the
+The core is used when it can be: every stateful feature is one of those four classes (the
 registry gives the core's kind of each, cad/decoder/registry.py), the sentence's coverages fit the
 core's window (`fits`: any sentence of at most 256 words, and under a distortion limit below 256
 a sentence of any length), no forced decoding, and the core reads the LM exactly as the kenlm

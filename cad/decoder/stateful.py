@@ -9,7 +9,9 @@ same expansion's unweighted values, asked only for the derivations that are outp
 search allocates nothing for them), where it has one a context-free `estimate` of an option for
 the future-cost table, and `from_line` when its moses.ini line says more than its slot (a table).
 The compiled search core runs the three below itself (each registered with the core's kind of
-it); a search with any other stateful feature runs in Python.
+it), and PronounAgreement (cad/decoder/agreement.py); a search with any other stateful feature
+runs in Python. A stateful feature may also add options of its own beside the table's
+(`variants`: the agreement's inflected copies of predicate phrases).
 
 Distortion scores minus the jump width; the language model scores natural logs.
 """

@@ -258,20 +258,24 @@ moses_configs/$(CM_NAME).ini: tables/$(CM_NAME)/cm.gz $(BASE_INI)
 # antecedent's gender) or mixture (all of them by their weights: hedges towards ce, 2-3 points more C1+C2
 # on the dev talks, 7-9 fewer feminine references; docs/results.md)
 CM_READING ?= map
-# the reading the configurations were written with, rewritten only when CM_READING changes, so that
-# `make CM_READING=mixture` writes them again
+# CM_AGREEMENT: the weight of the PronounAgreement feature beside the CM (predicates after être agree with the
+# subject pronoun the decoder writes, cad/decoder/agreement.py; docs/results.md); 0: none
+CM_AGREEMENT ?= 1.0
+# the reading (and agreement weight) the configurations were written with, rewritten only when CM_READING
+# or CM_AGREEMENT changes, so that `make CM_READING=mixture` writes them again
 CM_READING_STAMP := moses_configs/.$(CM_NAME).reading
+CM_SETTINGS = $(CM_READING) agreement=$(CM_AGREEMENT)
 $(CM_READING_STAMP): FORCE
-	@mkdir -p $(@D); [ "$$(cat $@ 2>/dev/null)" = "$(CM_READING)" ] || echo "$(CM_READING)" > $@
+	@mkdir -p $(@D); [ "$$(cat $@ 2>/dev/null)" = "$(CM_SETTINGS)" ] || echo "$(CM_SETTINGS)" > $@
 FORCE:
 moses_configs/$(CM_NAME).feature.ini: tables/$(CM_NAME)/classes.gz $(BASE_INI) $(CM_READING_STAMP)
-	$(CAD) -q cm config --mode feature --reading $(CM_READING) --base $(BASE_INI) \
+	$(CAD) -q cm config --mode feature --reading $(CM_READING) --agreement-weight $(CM_AGREEMENT) --base $(BASE_INI) \
 		--cm tables/$(CM_NAME)/classes.gz --out $@
 
 # the same feature reading the classifier CM (source words and antecedent features) instead
 moses_configs/$(CM_NAME).classifier.ini: tables/$(CM_NAME)/classifier.json $(BASE_INI) $(CM_READING_STAMP)
-	$(CAD) -q cm config --mode feature --cm-model classifier --reading $(CM_READING) --base $(BASE_INI) \
-		--cm tables/$(CM_NAME)/classifier.json --out $@
+	$(CAD) -q cm config --mode feature --cm-model classifier --reading $(CM_READING) --agreement-weight $(CM_AGREEMENT) \
+		--base $(BASE_INI) --cm tables/$(CM_NAME)/classifier.json --out $@
 
 # The Pronoun Language Model (seed 001) over the target side of the training corpus, for
 # `cad plm predict --model $(OUT)/plm`; it needs spaCy's French model, so French targets only

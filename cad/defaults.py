@@ -22,6 +22,8 @@ COREF_BACKEND = "ranker"
 COREF_BACKEND_SPANISH = "corzu"
 # `cad contrastive make`: the suites are built from gold chains
 CONTRASTIVE_BACKEND = "gold"
+# `cad contrastive probes`: nouns of each French gender in the generated agreement suite
+PROBES_PER_GENDER = 8
 # the pronouns a backend writes records for (`--pronouns`)
 COREF_PRONOUNS = ("it", "they")
 # the English ranker's training (`cad coref-train`, `coref-eval --cv-folds`, `coref-heldout`)

@@ -11,7 +11,7 @@ import pytest
 from cad.core.errors import CadError
 from cad.decoder import Decoder, DecoderModel
 from cad.lang import fr_inflection
-from cad.lang.fr_agreement import BIAS, NONE, STATES, SUBJECTS, AgreementStates
+from cad.lang.fr_agreement import NONE, STATES, SUBJECTS, AgreementStates
 
 from conftest import write
 
@@ -51,12 +51,13 @@ def after(subject: str) -> int:      # after its *être*
 
 
 def read(states: AgreementStates, words: str, start: int, twin: int = -1) -> tuple[int, int]:
+    """(the state after `words` from `start`, agreeing less disagreeing predicates)"""
     t = states.transitions(words.split(), twin)
-    return t[start], t[STATES + start] - BIAS
+    return t[start], t[STATES + start] - t[2 * STATES + start]
 
 
 def test_a_phrase_read_from_every_state(states):
-    # a predicate agrees with the subject before it: +1, else -1; nothing to agree with: 0
+    # a predicate agrees with the subject before it (+1) or not (-1); nothing to agree with: 0
     assert read(states, "était mort", before("il")) == (NONE, 1)
     assert read(states, "était mort", before("elle")) == (NONE, -1)
     assert read(states, "était mortes", before("elles")) == (NONE, 1)
@@ -76,6 +77,20 @@ def test_a_phrase_read_from_every_state(states):
     assert read(states, "morte souris", NONE, twin=0) == (NONE, -1)
 
 
+def test_ce_takes_a_masculine_singular_predicate(states):
+    assert read(states, "c' était mort", NONE) == (NONE, 1)
+    assert read(states, "c' était morte", NONE) == (NONE, -1)
+    assert read(states, "ce sont des souris", NONE) == (NONE, 0)
+
+
+def test_the_compiled_core_counts_the_same_states():
+    from cad.decoder import native
+
+    if not native.available():
+        pytest.skip("the compiled core is not built")
+    assert native._core.AGREEMENT_STATES == STATES
+
+
 def test_the_word_to_inflect_and_its_forms(states):
     assert states.predicate_index(["mort"]) == 0
     assert states.predicate_index(["n'", "était", "pas", "mort"]) == 3
@@ -87,7 +102,7 @@ def test_the_word_to_inflect_and_its_forms(states):
 
 # -- the feature on a tiny model: "it was dead" is "il était mort" by the table and the LM ----------
 
-def tiny_model(tmp_path, monkeypatch, states, agreement: float | None, extra: str = ""):
+def tiny_model(tmp_path, monkeypatch, states, agreement: tuple[float, float] | None, extra: str = ""):
     from cad.cm.class_model import ClassTable
     from cad.cm.config import feature_config
     from cad.decoder import agreement as agreement_module
@@ -108,10 +123,12 @@ def tiny_model(tmp_path, monkeypatch, states, agreement: float | None, extra: st
                  tmp_path / "base.ini")
     ClassTable({"it-subj-fem-sing": {"elle": 0.9, "il": 0.05, NO_CLASS: 0.05},
                 "it-subj-masc-sing": {"il": 0.9, "elle": 0.05, NO_CLASS: 0.05}}).write(tmp_path / "classes.gz")
-    cfg = feature_config(tmp_path / "base.ini", tmp_path / "classes.gz", 2.0, agreement=agreement or 0.0)
+    cfg = feature_config(tmp_path / "base.ini", tmp_path / "classes.gz", 2.0, agreement=agreement)
     if extra:
         line = next(f for f in cfg.features if f.type == "PronounAgreement")
         line.args.update(dict(kv.split("=") for kv in extra.split()))
+        n = int(line.args["num-features"])
+        cfg.weights[line.name] = (cfg.weights[line.name] + [1.0] * n)[:n]
     write_config(cfg, tmp_path / "cm.ini")
     return DecoderModel.load(tmp_path / "cm.ini")
 
@@ -131,12 +148,12 @@ def test_the_predicate_agrees_with_the_pronoun_the_decoder_writes(tmp_path, monk
     monkeypatch.setattr(native_core, "search", lambda *a, **k: calls.append(1) or search(*a, **k))
     without = Decoder(tiny_model(tmp_path / "a", monkeypatch, states, None), native=native)
     assert without.translate("it was dead", context=FEM).text == "elle était mort"
-    model = tiny_model(tmp_path / "b", monkeypatch, states, 2.0)
+    model = tiny_model(tmp_path / "b", monkeypatch, states, (1.0, 3.0))
     dec = Decoder(model, native=native)
     # the CM chose elle; the predicate follows it, through an inflected copy of *dead ||| mort*
     tr = dec.translate("it was dead", context=FEM, nbest=3)
     assert tr.text == "elle était morte"
-    assert tr.feature_dict()["PronounAgreement0"] == [1.0]
+    assert tr.feature_dict()["PronounAgreement0"] == [1.0, 0.0]
     assert [s.twin for s in tr.best.steps] == [False, False, True]
     assert tr.best.total == pytest.approx(sum(w * v for w, v in zip(model.weights(), tr.best.features)))
     assert dec.translate("it was dead", context=MASC).text == "il était mort"
@@ -149,16 +166,16 @@ def test_the_predicate_agrees_with_the_pronoun_the_decoder_writes(tmp_path, monk
 
 
 def test_without_inflected_copies_the_feature_has_nothing_to_choose(tmp_path, monkeypatch, states):
-    dec = Decoder(tiny_model(tmp_path, monkeypatch, states, 2.0, extra="twins=0"))
+    dec = Decoder(tiny_model(tmp_path, monkeypatch, states, (1.0, 3.0), extra="twins=0"))
     tr = dec.translate("it was dead", context=FEM)
-    assert tr.text == "elle était mort" and tr.feature_dict()["PronounAgreement0"] == [-1.0]
+    assert tr.text == "elle était mort" and tr.feature_dict()["PronounAgreement0"] == [0.0, -1.0]
 
 
 def test_no_copies_away_from_a_subject_pronoun(tmp_path, monkeypatch, states):
     """Only options of spans within `reach` words after an English subject pronoun are copied."""
     from cad.decoder.options import sentence_options
 
-    model = tiny_model(tmp_path, monkeypatch, states, 2.0, extra="reach=1")
+    model = tiny_model(tmp_path, monkeypatch, states, (1.0, 3.0), extra="reach=1")
     words = ["it", "was", "dead"]
     # the pronoun's own span and the one after it, not the one two words on
     assert [o.words for o in sentence_options(model, words).options[(2, 3)]] == [("mort",)]
@@ -175,10 +192,11 @@ def test_no_copies_away_from_a_subject_pronoun(tmp_path, monkeypatch, states):
 
 
 @pytest.mark.parametrize("args, message", [("reach=x", "reach=x is not a whole number"),
-                                           ("twins=2", "twins= is 0 or 1")])
+                                           ("twins=2", "twins= is 0 or 1"),
+                                           ("num-features=1", "num-features=2")])
 def test_a_wrong_line_names_the_file_and_line(tmp_path, monkeypatch, states, args, message):
     with pytest.raises(CadError) as err:
-        tiny_model(tmp_path, monkeypatch, states, 1.0, extra=args)
+        tiny_model(tmp_path, monkeypatch, states, (1.0, 3.0), extra=args)
     assert message in str(err.value) and err.value.path.endswith("cm.ini") and err.value.line is not None
 
 
@@ -188,10 +206,10 @@ def test_cm_config_writes_the_feature_at_its_weight(tmp_path, monkeypatch, state
 
     write_config(baseline_config("pt", None, "lm.arpa", 3), tmp_path / "base.ini")
     write(tmp_path / "classes.gz", "")
-    cfg = feature_config(tmp_path / "base.ini", tmp_path / "classes.gz", 10.0, agreement=1.5)
+    cfg = feature_config(tmp_path / "base.ini", tmp_path / "classes.gz", 10.0, agreement=(1.5, 4.0))
     assert [f.type for f in cfg.features].count("PronounAgreement") == 1
-    assert cfg.weights[AGREEMENT_NAME] == [1.5]
+    assert cfg.weights[AGREEMENT_NAME] == [1.5, 4.0]
     # written again over it with 0: gone
     write_config(cfg, tmp_path / "with.ini")
-    cfg = feature_config(tmp_path / "with.ini", tmp_path / "classes.gz", 10.0, agreement=0.0)
+    cfg = feature_config(tmp_path / "with.ini", tmp_path / "classes.gz", 10.0)
     assert "PronounAgreement" not in [f.type for f in cfg.features] and AGREEMENT_NAME not in cfg.weights

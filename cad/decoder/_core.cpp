@@ -80,9 +80,9 @@ struct Coverage {
 
 enum Kind { DISTORTION = 0, REORDERING = 1, LANGUAGE_MODEL = 2, AGREEMENT = 3 };
 // the pronoun agreement's states (cad/lang/fr_agreement.py, STATES): an option's table holds, for
-// each state it may start in, the state it ends in, then its value plus BIAS
-constexpr int AGREEMENT_STATES = 9;
-constexpr int AGREEMENT_BIAS = 128;
+// each state it may start in, the state it ends in, then the agreeing predicates it holds, then the
+// disagreeing ones
+constexpr int AGREEMENT_STATES = 11;
 enum Orientation { MONO = 0, SWAP = 1, OTHER = 2 };
 
 inline bool covered(const Coverage &c, int i) {
@@ -150,7 +150,7 @@ struct Option {
   bool has_ro = false;
   double ro[6] = {0, 0, 0, 0, 0, 0};
   bool has_agr = false;
-  uint8_t agr[2 * AGREEMENT_STATES] = {};
+  uint8_t agr[3 * AGREEMENT_STATES] = {};
 };
 
 struct Feature {
@@ -486,7 +486,10 @@ class Core {
       f.bound = py::cast<double>(t[3]);
       if (f.kind < DISTORTION || f.kind > AGREEMENT) throw std::runtime_error("a feature kind the core does not know");
       if (f.kind == LANGUAGE_MODEL && model_ == nullptr) throw std::runtime_error("no LM in this core");
-      if (f.kind == AGREEMENT) agreement_ = true;
+      if (f.kind == AGREEMENT) {
+        if (f.weights.size() != 2) throw std::runtime_error("the pronoun agreement has two weights");
+        agreement_ = true;
+      }
       features_.push_back(std::move(f));
     }
   }
@@ -514,7 +517,7 @@ class Core {
     double ro[6];
     int32_t has_ro, word_count;
     int32_t has_agr;
-    uint8_t agr[2 * AGREEMENT_STATES];
+    uint8_t agr[3 * AGREEMENT_STATES];
   };
 
   void read_options(py::list options) {
@@ -558,7 +561,7 @@ class Core {
   // when the feature runs, and each of its states must be one
   static void read_agreement(py::handle o, const py::str &name, Option &x) {
     py::object t = o.attr(name);
-    if (!PyBytes_Check(t.ptr()) || PyBytes_GET_SIZE(t.ptr()) != 2 * AGREEMENT_STATES)
+    if (!PyBytes_Check(t.ptr()) || PyBytes_GET_SIZE(t.ptr()) != 3 * AGREEMENT_STATES)
       throw std::runtime_error("an option without the pronoun agreement's table");
     std::memcpy(x.agr, PyBytes_AS_STRING(t.ptr()), sizeof x.agr);
     for (int i = 0; i < AGREEMENT_STATES; ++i)
@@ -760,9 +763,10 @@ class Core {
         if (fwd != nullptr) v += f.weights[3 + orient] * fwd[orient];
         score += v;
       } else if (f.kind == AGREEMENT) {
-        // PronounAgreement.evaluate: the weight times the option's value from this state (stored
-        // as value + AGREEMENT_BIAS)
-        score += f.weights[0] * static_cast<double>(static_cast<int>(o.agr[AGREEMENT_STATES + h.agr]) - AGREEMENT_BIAS);
+        // PronounAgreement.evaluate: the agreeing predicates the option holds from this state, and
+        // minus the disagreeing ones, each by its weight
+        const int agree = o.agr[AGREEMENT_STATES + h.agr], disagree = o.agr[2 * AGREEMENT_STATES + h.agr];
+        score += f.weights[0] * static_cast<double>(agree) + f.weights[1] * static_cast<double>(-disagree);
         nh.agr = o.agr[h.agr];
       } else {
         lm_state = new_state();
@@ -1222,6 +1226,7 @@ PYBIND11_MODULE(_core, m) {
             "lexicalized reordering and pronoun agreement)";
   m.attr("WINDOW") = WINDOW;
   m.attr("EXACT_WORDS") = EXACT_WORDS;
+  m.attr("AGREEMENT_STATES") = AGREEMENT_STATES;
   py::class_<Core>(m, "Core")
       .def(py::init<py::object, double>(), py::arg("kenlm_model"), py::arg("ln10"))
       .def_property_readonly("has_lm", &Core::has_lm)

@@ -5,12 +5,14 @@ the inflected copies of the predicates' phrases that let search write the form t
 (*elle était morte*) where the phrase table holds only another.
 
 moses.ini:
-    PronounAgreement name=PronounAgreement0 num-features=1 [reach=6] [twins=1]
-    [weight]  PronounAgreement0= 1
+    PronounAgreement name=PronounAgreement0 num-features=2 [reach=6] [twins=1]
+    [weight]  PronounAgreement0= 1 3
 
-The value is the number of predicates that agree less those that do not (and less the inflected
-copies used anywhere but as a predicate that agrees). Its state is
-the reading's (cad/lang/fr_agreement.py, AgreementStates: no subject, a subject before its *être*,
+Two values: the number of predicates that agree with the subject pronoun before them, and minus
+the number of those that do not (with the inflected copies used anywhere but as a predicate that
+agrees). A disagreeing predicate should cost much; an agreeing one is worth a little, so that the
+search writes the agreeing form rather than no predicate at all (*elle n'était pas de la mort*),
+but not so much that it writes predicates for their own sake. Its state is the reading's (cad/lang/fr_agreement.py, AgreementStates: no subject, a subject before its *être*,
 or after it), which hypotheses must share to recombine; the compiled core runs it natively
 (kind 3), from each option's transition table (`agreement`, attached when the option is made).
 
@@ -35,7 +37,7 @@ from typing import Any
 from cad.core.errors import CadError
 from cad.decoder.registry import FeatureSlot, Loading, register
 from cad.decoder.stateful import StatefulFeature
-from cad.lang.fr_agreement import BIAS, NONE, STATES, AgreementStates
+from cad.lang.fr_agreement import NONE, STATES, AgreementStates
 from cad.moses.ini import Feature
 
 NATIVE_AGREEMENT = 3        # enum Kind in cad/decoder/_core.cpp
@@ -66,6 +68,7 @@ def _int_arg(line: Feature, key: str, default: int, config_path: str | None) -> 
 
 @register("PronounAgreement", native_kind=NATIVE_AGREEMENT)
 class PronounAgreement(StatefulFeature):
+    native_states = STATES          # the core's AGREEMENT_STATES must be the same
     def __init__(self, slot: FeatureSlot, states: AgreementStates, reach: int = REACH, twins: bool = True):
         super().__init__(slot)
         self.states = states
@@ -76,8 +79,9 @@ class PronounAgreement(StatefulFeature):
     @classmethod
     def from_line(cls, line: Feature, slot: FeatureSlot, config_path: str | None,
                   loading: Loading) -> PronounAgreement:
-        if slot.size != 1:
-            raise CadError(f"{line.name}: a PronounAgreement has num-features=1", config_path, line.line)
+        if slot.size != 2:
+            raise CadError(f"{line.name}: a PronounAgreement has num-features=2 (agreeing and disagreeing "
+                           "predicates)", config_path, line.line)
         reach = _int_arg(line, "reach", REACH, config_path)
         twins = _int_arg(line, "twins", 1, config_path)
         if twins not in (0, 1):
@@ -117,11 +121,13 @@ class PronounAgreement(StatefulFeature):
 
     def evaluate(self, state, last_start, last_end, opt, complete):
         t = self._table(opt)
-        return self.weights[0] * (t[STATES + state] - BIAS), t[state]
+        w = self.weights
+        return w[0] * t[STATES + state] + w[1] * -t[2 * STATES + state], t[state]
 
     def values(self, state, last_start, last_end, opt, complete):
-        value = self._table(opt)[STATES + state] - BIAS
-        return ((0, float(value)),) if value else ()
+        t = self._table(opt)
+        agree, disagree = t[STATES + state], t[2 * STATES + state]
+        return ((0, float(agree)),) * bool(agree) + ((1, float(-disagree)),) * bool(disagree)
 
     def variants(self, start: int, end: int, opt, make: Callable[[tuple[str, ...]], Any]) -> list:
         """The inflected copies of `opt` on span [start, end) (see the module's doc); `make(words)`

@@ -55,6 +55,12 @@ def core_for(stateful: list) -> object | None:
     """The core for these stateful features, or None when the Python search must run."""
     if not enabled() or any(native_kind(f) is None for f in stateful):
         return None
+    # a feature whose states the core counts otherwise (a core built from another version)
+    states = {getattr(f, "native_states", None) for f in stateful} - {None}
+    if states and states != {getattr(_core, "AGREEMENT_STATES", None)}:
+        log.warning("compiled search core not used (it counts %s agreement states, not %s): rebuild it",
+                    getattr(_core, "AGREEMENT_STATES", None), ", ".join(map(str, states)))
+        return None
     lms = [f.lm for f in stateful if native_kind(f) == NATIVE_LM]
     if len(lms) > 1:
         return None            # one LM state per hypothesis in the core

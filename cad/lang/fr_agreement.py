@@ -78,12 +78,16 @@ def agreeing_predicate(words: Sequence[str], subject: int, gender: str, number: 
 # ---------------------------------------------------------------------------- as a decoder reads it
 # The same reading, word by word, as a finite automaton whose state a decoder carries from phrase to
 # phrase (cad/decoder/agreement.py): NONE, or a subject pronoun seen (SUBJECTS[k]) before its *être*
-# (state 1 + k) or after it (state 5 + k). A predicate read after *être* is worth +1 where it agrees
-# with the subject, -1 where it does not (and a form that does exists), and ends the reading.
+# (state 1 + k) or after it (state 6 + k). A predicate read after *être* counts as agreeing with the
+# subject or not (not: only where a form that agrees exists), and ends the reading. *Ce* (*c'*,
+# *ça*, *cela*) is a subject too, whose predicate is masculine singular (*c'était mort*, *c'est
+# difficile*): it counts as *il* with the same predicate, so that the reading gives the search no
+# reason to write *il est difficile* for *c'est difficile*.
 NONE = 0
-SUBJECTS = ("il", "elle", "ils", "elles")
+SUBJECTS = ("il", "elle", "ils", "elles", "ce")
+SUBJECT_FORMS = {"il": 0, "elle": 1, "ils": 2, "elles": 3, "ce": 4, "c'": 4, "ça": 4, "ç'": 4, "cela": 4}
+CELLS = (*(SUBJECT_CELLS[s] for s in SUBJECTS[:4]), ("masc", "sing"))
 STATES = 1 + 2 * len(SUBJECTS)
-BIAS = 128          # a phrase's value is stored as a byte, value + BIAS
 # a word's part in the reading
 SUBJECT, BE, BEFORE_BE, ADVERB, UNTRANSLATED, PREDICATE, OTHER = range(7)
 
@@ -106,12 +110,12 @@ class WordKind:
 
 class AgreementStates:
     """What each word, and each phrase, does to the reading: `transitions(words)` gives, for every
-    state a phrase may start in, the state it ends in and its value (the agreeing predicates it
-    holds less the disagreeing ones). `twin` marks the word of a phrase that was inflected to make
-    it (`twin_forms`): it is worth -1 unless it is read as a predicate that agrees, so that the
-    inflected copies of a phrase serve agreement and nothing else. A predicate that agrees is
-    worth something, not only one that disagrees a cost: a cost alone would pay the search to
-    write no predicate at all (*elle n'était pas de la mort*) rather than the agreeing one.
+    state a phrase may start in, the state it ends in and the agreeing and disagreeing predicates
+    it holds. `twin` marks the word of a phrase that was inflected to make it (`twin_forms`): it
+    counts as disagreeing unless it is read as a predicate that agrees, so that the inflected
+    copies of a phrase serve agreement and nothing else. Agreeing predicates are counted, not only
+    disagreeing ones: a cost alone would pay the search to write no predicate at all (*elle
+    n'était pas de la mort*) rather than the agreeing one.
 
     An adverb that is also an adjective (*fort*, *bien*) is read as an adverb here, where
     `agreeing_predicate` takes it for the predicate when no other follows."""
@@ -122,7 +126,7 @@ class AgreementStates:
         self.inflections = inflections
         self._kinds: dict[str, WordKind] = {}
         self._memo: dict[tuple, bytes] = {}
-        self.cells = [SUBJECT_CELLS[s] for s in SUBJECTS]
+        self.cells = CELLS
 
     def kind(self, word: str) -> WordKind:
         got = self._kinds.get(word)
@@ -133,8 +137,8 @@ class AgreementStates:
     def _kind(self, word: str) -> WordKind:
         lower = word.lower()
         inf = self.inflections
-        if lower in SUBJECTS:
-            return WordKind(SUBJECT, SUBJECTS.index(lower))
+        if lower in SUBJECT_FORMS:
+            return WordKind(SUBJECT, SUBJECT_FORMS[lower])
         if lower in ETRE:
             return WordKind(BE)
         if lower in BEFORE_ETRE:
@@ -150,44 +154,46 @@ class AgreementStates:
             return WordKind(UNTRANSLATED)
         return WordKind(OTHER)
 
-    def step(self, state: int, word: str, twin: bool = False) -> tuple[int, int]:
-        """(the state after `word`, its value) from `state`."""
+    def step(self, state: int, word: str, twin: bool = False) -> tuple[int, int, int]:
+        """(the state after `word`, 1 if it is a predicate that agrees, 1 if it is one that does not
+        or a misused inflected copy) from `state`."""
         w = self.kind(word)
-        misused = -int(twin)
+        misused = int(twin)
         if w.part == SUBJECT:
-            return _before(w.subject), misused
+            return _before(w.subject), 0, misused
         if state == NONE:
-            return NONE, misused
+            return NONE, 0, misused
         k = (state - 1) % len(SUBJECTS)
         if state < _after(0):           # before *être*
             if w.part == BE:
-                return _after(k), misused
-            return (state if w.part in (BEFORE_BE, ADVERB) else NONE), misused
+                return _after(k), 0, misused
+            return (state if w.part in (BEFORE_BE, ADVERB) else NONE), 0, misused
         if w.part in (BE, ADVERB, UNTRANSLATED):
-            return state, misused
+            return state, 0, misused
         if w.part == PREDICATE:
             if w.agrees[k]:
-                return NONE, 1
-            return NONE, -1 if w.agreeable[k] or twin else 0
-        return NONE, misused
+                return NONE, 1, 0
+            return NONE, 0, int(w.agreeable[k] or twin)
+        return NONE, 0, misused
 
     def transitions(self, words: Sequence[str], twin: int = -1) -> bytes:
-        """For each state s: byte s the state after `words` from s, byte STATES + s their value
-        plus BIAS (word `twin` being the inflected one)."""
+        """For each state s: byte s the state after `words` from s, byte STATES + s the agreeing
+        predicates they hold, byte 2 * STATES + s the disagreeing ones (word `twin` being the
+        inflected one)."""
         key = (tuple(words), twin)
         got = self._memo.get(key)
         if got is not None:
             return got
-        out, value = bytearray(STATES), bytearray(STATES)
+        table = bytearray(3 * STATES)
         for s in range(STATES):
-            state, total = s, 0
+            state, agree, disagree = s, 0, 0
             for i, w in enumerate(words):
-                state, v = self.step(state, w, i == twin)
-                total += v
-            out[s], value[s] = state, max(0, min(255, total + BIAS))
+                state, a, d = self.step(state, w, i == twin)
+                agree, disagree = agree + a, disagree + d
+            table[s], table[STATES + s], table[2 * STATES + s] = state, min(agree, 255), min(disagree, 255)
         if len(self._memo) >= self.MEMO:
             self._memo.clear()
-        got = self._memo[key] = bytes(out + value)
+        got = self._memo[key] = bytes(table)
         return got
 
     def predicate_index(self, words: Sequence[str]) -> int | None:
@@ -203,9 +209,9 @@ class AgreementStates:
         return None
 
     def twin_forms(self, word: str) -> list[str]:
-        """The other forms of a predicate for the four subjects, in SUBJECTS' order, without repeats."""
+        """The other forms of a predicate for the four genders and numbers, without repeats."""
         out: list[str] = []
-        for gender, number in self.cells:
+        for gender, number in self.cells[:4]:
             form = self.inflections.inflect(word, gender, number)
             if form is not None and form != word and form not in out:
                 out.append(form)

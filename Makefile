@@ -43,7 +43,7 @@ PARALLEL_ARGS = $(if $(WORKERS),--workers $(WORKERS)) $(if $(SCHEDULER),--schedu
 TRAIN_ARGS = --corpus $(CORPUS) --src $(SRC) --tgt $(TGT) --out $(OUT) $(if $(filter 1,$(TOKENIZED)),--tokenized) \
 	$(if $(filter 1,$(LOWERCASE)),--lowercase) $(PARALLEL_ARGS)
 
-.PHONY: large tune FORCE contrastive-suite contrastive-eval rank-eval es-en es-en-eval all install resources neuralcoref-files minilm-files browser coref-model coref-ranker coref-eval cm plm demo pronoun-eval train prepare align lex phrases lm moses-ini check test test-all bench bench-shards clean decode binarize
+.PHONY: large tune FORCE contrastive-suite contrastive-eval probes-eval rank-eval es-en es-en-eval all install resources neuralcoref-files minilm-files browser coref-model coref-ranker coref-eval cm plm demo pronoun-eval train prepare align lex phrases lm moses-ini check test test-all bench bench-shards clean decode binarize
 
 COREF_BACKEND ?= ranker
 CM_NAME ?= $(NAME)
@@ -258,9 +258,10 @@ moses_configs/$(CM_NAME).ini: tables/$(CM_NAME)/cm.gz $(BASE_INI)
 # antecedent's gender) or mixture (all of them by their weights: hedges towards ce, 2-3 points more C1+C2
 # on the dev talks, 7-9 fewer feminine references; docs/results.md)
 CM_READING ?= map
-# CM_AGREEMENT: the weight of the PronounAgreement feature beside the CM (predicates after être agree with the
-# subject pronoun the decoder writes, cad/decoder/agreement.py; docs/results.md); 0: none
-CM_AGREEMENT ?= 1.0
+# CM_AGREEMENT: the weights of the PronounAgreement feature beside the CM (predicates after être agree with the
+# subject pronoun the decoder writes, cad/decoder/agreement.py; docs/results.md): for each agreeing predicate,
+# against each disagreeing one; 0: none
+CM_AGREEMENT ?= 1,3
 # the reading (and agreement weight) the configurations were written with, rewritten only when CM_READING
 # or CM_AGREEMENT changes, so that `make CM_READING=mixture` writes them again
 CM_READING_STAMP := moses_configs/.$(CM_NAME).reading
@@ -269,12 +270,12 @@ $(CM_READING_STAMP): FORCE
 	@mkdir -p $(@D); [ "$$(cat $@ 2>/dev/null)" = "$(CM_SETTINGS)" ] || echo "$(CM_SETTINGS)" > $@
 FORCE:
 moses_configs/$(CM_NAME).feature.ini: tables/$(CM_NAME)/classes.gz $(BASE_INI) $(CM_READING_STAMP)
-	$(CAD) -q cm config --mode feature --reading $(CM_READING) --agreement-weight $(CM_AGREEMENT) --base $(BASE_INI) \
+	$(CAD) -q cm config --mode feature --reading $(CM_READING) --agreement-weights $(CM_AGREEMENT) --base $(BASE_INI) \
 		--cm tables/$(CM_NAME)/classes.gz --out $@
 
 # the same feature reading the classifier CM (source words and antecedent features) instead
 moses_configs/$(CM_NAME).classifier.ini: tables/$(CM_NAME)/classifier.json $(BASE_INI) $(CM_READING_STAMP)
-	$(CAD) -q cm config --mode feature --cm-model classifier --reading $(CM_READING) --agreement-weight $(CM_AGREEMENT) \
+	$(CAD) -q cm config --mode feature --cm-model classifier --reading $(CM_READING) --agreement-weights $(CM_AGREEMENT) \
 		--base $(BASE_INI) --cm tables/$(CM_NAME)/classifier.json --out $@
 
 # The Pronoun Language Model (seed 001) over the target side of the training corpus, for
@@ -335,6 +336,18 @@ contrastive-eval: cm binarize
 				--out $(OUT)/contrastive/$$suite.$$run.tsv --report $(OUT)/contrastive/$$suite.$$run.json \
 			|| { echo "contrastive-eval: $$suite ($$run) failed" >&2; exit 255; }' _
 	@for f in $(OUT)/contrastive/*.json; do printf '%s\t' "$$f"; $(PYTHON) -c 'import json, sys; d = json.load(open(sys.argv[1])); print("%.3f (%d forced, %d by the fallback)" % (d["accuracy"], d["forced"], d["fallback"]))' "$$f"; done
+
+# The generated agreement suite (cad contrastive probes: nouns of the dev talks' vocabulary in frames that require
+# il/elle/ils/elles, le/la, ce or ça), translated by cad translate with BL and with the shipped feature
+# configuration: $(OUT)/probes/{bl,feature}.{tsv,json} (docs/results.md)
+probes-eval: cm
+	mkdir -p $(OUT)/probes
+	$(CAD) -q contrastive probes --vocabulary $(SHARED)/en-fr/dev.en --out $(OUT)/probes/suite.jsonl \
+		--report $(OUT)/probes/nouns.json
+	$(CAD) contrastive translate --suite $(OUT)/probes/suite.jsonl --config $(BASE_INI) --system baseline \
+		--work $(OUT)/probes/bl.work --out $(OUT)/probes/bl.tsv --report $(OUT)/probes/bl.json
+	$(CAD) contrastive translate --suite $(OUT)/probes/suite.jsonl --config moses_configs/$(CM_NAME).feature.ini \
+		--work $(OUT)/probes/feature.work --out $(OUT)/probes/feature.tsv --report $(OUT)/probes/feature.json
 
 # The embedded demo: seed 004's cat-and-mouse text, translated with the CM as decoder feature and
 # as seed 004's back-off table, with each one's pronoun trace, and both in one page ($(OUT)/demo.view.html)

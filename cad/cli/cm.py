@@ -13,7 +13,7 @@ from cad.cm.class_model import OBJECTIVES, OBJECTIVES_HELP, READINGS, READINGS_H
 from cad.cm.models import CM_MODELS
 from cad.core.cliargs import add_input_argument as add_in, add_output_argument as add_out
 from cad.core.errors import CadError
-from cad.defaults import (CM_AGREEMENT_WEIGHT, CM_BACKOFF_WEIGHT, CM_FEATURE_WEIGHT, CM_MODEL, CM_OBJECTIVE,
+from cad.defaults import (CM_AGREEMENT_WEIGHTS, CM_BACKOFF_WEIGHT, CM_FEATURE_WEIGHT, CM_MODEL, CM_OBJECTIVE,
                           CM_READING, COREF_BACKEND)
 from coref.backends import BACKENDS
 
@@ -79,6 +79,21 @@ def _show(a: argparse.Namespace) -> None:
     sys.stdout.write(show(a.table, a.top))
 
 
+def agreement_weights(text: str) -> tuple[float, float] | None:
+    """--agreement-weights "A,D" (the agreeing predicates' weight, the disagreeing ones'), or 0: none."""
+    from cad.core.errors import CadError
+
+    if text.strip() in ("0", "none"):
+        return None
+    try:
+        got = tuple(float(x) for x in text.split(","))
+    except ValueError:
+        got = ()
+    if len(got) != 2 or min(got) < 0:
+        raise CadError(f"--agreement-weights {text!r}: two weights >= 0, A,D (or 0: no agreement feature)")
+    return got
+
+
 def _config(a: argparse.Namespace) -> None:
     from cad.cm.config import write_cm_config, write_feature_config
     from cad.core.errors import CadError
@@ -87,10 +102,8 @@ def _config(a: argparse.Namespace) -> None:
     if a.mode == "feature":
         # a model without APT's credit matrix (Spanish→English's source-feature table) scores ln P(class)
         objective = a.objective if CM_MODELS.get(a.cm_model).credits else "likelihood"
-        if a.agreement_weight < 0:
-            raise CadError(f"--agreement-weight must not be negative, not {a.agreement_weight}")
         write_feature_config(a.base, a.cm, a.out, CM_FEATURE_WEIGHT if a.weight is None else a.weight, objective,
-                             a.cm_model, a.reading, a.agreement_weight)
+                             a.cm_model, a.reading, agreement_weights(a.agreement_weights))
     elif a.cm_model != CM_MODEL:
         raise CadError(f"--cm-model {a.cm_model} needs --mode feature (the back-off table is a phrase table)")
     else:
@@ -158,11 +171,11 @@ def add_cm_parsers(sub) -> None:
                    help="feature: " + OBJECTIVES_HELP)
     s.add_argument("--reading", choices=READINGS, default=CM_READING,
                    help="feature: how the CM reads a pronoun's bundles: " + READINGS_HELP + f" (default: {CM_READING})")
-    s.add_argument("--agreement-weight", type=float, default=CM_AGREEMENT_WEIGHT, metavar="W",
-                   help="feature: the weight of a PronounAgreement feature beside the CM (adjectives and participles "
-                        "after être agree with the subject pronoun the decoder writes, inflected copies of their "
-                        "phrases from the French lexicon; cad/decoder/agreement.py); 0: none "
-                        f"(default: {CM_AGREEMENT_WEIGHT:g})")
+    s.add_argument("--agreement-weights", default=",".join(f"{w:g}" for w in CM_AGREEMENT_WEIGHTS), metavar="A,D",
+                   help="feature: the weights of a PronounAgreement feature beside the CM (adjectives and participles "
+                        "after être agree with the subject pronoun the decoder writes, through inflected copies of "
+                        "their phrases from the French lexicon; cad/decoder/agreement.py): A for each predicate that "
+                        "agrees, D against each that does not; 0: none (default: %(default)s)")
     add_out(s, "--out", required=True, help="the new moses.ini")
     s.set_defaults(func=_config)
 

@@ -41,14 +41,14 @@ def write_cm_config(base, cm_table, out, weight: float = CM_BACKOFF_WEIGHT) -> M
 
 def feature_config(base: str | os.PathLike, classes: str | os.PathLike, weight: float = CM_FEATURE_WEIGHT,
                    objective: str = CM_OBJECTIVE, model: str = CM_IMPLICIT_MODEL,
-                   reading: str = CM_IMPLICIT_READING, agreement: float = 0.0) -> MosesConfig:
+                   reading: str = CM_IMPLICIT_READING, agreement: tuple[float, float] | None = None) -> MosesConfig:
     """The base configuration plus `CoreferenceModel` reading the class table (classes.gz) or,
     `model="classifier"`, the classifier CM (classifier.json); `objective`, `model` and `reading` are
     written on the feature's line unless they are the line's implicit values (cad.defaults.CM_IMPLICIT_*:
     likelihood, table, mixture). A `reading` not given is the implicit one, as in every configuration
     written before the reading could be chosen (`cad cm config` gives the pipeline's, cad.defaults.CM_READING).
-    `agreement` > 0: a PronounAgreement feature of that weight after it (cad/decoder/agreement.py);
-    0: none (a base that has one loses it)."""
+    `agreement`: the weights of a PronounAgreement feature after it (cad/decoder/agreement.py: the
+    agreeing predicates, minus the disagreeing ones); None: none (a base that has one loses it)."""
     cfg = copy.deepcopy(parse_config(base))
     cfg.features = [f for f in cfg.features if f.type not in ("CoreferenceModel", "PronounAgreement")]
     for name in (FEATURE_NAME, AGREEMENT_NAME):
@@ -60,16 +60,16 @@ def feature_config(base: str | os.PathLike, classes: str | os.PathLike, weight: 
                                       **({} if model == CM_IMPLICIT_MODEL else {"model": model}),
                                       **({} if reading == CM_IMPLICIT_READING else {"reading": reading})}))
     cfg.weights[FEATURE_NAME] = [weight]
-    if agreement > 0:
-        cfg.features.insert(idx + 1, Feature("PronounAgreement", AGREEMENT_NAME, {"num-features": "1"}))
-        cfg.weights[AGREEMENT_NAME] = [agreement]
+    if agreement is not None:
+        cfg.features.insert(idx + 1, Feature("PronounAgreement", AGREEMENT_NAME, {"num-features": "2"}))
+        cfg.weights[AGREEMENT_NAME] = list(agreement)
     cfg.source = None
     return cfg
 
 
 def write_feature_config(base, classes, out, weight: float = CM_FEATURE_WEIGHT, objective: str = CM_OBJECTIVE,
                          model: str = CM_IMPLICIT_MODEL, reading: str = CM_IMPLICIT_READING,
-                         agreement: float = 0.0) -> MosesConfig:
+                         agreement: tuple[float, float] | None = None) -> MosesConfig:
     cfg = feature_config(base, classes, weight, objective, model, reading, agreement)
     write_config(cfg, out)
     return cfg

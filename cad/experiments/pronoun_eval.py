@@ -49,7 +49,7 @@ from cad.moses.ini import parse_config, write_config
 from cad.translate.decoders import load_decoder
 from cad.translate.rerank import ClassReranker
 from cad.translate.translator import DocumentTranslator
-from cad.defaults import (CM_AGREEMENT_WEIGHT, CM_BACKOFF_WEIGHT, CM_MODEL, CM_OBJECTIVE, CM_READING,
+from cad.defaults import (CM_AGREEMENT_WEIGHTS, CM_BACKOFF_WEIGHT, CM_MODEL, CM_OBJECTIVE, CM_READING,
                           CM_RERANK_NBEST)
 from coref.backends import documents, get_backend, records_by_doc
 from coref.english.roles import pronoun_roles
@@ -256,7 +256,7 @@ class PronounEvaluation:
         decoders = {}
         for kind, path in kinds.items():
             fcfg = feature_config(self.config, path, 0.0, self.objective, CM_MODEL if kind == "agreement" else kind,
-                                  self.reading, CM_AGREEMENT_WEIGHT if kind == "agreement" else 0.0)
+                                  self.reading, CM_AGREEMENT_WEIGHTS if kind == "agreement" else None)
             fmodel = DecoderModel.from_config(fcfg, self.sentences, SearchSettings(search_algorithm=1))
             for w in self.grid:
                 decoders[(kind, w)] = Decoder(fmodel.with_weights(FEATURE_NAME, [w]))
@@ -294,7 +294,7 @@ class PronounEvaluation:
                                           lambda: self.feature_run(CLASSIFIER, "ranker", "classifier"))
         if AGREEMENT in self.systems:
             self.runs[AGREEMENT] = stage(self.work, AGREEMENT,
-                                         self.stage_key + f"agreement={CM_AGREEMENT_WEIGHT}grid={self.grid}",
+                                         self.stage_key + f"agreement={CM_AGREEMENT_WEIGHTS}grid={self.grid}",
                                          lambda: self.feature_run(AGREEMENT, "ranker", "agreement"))
         if "CM-backoff" in self.systems:
             self.runs["CM-backoff"] = stage(self.work, "CM-backoff", self.stage_key + f"backoff={self.backoff_weight}",

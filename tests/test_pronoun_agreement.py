@@ -23,8 +23,13 @@ SFX F+ 0 0 [^sxz] is:mas is:sg
 SFX F+ 0 s [^sxz] is:mas is:pl
 SFX F+ 0 e [^sxz] is:fem is:sg
 SFX F+ 0 es [^sxz] is:fem is:pl
+
+SFX S. Y 2
+SFX S. 0 0 [^sxz] is:sg
+SFX S. 0 s [^sxz] is:pl
 """
-DIC = """9
+DIC = """10
+rapide/S. po:adj is:epi
 mort/F+ po:adj
 blessé/F+ po:adj
 très po:mg po:adv
@@ -78,8 +83,13 @@ def test_a_phrase_read_from_every_state(states):
 
 
 def test_ce_takes_a_masculine_singular_predicate(states):
-    assert read(states, "c' était mort", NONE) == (NONE, 1)
+    # a feminine predicate after c' disagrees; a masculine one earns nothing, as after il a
+    # predicate of both genders: the reading gives the search no reason to write either
+    assert read(states, "c' était mort", NONE) == (NONE, 0)
     assert read(states, "c' était morte", NONE) == (NONE, -1)
+    assert read(states, "elle était rapide", NONE) == (NONE, 0)
+    assert read(states, "elle était rapides", NONE) == (NONE, -1)
+    assert read(states, "elles étaient rapides", NONE) == (NONE, 0)
     assert read(states, "ce sont des souris", NONE) == (NONE, 0)
 
 

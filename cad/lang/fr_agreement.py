@@ -78,15 +78,17 @@ def agreeing_predicate(words: Sequence[str], subject: int, gender: str, number: 
 # ---------------------------------------------------------------------------- as a decoder reads it
 # The same reading, word by word, as a finite automaton whose state a decoder carries from phrase to
 # phrase (cad/decoder/agreement.py): NONE, or a subject pronoun seen (SUBJECTS[k]) before its *être*
-# (state 1 + k) or after it (state 6 + k). A predicate read after *être* counts as agreeing with the
-# subject or not (not: only where a form that agrees exists), and ends the reading. *Ce* (*c'*,
-# *ça*, *cela*) is a subject too, whose predicate is masculine singular (*c'était mort*, *c'est
-# difficile*): it counts as *il* with the same predicate, so that the reading gives the search no
-# reason to write *il est difficile* for *c'est difficile*.
+# (state 1 + k) or after it (state 6 + k). A predicate read after *être* counts as disagreeing with
+# the subject where a form that agrees exists, and as agreeing where it agrees with a personal
+# pronoun in a gender of its own (*elle était morte*; not *elle était rapide*), and ends the
+# reading. *Ce* (*c'*, *ça*, *cela*) is a subject too, whose predicate is masculine singular:
+# *c'était morte* disagrees, *c'était mort* counts nothing.
 NONE = 0
 SUBJECTS = ("il", "elle", "ils", "elles", "ce")
 SUBJECT_FORMS = {"il": 0, "elle": 1, "ils": 2, "elles": 3, "ce": 4, "c'": 4, "ça": 4, "ç'": 4, "cela": 4}
 CELLS = (*(SUBJECT_CELLS[s] for s in SUBJECTS[:4]), ("masc", "sing"))
+OTHER_GENDER = (1, 0, 3, 2, 1)         # the subject of the same number and the other gender
+PERSONAL = 4                           # the subjects before it are il, elle, ils, elles
 STATES = 1 + 2 * len(SUBJECTS)
 # a word's part in the reading
 SUBJECT, BE, BEFORE_BE, ADVERB, UNTRANSLATED, PREDICATE, OTHER = range(7)
@@ -106,6 +108,7 @@ class WordKind:
     subject: int = -1                           # SUBJECT: its index in SUBJECTS
     agrees: tuple[bool, ...] = ()               # PREDICATE: agrees with each subject
     agreeable: tuple[bool, ...] = ()            # PREDICATE: has a form that agrees with each subject
+    gendered: tuple[bool, ...] = ()             # PREDICATE: agrees with each subject, not with its other gender
 
 
 class AgreementStates:
@@ -149,7 +152,10 @@ class AgreementStates:
             agrees = tuple(any(not p.noun and g in (gender, "epi") and n in (number, "inv")
                                for p, (g, n) in inf.cells(lower)) for gender, number in self.cells)
             agreeable = tuple(inf.inflect(lower, gender, number) is not None for gender, number in self.cells)
-            return WordKind(PREDICATE, agrees=agrees, agreeable=agreeable)
+            # a gender of its own: it would not agree with the other gender of the same number
+            # (*morte*, *vieux*; not *difficile*, *rapide*)
+            gendered = tuple(agrees[k] and not agrees[OTHER_GENDER[k]] for k in range(len(SUBJECTS)))
+            return WordKind(PREDICATE, agrees=agrees, agreeable=agreeable, gendered=gendered)
         if _untranslated(lower, inf):
             return WordKind(UNTRANSLATED)
         return WordKind(OTHER)
@@ -172,7 +178,10 @@ class AgreementStates:
             return state, 0, misused
         if w.part == PREDICATE:
             if w.agrees[k]:
-                return NONE, 1, 0
+                # counted where the gender the pronoun chose is at stake: a personal pronoun, a
+                # predicate of one gender (*c'est difficile* and *il est rapide* earn nothing, so
+                # that the search has no reason to write either for its own sake)
+                return NONE, int(k < PERSONAL and w.gendered[k]), 0
             return NONE, 0, int(w.agreeable[k] or twin)
         return NONE, 0, misused
 

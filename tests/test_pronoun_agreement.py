@@ -82,6 +82,21 @@ def test_a_phrase_read_from_every_state(states):
     assert read(states, "morte souris", NONE, twin=0) == (NONE, -1)
 
 
+@pytest.mark.parametrize("phrase", ["était mort .", "pas mort une souris", "elle était", "une souris", "mort",
+                                    "très mort dort", "était pas très", "mortally blessé dort ."])
+def test_a_phrase_table_is_its_words_read_one_by_one(states, phrase):
+    """The shortcut for phrases whose last word ends any reading gives the word-by-word tables."""
+    words = phrase.split()
+    expected = bytearray(3 * STATES)
+    for s in range(STATES):
+        state, agree, disagree = s, 0, 0
+        for w in words:
+            state, a, d = states.step(state, w)
+            agree, disagree = agree + a, disagree + d
+        expected[s], expected[STATES + s], expected[2 * STATES + s] = state, agree, disagree
+    assert states.transitions(words) == bytes(expected)
+
+
 def test_ce_takes_a_masculine_singular_predicate(states):
     # a feminine predicate after c' disagrees; a masculine one earns nothing, as after il a
     # predicate of both genders: the reading gives the search no reason to write either

@@ -129,6 +129,9 @@ class PronounAgreement(StatefulFeature):
         agree, disagree = t[STATES + state], t[2 * STATES + state]
         return ((0, float(agree)),) * bool(agree) + ((1, float(-disagree)),) * bool(disagree)
 
+    def makes_variants(self, start: int, end: int) -> bool:
+        return self.twins and start in self.starts
+
     def variants(self, start: int, end: int, opt, make: Callable[[tuple[str, ...]], Any]) -> list:
         """The inflected copies of `opt` on span [start, end) (see the module's doc); `make(words)`
         builds a copy of `opt` with other words, scored by the stateless features (None where the

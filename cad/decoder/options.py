@@ -252,13 +252,16 @@ def _unknown(model: DecoderModel, tokens: list[str], i: int) -> TranslationOptio
 
 def _variant_makers(model: DecoderModel) -> list:
     """The stateful features that add options of their own (StatefulFeature.variants)."""
-    return [f for f in model.stateful if type(f).variants is not StatefulFeature.variants]
+    return [f for f in model.stateful if type(f).makes_variants is not StatefulFeature.makes_variants]
 
 
 def _with_variants(model: DecoderModel, makers: list, start: int, end: int,
                    opts: list[TranslationOption]) -> list[TranslationOption]:
     """`opts` and the options `makers` add beside them on span [start, end): each a copy of one
     of them with other words, scored by the stateless features, placed on the span."""
+    makers = [f for f in makers if f.makes_variants(start, end)]
+    if not makers:
+        return opts
     have = {o.words for o in opts}
     added: list[TranslationOption] = []
     for f in makers:

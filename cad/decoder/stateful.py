@@ -69,6 +69,10 @@ class StatefulFeature:
         """Attach what the feature reads of an unknown word's option (the source word passed
         through), which `annotate` never sees."""
 
+    def makes_variants(self, start: int, end: int) -> bool:
+        """Whether `variants` may add options on span [start, end) of this sentence."""
+        return False
+
     def variants(self, start: int, end: int, opt, make) -> list:
         """Options the feature adds beside `opt` on span [start, end) of this sentence (after
         begin_sentence): each built by `make(words)`, a copy of `opt` with other words scored by

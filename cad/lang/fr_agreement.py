@@ -193,6 +193,11 @@ class AgreementStates:
         got = self._memo.get(key)
         if got is not None:
             return got
+        if twin < 0 and words and self.kind(words[-1]).part == OTHER and not any(
+                self.kind(w).part == SUBJECT for w in words):
+            # most phrases: the reading ends at their last word whatever came before, and only a
+            # predicate read before it counts; from NONE nothing does
+            return self._closed(key, words)
         table = bytearray(3 * STATES)
         for s in range(STATES):
             state, agree, disagree = s, 0, 0
@@ -200,6 +205,24 @@ class AgreementStates:
                 state, a, d = self.step(state, w, i == twin)
                 agree, disagree = agree + a, disagree + d
             table[s], table[STATES + s], table[2 * STATES + s] = state, min(agree, 255), min(disagree, 255)
+        if len(self._memo) >= self.MEMO:
+            self._memo.clear()
+        got = self._memo[key] = bytes(table)
+        return got
+
+    def _closed(self, key: tuple, words: Sequence[str]) -> bytes:
+        """`transitions` of a phrase that ends in NONE from every state (its last word ends any
+        reading) and holds no subject: from NONE it counts nothing, and from any other state the
+        reading stops at the first word that ends it."""
+        table = bytearray(3 * STATES)
+        for s in range(1, STATES):
+            state, agree, disagree = s, 0, 0
+            for w in words:
+                state, a, d = self.step(state, w)
+                agree, disagree = agree + a, disagree + d
+                if state == NONE:
+                    break
+            table[STATES + s], table[2 * STATES + s] = min(agree, 255), min(disagree, 255)
         if len(self._memo) >= self.MEMO:
             self._memo.clear()
         got = self._memo[key] = bytes(table)

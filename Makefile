@@ -43,7 +43,7 @@ PARALLEL_ARGS = $(if $(WORKERS),--workers $(WORKERS)) $(if $(SCHEDULER),--schedu
 TRAIN_ARGS = --corpus $(CORPUS) --src $(SRC) --tgt $(TGT) --out $(OUT) $(if $(filter 1,$(TOKENIZED)),--tokenized) \
 	$(if $(filter 1,$(LOWERCASE)),--lowercase) $(PARALLEL_ARGS)
 
-.PHONY: large tune FORCE contrastive-suite contrastive-eval rank-eval es-en es-en-eval all install resources neuralcoref-files minilm-files browser coref-model coref-ranker coref-eval cm plm demo pronoun-eval train prepare align lex phrases lm moses-ini check test test-all bench bench-shards bench-scale clean decode binarize
+.PHONY: large tune FORCE contrastive-suite contrastive-eval probes-eval rank-eval es-en es-en-eval all install resources neuralcoref-files minilm-files browser coref-model coref-ranker coref-eval cm plm demo pronoun-eval train prepare align lex phrases lm moses-ini check test test-all bench bench-shards bench-scale clean decode binarize
 
 COREF_BACKEND ?= ranker
 CM_NAME ?= $(NAME)
@@ -262,20 +262,25 @@ $(CONFIGS)/$(CM_NAME).ini: $(TABLES)/$(CM_NAME)/cm.gz $(BASE_INI)
 # antecedent's gender) or mixture (all of them by their weights: hedges towards ce, 2-3 points more C1+C2
 # on the dev talks, 7-9 fewer feminine references; docs/results.md)
 CM_READING ?= map
-# the reading the configurations were written with, rewritten only when CM_READING changes, so that
-# `make CM_READING=mixture` writes them again
+# CM_AGREEMENT: the weights of the PronounAgreement feature beside the CM (predicates after être agree with the
+# subject pronoun the decoder writes, cad/decoder/agreement.py; docs/results.md): for each agreeing predicate,
+# against each disagreeing one; 0: none
+CM_AGREEMENT ?= 1,3
+# the reading (and agreement weight) the configurations were written with, rewritten only when CM_READING
+# or CM_AGREEMENT changes, so that `make CM_READING=mixture` writes them again
 CM_READING_STAMP := $(CONFIGS)/.$(CM_NAME).reading
+CM_SETTINGS = $(CM_READING) agreement=$(CM_AGREEMENT)
 $(CM_READING_STAMP): FORCE
-	@mkdir -p $(@D); [ "$$(cat $@ 2>/dev/null)" = "$(CM_READING)" ] || echo "$(CM_READING)" > $@
+	@mkdir -p $(@D); [ "$$(cat $@ 2>/dev/null)" = "$(CM_SETTINGS)" ] || echo "$(CM_SETTINGS)" > $@
 FORCE:
 $(CONFIGS)/$(CM_NAME).feature.ini: $(TABLES)/$(CM_NAME)/classes.gz $(BASE_INI) $(CM_READING_STAMP)
-	$(CAD) -q cm config --mode feature --reading $(CM_READING) --base $(BASE_INI) \
+	$(CAD) -q cm config --mode feature --reading $(CM_READING) --agreement-weights $(CM_AGREEMENT) --base $(BASE_INI) \
 		--cm $(TABLES)/$(CM_NAME)/classes.gz --out $@
 
 # the same feature reading the classifier CM (source words and antecedent features) instead
 $(CONFIGS)/$(CM_NAME).classifier.ini: $(TABLES)/$(CM_NAME)/classifier.json $(BASE_INI) $(CM_READING_STAMP)
-	$(CAD) -q cm config --mode feature --cm-model classifier --reading $(CM_READING) --base $(BASE_INI) \
-		--cm $(TABLES)/$(CM_NAME)/classifier.json --out $@
+	$(CAD) -q cm config --mode feature --cm-model classifier --reading $(CM_READING) --agreement-weights $(CM_AGREEMENT) \
+		--base $(BASE_INI) --cm $(TABLES)/$(CM_NAME)/classifier.json --out $@
 
 # The Pronoun Language Model (seed 001) over the target side of the training corpus, for
 # `cad plm predict --model $(OUT)/plm`; it needs spaCy's French model, so French targets only
@@ -335,6 +340,18 @@ contrastive-eval: cm binarize
 				--out $(OUT)/contrastive/$$suite.$$run.tsv --report $(OUT)/contrastive/$$suite.$$run.json \
 			|| { echo "contrastive-eval: $$suite ($$run) failed" >&2; exit 255; }' _
 	@for f in $(OUT)/contrastive/*.json; do printf '%s\t' "$$f"; $(PYTHON) -c 'import json, sys; d = json.load(open(sys.argv[1])); print("%.3f (%d forced, %d by the fallback)" % (d["accuracy"], d["forced"], d["fallback"]))' "$$f"; done
+
+# The generated agreement suite (cad contrastive probes: nouns of the dev talks' vocabulary in frames that require
+# il/elle/ils/elles, le/la, ce or ça), translated by cad translate with BL and with the shipped feature
+# configuration: $(OUT)/probes/{bl,feature}.{tsv,json} (docs/results.md)
+probes-eval: cm
+	mkdir -p $(OUT)/probes
+	$(CAD) -q contrastive probes --vocabulary $(SHARED)/en-fr/dev.en --out $(OUT)/probes/suite.jsonl \
+		--report $(OUT)/probes/nouns.json
+	$(CAD) contrastive translate --suite $(OUT)/probes/suite.jsonl --config $(BASE_INI) --system baseline \
+		--work $(OUT)/probes/bl.work --out $(OUT)/probes/bl.tsv --report $(OUT)/probes/bl.json
+	$(CAD) contrastive translate --suite $(OUT)/probes/suite.jsonl --config $(CONFIGS)/$(CM_NAME).feature.ini \
+		--work $(OUT)/probes/feature.work --out $(OUT)/probes/feature.tsv --report $(OUT)/probes/feature.json
 
 # The embedded demo: seed 004's cat-and-mouse text, translated with the CM as decoder feature and
 # as seed 004's back-off table, with each one's pronoun trace, and both in one page ($(OUT)/demo.view.html)

@@ -22,6 +22,8 @@ COREF_BACKEND = "ranker"
 COREF_BACKEND_SPANISH = "corzu"
 # `cad contrastive make`: the suites are built from gold chains
 CONTRASTIVE_BACKEND = "gold"
+# `cad contrastive probes`: nouns of each French gender in the generated agreement suite
+PROBES_PER_GENDER = 8
 # the pronouns a backend writes records for (`--pronouns`)
 COREF_PRONOUNS = ("it", "they")
 # the English ranker's training (`cad coref-train`, `coref-eval --cv-folds`, `coref-heldout`)
@@ -45,6 +47,10 @@ CM_MODEL = "table"
 # rises with it and BLEU stays within 0.05 of the baseline's; the hand-written contrastive suite (cad score)
 # gets 94% at 3 and 100% at 10, and seed 004's second *it* becomes *elle* from 6 on
 CM_FEATURE_WEIGHT = 10.0
+# `cad cm config --mode feature`'s PronounAgreement weights (cad/decoder/agreement.py: predicates after être
+# agree with the subject pronoun the decoder writes; Makefile CM_AGREEMENT): the agreeing predicates, and minus the
+# disagreeing ones; 0: no such feature
+CM_AGREEMENT_WEIGHTS = (1.0, 3.0)
 # `cad cm config`'s back-off table weight (seed 004's second phrase table)
 CM_BACKOFF_WEIGHT = 0.8
 # lambda_CM of `cad translate --cm-mode rerank` (the class CM over the decoder's n-best lists)

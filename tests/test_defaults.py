@@ -26,6 +26,7 @@ def test_the_makefile_states_the_same_defaults():
     assert make["CM_READING"] == D.CM_READING
     assert make["CM_OBJECTIVE"] == D.CM_OBJECTIVE
     assert make["COREF_BACKEND"] == D.COREF_BACKEND
+    assert tuple(map(float, make["CM_AGREEMENT"].split(","))) == D.CM_AGREEMENT_WEIGHTS
 
 
 def _parsers(p: argparse.ArgumentParser, path: tuple[str, ...] = ()):
@@ -56,6 +57,7 @@ EVERYWHERE = {"--objective": D.CM_OBJECTIVE, "--reading": D.CM_READING, "--cm-mo
 # the options of one command
 ONE = {
     (("cm", "config"), "--objective"): D.CM_OBJECTIVE,
+    (("cm", "config"), "--agreement-weights"): ",".join(f"{w:g}" for w in D.CM_AGREEMENT_WEIGHTS),
     (("translate",), "--cm-weight"): D.CM_RERANK_WEIGHT,
     (("translate",), "--nbest"): D.CM_RERANK_NBEST,
     (("cm", "experiment"), "--nbest"): D.CM_RERANK_NBEST,

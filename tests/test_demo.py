@@ -1,5 +1,6 @@
 """Seed 004's cat-and-mouse demo as `make` translates it with the shipped feature configuration:
-its three *it* refer to *a mouse* (*souris*, feminine) and must come out feminine. Needs the model
+its three *it* refer to *a mouse* (*souris*, feminine) and must come out feminine, and the
+predicates after the first two must agree with them. Needs the model
 `make` trains on the shared English-French corpus; skips without it (the embedded sample's model is
 too small to translate the demo)."""
 
@@ -38,3 +39,7 @@ def test_the_demo_pronouns_are_feminine(tmp_path):
     # an animal after *be*: read as a plain subject, not *c'est*'s role
     assert records[0]["features"] == "it-subj-fem-sing-anim"
     assert [r["pass"] for r in records] == ["intra", "intra", "inter"]
+    # the predicates agree with the pronouns written (the PronounAgreement feature of the shipped
+    # configuration, make's CM_AGREEMENT): elle n'était pas morte … elle était … blessée
+    words = proc.stdout.replace(",", " ").replace(".", " ").split()
+    assert "morte" in words and "blessée" in words and "mort" not in words and "blessé" not in words

@@ -13,8 +13,8 @@ from cad.cm.class_model import OBJECTIVES, OBJECTIVES_HELP, READINGS, READINGS_H
 from cad.cm.models import CM_MODELS
 from cad.core.cliargs import add_input_argument as add_in, add_output_argument as add_out
 from cad.core.errors import CadError
-from cad.defaults import (CM_BACKOFF_WEIGHT, CM_FEATURE_WEIGHT, CM_MODEL, CM_OBJECTIVE, CM_READING,
-                          COREF_BACKEND)
+from cad.defaults import (CM_AGREEMENT_WEIGHTS, CM_BACKOFF_WEIGHT, CM_FEATURE_WEIGHT, CM_MODEL, CM_OBJECTIVE,
+                          CM_READING, COREF_BACKEND)
 from coref.backends import BACKENDS
 
 # Each command imports its implementation when it runs: `cad` then starts without loading
@@ -80,17 +80,43 @@ def _show(a: argparse.Namespace) -> None:
     sys.stdout.write(show(a.table, a.top))
 
 
+def agreement_weights(text: str) -> tuple[float, float] | None:
+    """--agreement-weights "A,D" (the agreeing predicates' weight, the disagreeing ones'), or 0: none."""
+    from cad.core.errors import CadError
+
+    if text.strip() in ("0", "none"):
+        return None
+    try:
+        got = tuple(float(x) for x in text.split(","))
+    except ValueError:
+        got = ()
+    if len(got) != 2 or min(got) < 0:
+        raise CadError(f"--agreement-weights {text!r}: two weights >= 0, A,D (or 0: no agreement feature)")
+    return got
+
+
 def _config(a: argparse.Namespace) -> None:
     from cad.cm.config import model_pair, write_cm_config, write_feature_config
     from cad.core.errors import CadError
     from cad.core.textio import is_stdio
+    from cad.lang.pairs import default_pair, pair as language_pair
 
     if a.mode == "feature":
         # a model without APT's credit matrix (Spanish→English's source-feature table) scores ln P(class)
         objective = a.objective if CM_MODELS.get(a.cm_model).credits else "likelihood"
         # the pair cad cm build recorded beside the model (none: the default pair's tables)
+        pair = model_pair(a.cm)
+        implicit = CM_MODELS.get(a.cm_model).implicit_pair
+        target = (pair or (language_pair(*implicit) if implicit else default_pair())).target
+        if a.agreement_weights is None:      # the default: the agreement where the target has one
+            agreement = CM_AGREEMENT_WEIGHTS if target.predicate_agreement else None
+        else:
+            agreement = agreement_weights(a.agreement_weights)
+            if agreement is not None and not target.predicate_agreement:
+                raise CadError(f"--agreement-weights: {target.name}, the target of {a.cm}, has no predicate "
+                               "agreement (0: no agreement feature)")
         write_feature_config(a.base, a.cm, a.out, CM_FEATURE_WEIGHT if a.weight is None else a.weight, objective,
-                             a.cm_model, a.reading, model_pair(a.cm))
+                             a.cm_model, a.reading, pair, agreement)
     elif a.cm_model != CM_MODEL:
         raise CadError(f"--cm-model {a.cm_model} needs --mode feature (the back-off table is a phrase table)")
     else:
@@ -157,6 +183,13 @@ def add_cm_parsers(sub) -> None:
                    help="feature: " + OBJECTIVES_HELP)
     s.add_argument("--reading", choices=READINGS, default=CM_READING,
                    help="feature: how the CM reads a pronoun's bundles: " + READINGS_HELP + f" (default: {CM_READING})")
+    s.add_argument("--agreement-weights", metavar="A,D",
+                   help="feature: the weights of a PronounAgreement feature beside the CM (adjectives and participles "
+                        "after être agree with the subject pronoun the decoder writes, through inflected copies of "
+                        "their phrases from the French lexicon; cad/decoder/agreement.py): A for each predicate that "
+                        "agrees, D against each that does not; 0: none (default: "
+                        + ",".join(f"{w:g}" for w in CM_AGREEMENT_WEIGHTS) + " where the target language has a "
+                        "predicate agreement, French's; else none)")
     add_out(s, "--out", required=True, help="the new moses.ini")
     s.set_defaults(func=_config)
 

@@ -10,7 +10,7 @@ import sys
 
 from cad.core.cliargs import add_input_argument as add_in, add_output_argument as add_out
 from cad.cli.coref_model import add_coref_model_argument, coref_model
-from cad.defaults import CONTRASTIVE_BACKEND, COREF_BACKEND
+from cad.defaults import CONTRASTIVE_BACKEND, COREF_BACKEND, PROBES_PER_GENDER as DEFAULT_PER_GENDER
 from coref.backends import BACKENDS
 
 # Each command imports its implementation when it runs: `cad` then starts without loading spaCy,
@@ -91,6 +91,105 @@ def _make(a: argparse.Namespace) -> None:
             fh.write("\n")
     print(f"{report['items']} items ({report['pairs']} pairs) from {report['kept']} of {report['pronouns']} "
           f"it/they; skipped: " + ", ".join(f"{why} {n}" for why, n in report["skipped"].items()), file=sys.stderr)
+
+
+def _probes(a: argparse.Namespace) -> None:
+    from cad.cm.projection import dictionary_gender
+    from cad.core.errors import CadError
+    from cad.core.textio import atomic_output, read_lines
+    from cad.experiments.probes import blocks, probe_nouns, summary, vocabulary_of
+    from cad.resources import fr_inflection, wordnet
+
+    if a.per_gender < 1:
+        raise CadError(f"--per-gender must be at least 1, not {a.per_gender}")
+    nouns = probe_nouns(vocabulary_of(read_lines(a.vocabulary)), wordnet.load(), dictionary_gender,
+                        fr_inflection.load(), a.per_gender)
+    made = blocks(nouns)
+    if not made:
+        raise CadError("no noun of the vocabulary fits the suite (concrete nouns with a French translation of one "
+                       "gender)", a.vocabulary)
+    with atomic_output(a.out) as fh:
+        for b in made:
+            fh.write(json.dumps(b, ensure_ascii=False, sort_keys=True) + "\n")
+    report = summary(nouns, made)
+    if a.report:
+        with atomic_output(a.report) as fh:
+            json.dump(report, fh, indent=1, ensure_ascii=False)
+            fh.write("\n")
+    print(f"{report['blocks']} blocks of {len(nouns)} nouns ({report['by_gender']}): "
+          + ", ".join(f"{k} {v}" for k, v in report["by_frame"].items()), file=sys.stderr)
+
+
+def _read_blocks(path: str) -> list[dict]:
+    from cad.core.errors import CadError
+    from cad.core.textio import read_lines
+
+    out = []
+    for k, line in enumerate(read_lines(path), 1):
+        if not line.strip():
+            continue
+        try:
+            b = json.loads(line)
+            missing = [key for key in ("id", "frame", "requires", "predicate", "antecedent", "pronoun") if key not in b]
+            if missing or len(b["sentences"]) != 2 or not all(b["sentences"]):
+                raise ValueError(f"a block is two sentences with {', '.join(missing) or 'its fields'}")
+        except (ValueError, KeyError, TypeError) as exc:
+            raise CadError(f"not a block of cad contrastive probes: {exc}", path, k) from None
+        out.append(b)
+    if not out:
+        raise CadError("no block in the suite", path)
+    return out
+
+
+def _translate_suite(a: argparse.Namespace) -> None:
+    from pathlib import Path
+
+    from cad.cli import build_parser
+    from cad.core.alignment import parse_alignment
+    from cad.core.textio import atomic_output, read_lines
+    from cad.experiments.probe_report import format_report, judge, report
+    from cad.lang.pairs import default_pair
+
+    blocks = _read_blocks(a.suite)
+    work = Path(a.work)
+    work.mkdir(parents=True, exist_ok=True)
+    src, docs = work / "source.txt", work / "source.docs"
+    with atomic_output(src) as fh:
+        fh.writelines(" ".join(s) + "\n" for b in blocks for s in b["sentences"])
+    with atomic_output(docs) as fh:
+        fh.writelines(f"{2 * k}\t{b['id']}\n" for k, b in enumerate(blocks))
+    tok, al = work / "translation.tok", work / "translation.align"
+    # the blocks translated by cad translate itself, as a user would run it on the same files
+    argv = ["translate", "--config", a.config, "--input", str(src), "--docs", str(docs), "--system", a.system,
+            "--backend", a.backend, "--tokens-out", str(tok), "--alignment-out", str(al),
+            "--trace", str(work / "trace.jsonl"), "--out", str(work / "translation.txt")]
+    targs = build_parser("translate").parse_args(argv)
+    targs.quiet = a.quiet
+    targs.func(targs)
+    words = [line.split() for line in read_lines(tok)]
+    sources = [s for b in blocks for s in b["sentences"]]
+    aligns = [parse_alignment(line, len(sources[k]), len(words[k]), str(al), k + 1)
+              for k, line in enumerate(read_lines(al))]
+    # the suite is English→French's (cad contrastive probes writes French frames)
+    target = default_pair().target
+    morph = target.morphology().tag([words[2 * k] for k in range(len(blocks))])
+    agreement = target.agreement()
+    results = [judge(b, words[2 * k:2 * k + 2], aligns[2 * k:2 * k + 2], morph[k], agreement)
+               for k, b in enumerate(blocks)]
+    rep = report(results)
+    rep.update(config=a.config, system=a.system, suite=a.suite)
+    fields = ["id", "frame", "antecedent", "gender", "number", "pronoun", "class", "expected", "right", "predicate",
+              "agrees", "translation"]
+    with atomic_output(a.out) as fh:
+        fh.write("\t".join(fields) + "\n")
+        for r in results:
+            fh.write("\t".join("" if r[f] is None else str(r[f]) for f in fields) + "\n")
+    if a.report:
+        with atomic_output(a.report) as fh:
+            json.dump(rep, fh, indent=1, ensure_ascii=False)
+            fh.write("\n")
+    if not a.quiet:
+        print(format_report(rep), file=sys.stderr, end="")
 
 
 def _corpus_paths(a: argparse.Namespace) -> tuple[str, str, str, str | None]:
@@ -193,3 +292,43 @@ def add_contrastive_parsers(sub) -> None:
     s.set_defaults(func=_make)
     s = cs.add_parser("score", help="score a suite in context under the model (the same as cad score)")
     add_score_arguments(s)
+    add_probe_parsers(cs)
+
+
+def add_probe_parsers(cs) -> None:
+    s = cs.add_parser("probes", help="a generated agreement suite: nouns of a vocabulary in frames that require il/elle, "
+                                     "le/la, ce or ça",
+                      description="Concrete nouns of the vocabulary (WordNet artifacts one can buy, of both genders "
+                                  "by the English-French dictionary and the French lexicon, in both numbers), each in "
+                                  "a few two-sentence blocks: a subject, a copula with an adjective, a copula with a "
+                                  "participle, an object, a copula with a noun phrase, an event "
+                                  "(cad/experiments/probes.py). cad contrastive translate translates and counts them.")
+    add_in(s, "--vocabulary", required=True,
+           help="tokenized English text whose nouns the suite takes, the most frequent first (e.g. "
+                "../shared/data/en-fr/dev.en)")
+    s.add_argument("--per-gender", type=int, default=DEFAULT_PER_GENDER,
+                   help="nouns of each French gender (default: %(default)s)")
+    add_out(s, "--out", required=True, help="the suite: one block a line, JSON (sentences, antecedent, pronoun, frame)")
+    s.add_argument("--report", help="JSON file: the nouns chosen (English forms, French translation, gender) and the "
+                                    "blocks by frame")
+    s.set_defaults(func=_probes)
+    s = cs.add_parser("translate", help="translate a probes suite with cad translate and count what the pronoun and "
+                                        "its predicate became, by frame",
+                      description="Each block (two sentences, one document) is translated by cad translate with "
+                                  "--config; the report counts, by frame, the pronoun's class against what the frame "
+                                  "requires of the antecedent's translation (il/elle/ils/elles, le/la, ce, ça) and "
+                                  "whether the adjective or participle after être agrees with the pronoun written "
+                                  "(cad/experiments/probe_report.py).")
+    add_in(s, "--suite", required=True, help="the blocks of cad contrastive probes")
+    s.add_argument("--config", required=True, help="the moses.ini cad translate decodes with")
+    s.add_argument("--system", default="cm", choices=("cm", "baseline", "pe"),
+                   help="cad translate's --system: cm (the mode --config decides), baseline, pe (default: %(default)s)")
+    s.add_argument("--backend", default=COREF_BACKEND, choices=BACKENDS,
+                   help="coreference backend of cad translate (default: %(default)s)")
+    s.add_argument("--work", required=True,
+                   help="folder for the source, its documents, the translation, its tokens, alignment and trace")
+    add_out(s, "--out", default="-", help="one TSV line per block: id, frame, antecedent's translation, its gender "
+                                         "and number, the pronoun written, its class, the class required, right, "
+                                         "the predicate, whether it agrees, the translation")
+    s.add_argument("--report", help="JSON file: counts by frame and by what the frame requires, and the targets")
+    s.set_defaults(func=_translate_suite)

@@ -85,7 +85,7 @@ def add_experiment_parsers(cs) -> None:
     s.add_argument("--nbest", type=int, default=CM_RERANK_NBEST,
                    help=f"distinct n-best size for CM-rerank (default {CM_RERANK_NBEST})")
     s.add_argument("--systems", help="comma-separated subset of: BL, PE, CM-backoff, 'CM-feature, no coreference', "
-                                     "CM-feature, 'CM-feature, classifier', CM-rerank, 'oracle: gold coref', 'oracle: gold coref + ref. "
+                                     "CM-feature, 'CM-feature, classifier', 'CM-feature, agreement', CM-rerank, 'oracle: gold coref', 'oracle: gold coref + ref. "
                                      "features', 'BL, MERT', 'CM-feature, MERT' (default: all; the MERT ones only "
                                      "with --mert-iterations)")
     s.add_argument("--mert-iterations", type=int, default=0,

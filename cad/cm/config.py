@@ -14,6 +14,7 @@ from cad.moses.ini import Feature, MosesConfig, parse_config, write_config
 
 CM_NAME = "TranslationModel1"
 FEATURE_NAME = "CoreferenceModel0"
+AGREEMENT_NAME = "PronounAgreement0"
 
 
 def cm_config(base: str | os.PathLike, cm_table: str | os.PathLike, weight: float = CM_BACKOFF_WEIGHT) -> MosesConfig:
@@ -41,17 +42,21 @@ def write_cm_config(base, cm_table, out, weight: float = CM_BACKOFF_WEIGHT) -> M
 
 def feature_config(base: str | os.PathLike, classes: str | os.PathLike, weight: float = CM_FEATURE_WEIGHT,
                    objective: str = CM_OBJECTIVE, model: str = CM_IMPLICIT_MODEL,
-                   reading: str = CM_IMPLICIT_READING, pair: Pair | None = None) -> MosesConfig:
+                   reading: str = CM_IMPLICIT_READING, pair: Pair | None = None,
+                   agreement: tuple[float, float] | None = None) -> MosesConfig:
     """The base configuration plus `CoreferenceModel` reading the class table (classes.gz) or,
     `model="classifier"`, the classifier CM (classifier.json); `objective`, `model` and `reading` are
     written on the feature's line unless they are the line's implicit values (cad.defaults.CM_IMPLICIT_*:
     likelihood, table, mixture). A `reading` not given is the implicit one, as in every configuration
     written before the reading could be chosen (`cad cm config` gives the pipeline's, cad.defaults.CM_READING).
-    `pair`: the language pair of the model, written as `pair=` where it is not the default pair."""
+    `pair`: the language pair of the model, written as `pair=` where it is not the default pair.
+    `agreement`: the weights of a PronounAgreement feature after it (cad/decoder/agreement.py: the
+    agreeing predicates, minus the disagreeing ones); None: none (a base that has one loses it)."""
     pair_arg = {} if pair is None or pair.name == default_pair().name else {"pair": pair.name}
     cfg = copy.deepcopy(parse_config(base))
-    cfg.features = [f for f in cfg.features if f.type != "CoreferenceModel"]
-    cfg.weights.pop(FEATURE_NAME, None)
+    cfg.features = [f for f in cfg.features if f.type not in ("CoreferenceModel", "PronounAgreement")]
+    for name in (FEATURE_NAME, AGREEMENT_NAME):
+        cfg.weights.pop(name, None)
     idx = max(i for i, f in enumerate(cfg.features) if f.type.startswith("PhraseDictionary")) + 1
     cfg.features.insert(idx, Feature("CoreferenceModel", FEATURE_NAME,
                                      {"num-features": "1", "path": str(Path(classes).resolve()),
@@ -60,14 +65,17 @@ def feature_config(base: str | os.PathLike, classes: str | os.PathLike, weight: 
                                       **({} if reading == CM_IMPLICIT_READING else {"reading": reading}),
                                       **pair_arg}))
     cfg.weights[FEATURE_NAME] = [weight]
+    if agreement is not None:
+        cfg.features.insert(idx + 1, Feature("PronounAgreement", AGREEMENT_NAME, {"num-features": "2", **pair_arg}))
+        cfg.weights[AGREEMENT_NAME] = list(agreement)
     cfg.source = None
     return cfg
 
 
 def write_feature_config(base, classes, out, weight: float = CM_FEATURE_WEIGHT, objective: str = CM_OBJECTIVE,
                          model: str = CM_IMPLICIT_MODEL, reading: str = CM_IMPLICIT_READING,
-                         pair: Pair | None = None) -> MosesConfig:
-    cfg = feature_config(base, classes, weight, objective, model, reading, pair)
+                         pair: Pair | None = None, agreement: tuple[float, float] | None = None) -> MosesConfig:
+    cfg = feature_config(base, classes, weight, objective, model, reading, pair, agreement)
     write_config(cfg, out)
     return cfg
 

@@ -1,7 +1,8 @@
 // The compiled search core of cad's decoder: normal stack search and cube pruning over the
 // translation options that Python collected and scored with the stateless features, extended
 // natively through the stateful features Moses's phrase-based systems use (distance distortion,
-// msd-bidirectional-fe lexicalized reordering, KenLM n-gram models). It is the Python search of
+// msd-bidirectional-fe lexicalized reordering, KenLM n-gram models, the pronoun agreement of
+// cad/decoder/agreement.py). It is the Python search of
 // cad/decoder/search.py step for step (same expansion order, same floating-point operations in
 // the same order, same tie-breaking), so its output is identical; cad/decoder/native.py checks
 // what it can run and falls back to Python for anything else.
@@ -79,7 +80,11 @@ struct Coverage {
   bool operator!=(const Coverage &o) const { return !(*this == o); }
 };
 
-enum Kind { DISTORTION = 0, REORDERING = 1, LANGUAGE_MODEL = 2 };
+enum Kind { DISTORTION = 0, REORDERING = 1, LANGUAGE_MODEL = 2, AGREEMENT = 3 };
+// the pronoun agreement's states (cad/lang/fr_agreement.py, STATES): an option's table holds, for
+// each state it may start in, the state it ends in, then the agreeing predicates it holds, then the
+// disagreeing ones
+constexpr int AGREEMENT_STATES = 11;
 enum Orientation { MONO = 0, SWAP = 1, OTHER = 2 };
 
 inline bool covered(const Coverage &c, int i) {
@@ -147,6 +152,8 @@ struct Option {
   int word_first = 0, word_count = 0;
   bool has_ro = false;
   double ro[6] = {0, 0, 0, 0, 0, 0};
+  bool has_agr = false;
+  uint8_t agr[3 * AGREEMENT_STATES] = {};
 };
 
 // One n-gram model the core reads: KenLM's model behind a kenlm.Model, and where its state lies
@@ -180,6 +187,7 @@ struct Hyp {
   // scores (read from the option), the lexicalized reordering's; the root's is (0, 0)
   int last_start, last_end;
   int lm_state = -1;  // offset of its block of LM states (every LM's) in the sentence's pool
+  uint8_t agr = 0;    // the pronoun agreement's state
   // the recombination arcs (hypotheses of the same key that lost to this one), in the order
   // they were added: a list in the core's arc pool, -1 for none. Small hypotheses are most of
   // a search's memory traffic (tens of millions made per dev run)
@@ -428,6 +436,8 @@ class Core {
             std::memcpy(&b, &z, 8);
             mix(b);
           }
+      } else if (f.kind == AGREEMENT) {
+        mix(x.agr);
       } else {
         const NgramModel &m = *f.ngram;
         const char *s = &pool_[x.lm_state + m.offset];
@@ -457,6 +467,8 @@ class Core {
         if (fx != nullptr)
           for (int i = 0; i < 3; ++i)
             if (!(fx[i] == fy[i])) return false;
+      } else if (f.kind == AGREEMENT) {
+        if (x.agr != y.agr) return false;
       } else {
         const NgramModel &m = *f.ngram;
         const char *s = &pool_[x.lm_state + m.offset];
@@ -495,6 +507,7 @@ class Core {
   void read_features(py::list features) {
     features_.clear();
     int lms = 0;
+    agreement_ = false;
     for (py::handle item : features) {
       py::tuple t = py::reinterpret_borrow<py::tuple>(item);
       Feature f;
@@ -502,10 +515,14 @@ class Core {
       f.weights = py::cast<std::vector<double>>(t[1]);
       f.expensive = py::cast<bool>(t[2]);
       f.bound = py::cast<double>(t[3]);
+      if (f.kind < DISTORTION || f.kind > AGREEMENT) throw std::runtime_error("a feature kind the core does not know");
       if (f.kind == LANGUAGE_MODEL) {
         if (lms >= lm_count()) throw std::runtime_error("more LM features than LMs in this core");
         f.ngram = &lms_[lms];  // lms_ is fixed once the core is made
         f.lm = lms++;
+      } else if (f.kind == AGREEMENT) {
+        if (f.weights.size() != 2) throw std::runtime_error("the pronoun agreement has two weights");
+        agreement_ = true;
       }
       features_.push_back(std::move(f));
     }
@@ -537,6 +554,8 @@ class Core {
     double stateless, future;
     double ro[6];
     int32_t has_ro, word_count;
+    int32_t has_agr;
+    uint8_t agr[3 * AGREEMENT_STATES];
   };
 
   void read_options(py::list options) {
@@ -544,7 +563,7 @@ class Core {
     words_.clear();
     opts_.reserve(py::len(options));
     py::str STATELESS("stateless"), WORDS("words"), REORDERING_("reordering"),
-        FUTURE("future"), NATIVE("native");
+        FUTURE("future"), NATIVE("native"), AGREEMENT_("agreement");
     for (py::handle o : options) {
       Option x;
       x.start = x.end = -1;    // from the option's span (read_spans)
@@ -578,14 +597,28 @@ class Core {
         x.has_ro = true;
         for (int i = 0; i < 6; ++i) x.ro[i] = py::cast<double>(r[i]);
       }
+      if (agreement_) read_agreement(o, AGREEMENT_, x);
       if (got != nullptr) o.attr(NATIVE) = pack(x);
       opts_.push_back(x);
     }
   }
 
+  // the option's agreement table (PronounAgreement's annotation): every option must have one
+  // when the feature runs, and each of its states must be one
+  static void read_agreement(py::handle o, const py::str &name, Option &x) {
+    py::object t = o.attr(name);
+    if (!PyBytes_Check(t.ptr()) || PyBytes_GET_SIZE(t.ptr()) != 3 * AGREEMENT_STATES)
+      throw std::runtime_error("an option without the pronoun agreement's table");
+    std::memcpy(x.agr, PyBytes_AS_STRING(t.ptr()), sizeof x.agr);
+    for (int i = 0; i < AGREEMENT_STATES; ++i)
+      if (x.agr[i] >= AGREEMENT_STATES) throw std::runtime_error("an agreement table names a state it does not have");
+    x.has_agr = true;
+  }
+
   py::bytes pack(const Option &x) const {
-    Packed p{serial_, x.stateless, x.future, {}, x.has_ro, x.word_count};
+    Packed p{serial_, x.stateless, x.future, {}, x.has_ro, x.word_count, x.has_agr, {}};
     std::memcpy(p.ro, x.ro, sizeof p.ro);
+    std::memcpy(p.agr, x.agr, sizeof p.agr);
     const size_t ids = lms_.size() * static_cast<size_t>(x.word_count);
     std::string out(sizeof p + 4 * ids, '\0');
     std::memcpy(&out[0], &p, sizeof p);
@@ -601,10 +634,13 @@ class Core {
     std::memcpy(&p, at, sizeof p);
     const size_t ids = lms_.size() * static_cast<size_t>(p.word_count);
     if (p.core != serial_ || p.word_count < 0 || size != sizeof p + 4 * ids) return false;
+    if (agreement_ && !p.has_agr) return false;  // packed for a search without the agreement: read afresh
     x.stateless = p.stateless;
     x.future = p.future;
     x.has_ro = p.has_ro != 0;
     std::memcpy(x.ro, p.ro, sizeof x.ro);
+    x.has_agr = p.has_agr != 0;
+    std::memcpy(x.agr, p.agr, sizeof x.agr);
     x.word_first = static_cast<int>(words_.size());
     x.word_count = p.word_count;
     words_.resize(words_.size() + ids);
@@ -775,6 +811,12 @@ class Core {
         const double *fwd = forward(h);
         if (fwd != nullptr) v += f.weights[3 + orient] * fwd[orient];
         score += v;
+      } else if (f.kind == AGREEMENT) {
+        // PronounAgreement.evaluate: the agreeing predicates the option holds from this state, and
+        // minus the disagreeing ones, each by its weight
+        const int agree = o.agr[AGREEMENT_STATES + h.agr], disagree = o.agr[2 * AGREEMENT_STATES + h.agr];
+        score += f.weights[0] * static_cast<double>(agree) + f.weights[1] * static_cast<double>(-disagree);
+        nh.agr = o.agr[h.agr];
       } else {
         // the new block, made at the first LM feature; each LM writes its own state in it
         if (lm_state < 0) lm_state = new_state();
@@ -1212,6 +1254,7 @@ class Core {
   std::vector<double> suffix_;  // fc(s, n)
   size_t next_collect_ = 0;
   std::vector<Feature> features_;
+  bool agreement_ = false;  // a PronounAgreement among the features: options carry its table
   std::vector<Option> opts_;
   uint64_t serial_ = 0;  // this core's number in the process: packed options name it
   std::vector<lm::WordIndex> words_;  // the options' LM words, one after another
@@ -1231,10 +1274,11 @@ class Core {
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
-  m.doc() = "cad's compiled search core (cube pruning and normal stack search with native LMs, distortion "
-            "and lexicalized reordering)";
+  m.doc() = "cad's compiled search core (cube pruning and normal stack search with native LMs, distortion, "
+            "lexicalized reordering and pronoun agreement)";
   m.attr("WINDOW") = WINDOW;
   m.attr("EXACT_WORDS") = EXACT_WORDS;
+  m.attr("AGREEMENT_STATES") = AGREEMENT_STATES;
   py::class_<Core>(m, "Core")
       .def(py::init<py::list, double>(), py::arg("kenlm_models"), py::arg("ln10"))
       .def_property_readonly("has_lm", &Core::has_lm)

@@ -2,13 +2,14 @@
 
 Python still collects the translation options and scores them with the stateless features (the
 coreference model among them) and builds the future-cost table; the core runs the search with
-the stateful features it knows natively (Distortion, LexicalReordering, and any number of
+the stateful features it knows natively (Distortion, LexicalReordering, any number of
 KenLMFeatures, each with the LM the `kenlm` module loaded, each its own feature and its own state
-in a hypothesis) and returns the option sequences of the best derivation and of
+in a hypothesis, and PronounAgreement of cad/decoder/agreement.py, from the transition table each
+option carries) and returns the option sequences of the best derivation and of
 the n-best paths; Python replays those few sequences through the features for their values.
 The core follows the Python search operation for operation, so the output is the same.
 
-The core is used when it can be: every stateful feature is one of those three classes (the
+The core is used when it can be: every stateful feature is one of those four classes (the
 registry gives the core's kind of each, cad/decoder/registry.py), the sentence's coverages fit the
 core's window (`fits`: any sentence of at most 256 words, and under a distortion limit below 256
 a sentence of any length), no forced decoding, and the core reads every LM exactly as the kenlm
@@ -54,6 +55,12 @@ def enabled() -> bool:
 def core_for(stateful: list) -> object | None:
     """The core for these stateful features, or None when the Python search must run."""
     if not enabled() or any(native_kind(f) is None for f in stateful):
+        return None
+    # a feature whose states the core counts otherwise (a core built from another version)
+    states = {getattr(f, "native_states", None) for f in stateful} - {None}
+    if states and states != {getattr(_core, "AGREEMENT_STATES", None)}:
+        log.warning("compiled search core not used (it counts %s agreement states, not %s): rebuild it",
+                    getattr(_core, "AGREEMENT_STATES", None), ", ".join(map(str, states)))
         return None
     # the LMs in the order of their features: the core's k-th LM is the k-th LM feature's
     lms = [f.lm for f in stateful if native_kind(f) == NATIVE_LM]

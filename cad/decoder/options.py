@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from operator import mul
 
 from cad.decoder.model import DecoderModel
+from cad.decoder.stateful import StatefulFeature
 
 NEG_INF = -math.inf
 # source phrases whose table-limited options are kept across sentences (Moses prunes its tables
@@ -38,6 +39,9 @@ class TranslationOption:
     # forced decoding's back-off: a real option's scores under the other-gender twin of its words
     # (cad/decoder/forced.py)
     twin: bool = False
+    # the pronoun agreement's transition table over its states (cad/decoder/agreement.py), set by
+    # that feature's annotations; an inflected copy it made is also marked `twin`
+    agreement: bytes | None = None
 
     @property
     def unknown(self) -> bool:
@@ -155,7 +159,8 @@ def _place(t: TranslationOption, start: int, end: int) -> TranslationOption:
     # (tests/test_decoder.py checks that none is left out); options have slots, not a __dict__,
     # to keep the kept templates small
     return TranslationOption(start, end, t.words, t.table, t.scores, t.alignment, t.reordering, t.stateless, t.future,
-                             t.values, t.in_context, t.reordering_forward, t.estimate, twin=t.twin)
+                             t.values, t.in_context, t.reordering_forward, t.estimate, twin=t.twin,
+                             agreement=t.agreement)
 
 
 def placed(opt: TranslationOption, start: int, end: int) -> TranslationOption:
@@ -240,7 +245,38 @@ def _path_options(model: DecoderModel, limited: dict, table_ids: list[int], toke
 def _unknown(model: DecoderModel, tokens: list[str], i: int) -> TranslationOption:
     opt = TranslationOption(i, i + 1, (tokens[i],), -1, (), ((0, 0),), None)
     _finish(opt, model)
+    for f in model.stateful:
+        f.annotate_unknown(opt)
     return opt
+
+
+def _variant_makers(model: DecoderModel) -> list:
+    """The stateful features that add options of their own (StatefulFeature.variants)."""
+    return [f for f in model.stateful if type(f).makes_variants is not StatefulFeature.makes_variants]
+
+
+def _with_variants(model: DecoderModel, makers: list, start: int, end: int,
+                   opts: list[TranslationOption]) -> list[TranslationOption]:
+    """`opts` and the options `makers` add beside them on span [start, end): each a copy of one
+    of them with other words, scored by the stateless features, placed on the span."""
+    makers = [f for f in makers if f.makes_variants(start, end)]
+    if not makers:
+        return opts
+    have = {o.words for o in opts}
+    added: list[TranslationOption] = []
+    for f in makers:
+        for o in list(opts):
+            def make(words: tuple[str, ...], o=o) -> TranslationOption | None:
+                if words in have:
+                    return None
+                have.add(words)
+                copy = TranslationOption(start, end, words, o.table, o.scores, o.alignment, o.reordering,
+                                         reordering_forward=o.reordering_forward, twin=True)
+                _finish(copy, model)
+                return copy
+
+            added.extend(f.variants(start, end, o, make))
+    return opts + added if added else opts
 
 
 def _pruned(model: DecoderModel, opts: list[TranslationOption]) -> list[TranslationOption]:
@@ -296,6 +332,10 @@ def sentence_options(model: DecoderModel, tokens: list[str], context=None,
                 opts = _path_options(model, limited, table_ids, tokens, start, end, in_context)
                 if opts:
                     options.setdefault((start, end), []).extend(opts)
+    makers = _variant_makers(model)
+    if makers:
+        for (start, end), opts in options.items():
+            options[(start, end)] = _with_variants(model, makers, start, end, opts)
     for i in range(n):
         if not options.get((i, i + 1)):
             options[(i, i + 1)] = [_unknown(model, tokens, i)]
@@ -323,6 +363,9 @@ def _collect_again(model: DecoderModel, tokens: list[str], in_context: list,
             if g > 0 and backoff != 0 and (end - start > backoff or opts):
                 continue
             opts.extend(_path_options(model, limited, table_ids, tokens, start, end, in_context))
+        makers = _variant_makers(model)
+        if makers and opts:
+            opts = _with_variants(model, makers, start, end, opts)
         if not opts:
             opts = [_unknown(model, tokens, start)]     # only a one-word span can have had none
         options[span] = _pruned(model, opts)

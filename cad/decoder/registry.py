@@ -37,6 +37,9 @@ T = TypeVar("T", bound=type)
 
 FEATURES = Registry("feature type", ENTRY_POINTS)    # moses.ini type -> feature class, in registration order
 _NATIVE: dict[type, int] = {}         # feature class -> the compiled core's kind of it
+# built-in features whose module loads only when a configuration names them (the agreement reads
+# the French lexicon's module, which plain decoding does not need)
+FEATURES.declare("PronounAgreement", "cad.decoder.agreement:PronounAgreement")
 
 
 @dataclass

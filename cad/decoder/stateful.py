@@ -9,7 +9,9 @@ same expansion's unweighted values, asked only for the derivations that are outp
 search allocates nothing for them), where it has one a context-free `estimate` of an option for
 the future-cost table, and `from_line` when its moses.ini line says more than its slot (a table).
 The compiled search core runs the three below itself (each registered with the core's kind of
-it); a search with any other stateful feature runs in Python.
+it), and PronounAgreement (cad/decoder/agreement.py); a search with any other stateful feature
+runs in Python. A stateful feature may also add options of its own beside the table's
+(`variants`: the agreement's inflected copies of predicate phrases).
 
 Distortion scores minus the jump width; the language model scores natural logs.
 """
@@ -62,6 +64,20 @@ class StatefulFeature:
         """Attach what the feature reads of an option at collection time (Moses's
         EvaluateInIsolation of a stateful feature). It runs after the table limit, on the options
         kept: no `estimate` and no stateless feature may read what it attaches."""
+
+    def annotate_unknown(self, opt) -> None:
+        """Attach what the feature reads of an unknown word's option (the source word passed
+        through), which `annotate` never sees."""
+
+    def makes_variants(self, start: int, end: int) -> bool:
+        """Whether `variants` may add options on span [start, end) of this sentence."""
+        return False
+
+    def variants(self, start: int, end: int, opt, make) -> list:
+        """Options the feature adds beside `opt` on span [start, end) of this sentence (after
+        begin_sentence): each built by `make(words)`, a copy of `opt` with other words scored by
+        the stateless features, or None where the span has an option of those words already."""
+        return []
 
     def estimate(self, opt) -> float:
         """Weighted context-free estimate of `opt`, added to its future cost (from the option's

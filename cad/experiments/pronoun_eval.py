@@ -3,7 +3,9 @@ half of the talks and reported on the other, then swapped and pooled.
 
 Systems: BL (the baseline decoder), PE (rule post-editing), CM-backoff (seed 004's back-off
 table), CM-feature (the CoreferenceModel decoder feature), CM-rerank (the class CM over BL's
-distinct n-best list), and the ladder around CM-feature: below it the same feature told nothing
+distinct n-best list), CM-feature with the PronounAgreement feature beside it (predicates after
+*être* agree with the pronoun written, cad/decoder/agreement.py: every sentence decoded, not only
+those with an it/they), and the ladder around CM-feature: below it the same feature told nothing
 of coreference (every it/they scored by its pronoun-role bundle alone), above it two oracles:
 gold coreference, and gold coreference plus the antecedents' gender and number read from the
 reference translation.
@@ -47,7 +49,8 @@ from cad.moses.ini import parse_config, write_config
 from cad.translate.decoders import load_decoder
 from cad.translate.rerank import ClassReranker
 from cad.translate.translator import DocumentTranslator
-from cad.defaults import CM_BACKOFF_WEIGHT, CM_MODEL, CM_OBJECTIVE, CM_READING, CM_RERANK_NBEST
+from cad.defaults import (CM_AGREEMENT_WEIGHTS, CM_BACKOFF_WEIGHT, CM_MODEL, CM_OBJECTIVE, CM_READING,
+                          CM_RERANK_NBEST)
 from coref.backends import documents, get_backend, records_by_doc
 from coref.english.roles import pronoun_roles
 
@@ -56,8 +59,9 @@ log = logging.getLogger(__name__)
 DEFAULT_GRID = (0.1, 0.3, 1.0, 3.0)
 NO_COREF = "CM-feature, no coreference"
 CLASSIFIER = "CM-feature, classifier"
+AGREEMENT = "CM-feature, agreement"
 MERT_BL, MERT_CM = "BL, MERT", "CM-feature, MERT"
-SYSTEMS = ("BL", "PE", "CM-backoff", NO_COREF, "CM-feature", CLASSIFIER, "CM-rerank", "oracle: gold coref",
+SYSTEMS = ("BL", "PE", "CM-backoff", NO_COREF, "CM-feature", CLASSIFIER, AGREEMENT, "CM-rerank", "oracle: gold coref",
            "oracle: gold coref + ref. features", MERT_BL, MERT_CM)       # in the report's order
 
 
@@ -242,8 +246,11 @@ class PronounEvaluation:
             self.runs["CM-rerank"] = rr
 
     def feature_decoders(self) -> dict:
-        """(model kind, weight) -> decoder: the class table's feature, and the classifier CM's."""
+        """(model kind, weight) -> decoder: the class table's feature, the classifier CM's, and the
+        class table's with the agreement feature (kind "agreement")."""
         kinds = {"table": self.classes}
+        if AGREEMENT in self.systems:
+            kinds["agreement"] = self.classes
         if CLASSIFIER in self.systems:
             self.classifier = self.classifier or str(Path(self.classes).parent / MODEL_FILE)
             if not Path(self.classifier).is_file():
@@ -252,7 +259,8 @@ class PronounEvaluation:
             kinds["classifier"] = self.classifier
         decoders = {}
         for kind, path in kinds.items():
-            fcfg = feature_config(self.config, path, 0.0, self.objective, kind, self.reading, self.pair)
+            fcfg = feature_config(self.config, path, 0.0, self.objective, CM_MODEL if kind == "agreement" else kind,
+                                  self.reading, self.pair, CM_AGREEMENT_WEIGHTS if kind == "agreement" else None)
             fmodel = DecoderModel.from_config(fcfg, self.sentences, SearchSettings(search_algorithm=1))
             for w in self.grid:
                 decoders[(kind, w)] = Decoder(fmodel.with_weights(FEATURE_NAME, [w]))
@@ -288,6 +296,10 @@ class PronounEvaluation:
             self.runs[CLASSIFIER] = stage(self.work, CLASSIFIER,
                                           self.stage_key + file_key(self.classifier) + f"grid={self.grid}",
                                           lambda: self.feature_run(CLASSIFIER, "ranker", "classifier"))
+        if AGREEMENT in self.systems:
+            self.runs[AGREEMENT] = stage(self.work, AGREEMENT,
+                                         self.stage_key + f"agreement={CM_AGREEMENT_WEIGHTS}grid={self.grid}",
+                                         lambda: self.feature_run(AGREEMENT, "ranker", "agreement"))
         if "CM-backoff" in self.systems:
             self.runs["CM-backoff"] = stage(self.work, "CM-backoff", self.stage_key + f"backoff={self.backoff_weight}",
                                             self.backoff_run)

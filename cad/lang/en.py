@@ -99,4 +99,5 @@ LANGUAGE = Language(
     # as the source of English→French and English→German
     cm_pronouns=CM_PRONOUNS, apt_source_pronouns=tuple(SOURCE_PRONOUNS),
     apt_source_dictionary=tuple(SOURCE_PRONOUN_DICT), not_noun_heads=NOT_NOUN_HEADS,
-    third_person=frozenset(PRONOUN_CLASS), speaker_pronouns=SPEAKER_PRONOUNS, noun_senses="cad.resources.wordnet:load")
+    third_person=frozenset(PRONOUN_CLASS), speaker_pronouns=SPEAKER_PRONOUNS,
+    subject_pronouns=frozenset({"it", "they", "he", "she"}), noun_senses="cad.resources.wordnet:load")

@@ -113,6 +113,10 @@ class Language:
     # "module:attribute" of a function that loads its inflection paradigms (French's from
     # hunspell-fr-comprehensive), which forced decoding reads for a word's other-gender twin
     inflections: str | None = None
+    # "module:attribute" of a function that loads its predicate agreement (French's: the adjective
+    # or participle after *être* takes the subject pronoun's gender and number), which the
+    # PronounAgreement decoder feature and the probe suites read; None: the language has none
+    predicate_agreement: str | None = None
     # -- as the source
     cm_pronouns: tuple[str, ...] = ()
     apt_source_pronouns: Sequence[str] = ()
@@ -124,6 +128,9 @@ class Language:
     # the personal pronouns of the third person, and of the first and second (no entity's head)
     third_person: frozenset[str] = frozenset()
     speaker_pronouns: frozenset[str] = frozenset()
+    # the subject pronouns of the third person, after which the target may write a predicate that
+    # agrees with their translation (the PronounAgreement feature's inflected copies start there)
+    subject_pronouns: frozenset[str] = frozenset()
     # "module:attribute" of a function that loads its nouns' senses (WordNet's NounClasses for
     # English), read for an antecedent head's animacy; None: the language has none
     noun_senses: str | None = None
@@ -138,6 +145,16 @@ class Language:
     def inflection_lexicon(self) -> Any:
         """The inflection paradigms of this language's words (None where it has none), loaded now."""
         return None if self.inflections is None else load_target(self.inflections)()
+
+    def agreement(self) -> Any:
+        """Its predicate agreement (cad.lang.fr_agreement.PredicateAgreement for French), loaded
+        once; a CadError where the language has none."""
+        if self.predicate_agreement is None:
+            raise CadError(f"{self.name} has no predicate agreement (the PronounAgreement feature and the probe "
+                           "suites need one)")
+        if self.predicate_agreement not in _AGREEMENTS:
+            _AGREEMENTS[self.predicate_agreement] = load_target(self.predicate_agreement)()
+        return _AGREEMENTS[self.predicate_agreement]
 
     def senses(self) -> Any:
         """The reader of this language's noun senses (None where it has none), loaded once."""
@@ -156,6 +173,7 @@ class Language:
 
 _READERS: dict[str, Morphology] = {}
 _SENSES: dict[str, Any] = {}
+_AGREEMENTS: dict[str, Any] = {}
 
 
 def _reader(target: str) -> Morphology:

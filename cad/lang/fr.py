@@ -67,4 +67,4 @@ LANGUAGE = Language(
     subject_forms={("masc", "sing"): "il", ("fem", "sing"): "elle", ("masc", "plur"): "ils", ("fem", "plur"): "elles"},
     apt_pronouns=tuple(TARGET_PRONOUNS), apt_equal=tuple(map(tuple, EQUAL)), apt_similar=tuple(map(tuple, SIMILAR)),
     apt_dictionary=tuple(PRONOUN_DICT), morphology_reader="cad.lang.fr_morph:FrenchMorphology",
-    inflections="cad.resources.fr_inflection:load")
+    inflections="cad.resources.fr_inflection:load", predicate_agreement="cad.lang.fr_agreement:load")

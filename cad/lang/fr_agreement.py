@@ -19,9 +19,9 @@ first only).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Mapping, Sequence
 
-from cad.lang.fr import BEFORE_ETRE, ETRE
+from cad.lang.fr import BEFORE_ETRE, ETRE, SUBJECT_AGREEMENT as SUBJECT_CELLS
 from cad.resources.fr_inflection import FrenchInflections
 
 REACH = 8           # words looked at after the subject
@@ -73,3 +73,203 @@ def agreeing_predicate(words: Sequence[str], subject: int, gender: str, number: 
         return None
     form = inflections.inflect(words[chosen], gender, number)
     return None if form is None else Predicate(chosen, words[chosen], form)
+
+
+# ---------------------------------------------------------------------------- as a decoder reads it
+# The same reading, word by word, as a finite automaton whose state a decoder carries from phrase to
+# phrase (cad/decoder/agreement.py): NONE, or a subject pronoun seen (SUBJECTS[k]) before its *être*
+# (state 1 + k) or after it (state 6 + k). A predicate read after *être* counts as disagreeing with
+# the subject where a form that agrees exists, and as agreeing where it agrees with a personal
+# pronoun in a gender of its own (*elle était morte*; not *elle était rapide*), and ends the
+# reading. *Ce* (*c'*, *ça*, *cela*) is a subject too, whose predicate is masculine singular:
+# *c'était morte* disagrees, *c'était mort* counts nothing.
+NONE = 0
+SUBJECTS = ("il", "elle", "ils", "elles", "ce")
+SUBJECT_FORMS = {"il": 0, "elle": 1, "ils": 2, "elles": 3, "ce": 4, "c'": 4, "ça": 4, "ç'": 4, "cela": 4}
+CELLS = (*(SUBJECT_CELLS[s] for s in SUBJECTS[:4]), ("masc", "sing"))
+OTHER_GENDER = (1, 0, 3, 2, 1)         # the subject of the same number and the other gender
+PERSONAL = 4                           # the subjects before it are il, elle, ils, elles
+STATES = 1 + 2 * len(SUBJECTS)
+# a word's part in the reading
+SUBJECT, BE, BEFORE_BE, ADVERB, UNTRANSLATED, PREDICATE, OTHER = range(7)
+
+
+def _before(k: int) -> int:
+    return 1 + k
+
+
+def _after(k: int) -> int:
+    return 1 + len(SUBJECTS) + k
+
+
+@dataclass(frozen=True)
+class WordKind:
+    part: int                                   # SUBJECT … OTHER
+    subject: int = -1                           # SUBJECT: its index in SUBJECTS
+    agrees: tuple[bool, ...] = ()               # PREDICATE: agrees with each subject
+    agreeable: tuple[bool, ...] = ()            # PREDICATE: has a form that agrees with each subject
+    gendered: tuple[bool, ...] = ()             # PREDICATE: agrees with each subject, not with its other gender
+
+
+class AgreementStates:
+    """What each word, and each phrase, does to the reading: `transitions(words)` gives, for every
+    state a phrase may start in, the state it ends in and the agreeing and disagreeing predicates
+    it holds. `twin` marks the word of a phrase that was inflected to make it (`twin_forms`): it
+    counts as disagreeing unless it is read as a predicate that agrees, so that the inflected
+    copies of a phrase serve agreement and nothing else. Agreeing predicates are counted, not only
+    disagreeing ones: a cost alone would pay the search to write no predicate at all (*elle
+    n'était pas de la mort*) rather than the agreeing one.
+
+    An adverb that is also an adjective (*fort*, *bien*) is read as an adverb here, where
+    `agreeing_predicate` takes it for the predicate when no other follows."""
+
+    MEMO = 200_000
+    start = NONE            # the state before any word
+    count = STATES          # states, as the compiled core counts them (AGREEMENT_STATES)
+
+    def __init__(self, inflections: FrenchInflections):
+        self.inflections = inflections
+        self._kinds: dict[str, WordKind] = {}
+        self._memo: dict[tuple, bytes] = {}
+        self.cells = CELLS
+
+    def kind(self, word: str) -> WordKind:
+        got = self._kinds.get(word)
+        if got is None:
+            got = self._kinds[word] = self._kind(word)
+        return got
+
+    def _kind(self, word: str) -> WordKind:
+        lower = word.lower()
+        inf = self.inflections
+        if lower in SUBJECT_FORMS:
+            return WordKind(SUBJECT, SUBJECT_FORMS[lower])
+        if lower in ETRE:
+            return WordKind(BE)
+        if lower in BEFORE_ETRE:
+            return WordKind(BEFORE_BE)
+        if lower in inf.adverbs:
+            return WordKind(ADVERB)
+        if _predicate_word(lower, inf):
+            agrees = tuple(any(not p.noun and g in (gender, "epi") and n in (number, "inv")
+                               for p, (g, n) in inf.cells(lower)) for gender, number in self.cells)
+            agreeable = tuple(inf.inflect(lower, gender, number) is not None for gender, number in self.cells)
+            # a gender of its own: it would not agree with the other gender of the same number
+            # (*morte*, *vieux*; not *difficile*, *rapide*)
+            gendered = tuple(agrees[k] and not agrees[OTHER_GENDER[k]] for k in range(len(SUBJECTS)))
+            return WordKind(PREDICATE, agrees=agrees, agreeable=agreeable, gendered=gendered)
+        if _untranslated(lower, inf):
+            return WordKind(UNTRANSLATED)
+        return WordKind(OTHER)
+
+    def step(self, state: int, word: str, twin: bool = False) -> tuple[int, int, int]:
+        """(the state after `word`, 1 if it is a predicate that agrees, 1 if it is one that does not
+        or a misused inflected copy) from `state`."""
+        w = self.kind(word)
+        misused = int(twin)
+        if w.part == SUBJECT:
+            return _before(w.subject), 0, misused
+        if state == NONE:
+            return NONE, 0, misused
+        k = (state - 1) % len(SUBJECTS)
+        if state < _after(0):           # before *être*
+            if w.part == BE:
+                return _after(k), 0, misused
+            return (state if w.part in (BEFORE_BE, ADVERB) else NONE), 0, misused
+        if w.part in (BE, ADVERB, UNTRANSLATED):
+            return state, 0, misused
+        if w.part == PREDICATE:
+            if w.agrees[k]:
+                # counted where the gender the pronoun chose is at stake: a personal pronoun, a
+                # predicate of one gender (*c'est difficile* and *il est rapide* earn nothing, so
+                # that the search has no reason to write either for its own sake)
+                return NONE, int(k < PERSONAL and w.gendered[k]), 0
+            return NONE, 0, int(w.agreeable[k] or twin)
+        return NONE, 0, misused
+
+    def transitions(self, words: Sequence[str], twin: int = -1) -> bytes:
+        """For each state s: byte s the state after `words` from s, byte STATES + s the agreeing
+        predicates they hold, byte 2 * STATES + s the disagreeing ones (word `twin` being the
+        inflected one)."""
+        key = (tuple(words), twin)
+        got = self._memo.get(key)
+        if got is not None:
+            return got
+        if twin < 0 and words and self.kind(words[-1]).part == OTHER and not any(
+                self.kind(w).part == SUBJECT for w in words):
+            # most phrases: the reading ends at their last word whatever came before, and only a
+            # predicate read before it counts; from NONE nothing does
+            return self._closed(key, words)
+        table = bytearray(3 * STATES)
+        for s in range(STATES):
+            state, agree, disagree = s, 0, 0
+            for i, w in enumerate(words):
+                state, a, d = self.step(state, w, i == twin)
+                agree, disagree = agree + a, disagree + d
+            table[s], table[STATES + s], table[2 * STATES + s] = state, min(agree, 255), min(disagree, 255)
+        if len(self._memo) >= self.MEMO:
+            self._memo.clear()
+        got = self._memo[key] = bytes(table)
+        return got
+
+    def _closed(self, key: tuple, words: Sequence[str]) -> bytes:
+        """`transitions` of a phrase that ends in NONE from every state (its last word ends any
+        reading) and holds no subject: from NONE it counts nothing, and from any other state the
+        reading stops at the first word that ends it."""
+        table = bytearray(3 * STATES)
+        for s in range(1, STATES):
+            state, agree, disagree = s, 0, 0
+            for w in words:
+                state, a, d = self.step(state, w)
+                agree, disagree = agree + a, disagree + d
+                if state == NONE:
+                    break
+            table[STATES + s], table[2 * STATES + s] = min(agree, 255), min(disagree, 255)
+        if len(self._memo) >= self.MEMO:
+            self._memo.clear()
+        got = self._memo[key] = bytes(table)
+        return got
+
+    def predicate_index(self, words: Sequence[str]) -> int | None:
+        """The word of a phrase that would be a subject's predicate if the phrase came after the
+        subject (and its *être*): the first word that is not a subject, a form of *être*, a word
+        before it, an adverb or an English word, where it is an adjective or a participle."""
+        for i, w in enumerate(words):
+            part = self.kind(w).part
+            if part == PREDICATE:
+                return i
+            if part not in (SUBJECT, BE, BEFORE_BE, ADVERB, UNTRANSLATED):
+                return None
+        return None
+
+    def twin_forms(self, word: str) -> list[str]:
+        """The other forms of a predicate for the four genders and numbers, without repeats."""
+        out: list[str] = []
+        for gender, number in self.cells[:4]:
+            form = self.inflections.inflect(word, gender, number)
+            if form is not None and form != word and form not in out:
+                out.append(form)
+        return out
+
+
+@dataclass(frozen=True)
+class PredicateAgreement:
+    """French's predicate agreement as the rest of cad reads it (cad.lang.facts.Language.agreement):
+    the decoder's reading (`states`), the (gender, number) of each subject pronoun, and the
+    predicate after a subject, over the inflection lexicon both were built from."""
+    inflections: FrenchInflections
+    states: AgreementStates
+    subject_cells: Mapping[str, tuple[str, str]]
+
+    def agreeing_predicate(self, words: Sequence[str], subject: int, gender: str, number: str) -> Predicate | None:
+        return agreeing_predicate(words, subject, gender, number, self.inflections)
+
+
+def load(inflections: FrenchInflections | None = None) -> PredicateAgreement:
+    """The reading over Grammalecte's dictionary (hunspell-fr-comprehensive, `make resources`), or
+    over the lexicon given."""
+    if inflections is None:
+        from cad.resources import fr_inflection
+
+        inflections = fr_inflection.load()
+    return PredicateAgreement(inflections, AgreementStates(inflections), dict(SUBJECT_CELLS))

@@ -195,12 +195,15 @@ def test_train_adds_an_extra_lm_without_training_the_model_again(tmp_path, caplo
     one_lm = (out / "moses.ini").read_text()
     settings = (out / "train.json").read_bytes()
     assert '"extra_lm_texts"' not in settings.decode() and not (out / "lm.extra.json").exists()
-    ted = write(tmp_path / "ted.fr", "il est là .\nelle est grande .\nil est grand et elle est là .\n")
+    # raw as the sample corpus is: tokenized and truecased as its French side was
+    ted = write(tmp_path / "ted.fr", "Il est là.\nelle est grande .\n\nIl est grand et elle est là.\n")
     caplog.set_level("INFO")
     assert main(["train", "--corpus", str(SAMPLE_PREFIX), "--out", str(out), "--extra-lm", str(ted)]) == 0
     for stage in ("prepare", "align", "lex", "phrases", "lm"):
         assert f"[{stage}] up to date, skipped" in caplog.text
     assert "[lm1] running" in caplog.text and "[moses.ini] running" in caplog.text
+    assert (out / "lm1.fr").read_text().splitlines() == ["il est là .", "elle est grande .",
+                                                          "il est grand et elle est là ."]
     assert (out / "train.json").read_bytes() == settings
     cfg = parse_config(out / "moses.ini")
     assert [f.name for f in cfg.features if f.type == "KENLM"] == ["LM0", "LM1"]

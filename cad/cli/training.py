@@ -379,8 +379,9 @@ def add_training_parsers(sub, command: str | None = None) -> None:
     s.add_argument("--lm-text", help="target text for the LM (default: target side of the corpus)")
     s.add_argument("--extra-lm", action="append", metavar="TEXT",
                    help="one more LM (OUT/lm1.arpa, lm2.arpa, ...: LM1, LM2 in moses.ini, each its own weight) "
-                        "from this target text, tokenized and cased as the prepared corpus (e.g. in-domain "
-                        "text beside a large out-of-domain corpus); may be repeated")
+                        "from this target text, given as the corpus is (raw, or tokenized with --tokenized) and "
+                        "made as its target side is (tokenized, truecased with its model or lowercased: "
+                        "OUT/lm1.<tgt>), e.g. in-domain text beside a large out-of-domain corpus; may be repeated")
     s.add_argument("--test", help="prefix of a test set to align with the corpus")
     s.add_argument("--seed", type=int, default=1, help="eflomal's random seed (default: %(default)s)")
     s.add_argument("--force", action="store_true", help="rerun every stage")

@@ -16,7 +16,7 @@ from typing import Iterator
 from cad.core.docs import DocStart, doc_index_of_lines, read_docs, write_docs
 from cad.core.errors import CadError
 from cad.core.progress import progress
-from cad.core.textio import atomic_output, count_lines, read_parallel
+from cad.core.textio import atomic_output, count_lines, read_lines, read_parallel
 
 log = logging.getLogger(__name__)
 
@@ -203,3 +203,20 @@ def prepare_corpus(
         stats.kept, stats.read, stats.dropped_empty, stats.dropped_length, stats.dropped_ratio,
     )
     return stats
+
+
+def prepare_text(text: str | os.PathLike, out: str | os.PathLike, lang: str, pretokenized: bool, lowercase: bool,
+                 case=None) -> int:
+    """One side's text made as the corpus's side is (tokenized unless `pretokenized`, cleaned of
+    what clean-corpus-n.perl and the tokenizer delete, lowercased, or cased by `case`, a
+    Truecaser's truecase), with no pair to clean against: the text of a second LM, as a Moses
+    user runs the same tokenizer and truecaser over it. Empty lines are left out. The lines written."""
+    tok = Tokenizer(lang, pretokenized)
+    n = 0
+    with atomic_output(out) as fh:
+        for line in read_lines(text):
+            tokens = clean_tokens(tok(line.lower() if lowercase else line))
+            if tokens:
+                fh.write(" ".join(case(tokens) if case is not None else tokens) + "\n")
+                n += 1
+    return n

@@ -22,7 +22,7 @@ from pathlib import Path
 from cad.core.shards.options import Parallel
 from cad.core.textio import count_lines
 from cad.corpus.align import align_corpus
-from cad.corpus.prepare import CleanConfig, prepare_corpus
+from cad.corpus.prepare import CleanConfig, prepare_corpus, prepare_text
 from cad.corpus.truecase import Truecaser, recase_file, text_documents, train_truecaser
 from cad.lm.train import train_lm
 from cad.moses.ini import add_lm, baseline_config, write_config
@@ -173,9 +173,17 @@ def _train(cfg: TrainConfig, force: bool, until: str | None, parallel: Parallel 
            until=until)
     lm_text = Path(cfg.lm_text) if cfg.lm_text else tgt
     _run_stage("lm", [lm], [lm_text, settings], force, lambda: train_lm(lm_text, lm, cfg.lm_order))
+    def extra_lm(k: int, text: Path, path: Path) -> None:
+        # the text tokenized and cased as the corpus was, with the corpus's truecasing model
+        prepared = out / f"lm{k}.{cfg.tgt}"
+        case = Truecaser(truecase_model(out, cfg.tgt)).truecase if cfg.truecase else None
+        n = prepare_text(text, prepared, cfg.tgt, cfg.pretokenized, cfg.lowercase and not cfg.truecase, case)
+        log.info("LM%d: %d lines of %s, as the corpus was prepared (%s)", k, n, text, prepared)
+        train_lm(prepared, path, cfg.lm_order)
+
     for k, (text, path) in enumerate(zip(extra_texts, extra_lms), 1):
-        _run_stage(f"lm{k}", [path], [Path(text), extra_settings], force,
-                   lambda text=text, path=path: train_lm(Path(text), path, cfg.lm_order))
+        _run_stage(f"lm{k}", [path], [Path(text), extra_settings, *truecase_models[1:]], force,
+                   lambda k=k, text=text, path=path: extra_lm(k, Path(text), path))
     if until == "lm":
         raise _Done
 

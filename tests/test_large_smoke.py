@@ -62,6 +62,9 @@ def test_make_large_runs_every_stage_on_a_hansard_slice(tmp_path):
                  "corpus.coref.jsonl", "plm/plm.arpa", "pronoun-classifier/pronoun_classifier.json",
                  "demo.feature.trace.jsonl", "demo.view.html"):
         assert (out / name).stat().st_size > 0, name
+    # the in-domain LM (LM1) on the 33k slice's French, made as the corpus was, beside the whole corpus's
+    assert sum(1 for _ in open(out / "lm1.fr", encoding="utf-8")) == 1000
+    assert "name=LM1" in (out / "moses.ini").read_text(encoding="utf-8")
     for name in ("cm.gz", "classes.gz", "classifier.json"):
         assert (tables / "large" / name).stat().st_size > 0, name
     for name in ("large.ini", "large.feature.ini", "large.classifier.ini"):

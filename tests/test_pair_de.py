@@ -95,6 +95,15 @@ def test_the_feature_line_names_the_pair(german):
     assert "CoreferenceModel" in text and "pair=en-de" in text
 
 
+def test_german_has_no_predicate_agreement_feature(german, tmp_path, capsys):
+    # the default agreement weights ask for French's agreement where the target has one; German has none
+    assert "PronounAgreement" not in (german / "feature.ini").read_text(encoding="utf-8")
+    assert main(["-q", "cm", "config", "--base", str(german / "model" / "moses.ini"), "--cm",
+                 str(german / "cm" / "classes.gz"), "--mode", "feature", "--agreement-weights", "2,3",
+                 "--out", str(tmp_path / "agr.ini")]) != 0
+    assert "German" in capsys.readouterr().err and not (tmp_path / "agr.ini").exists()
+
+
 @pytest.mark.parametrize("config", ["feature.ini", "backoff.ini"])
 def test_the_pronoun_follows_the_antecedents_german_gender(german, tmp_path, config):
     baseline, _ = _translate(german, tmp_path, "model/moses.ini", "--system", "baseline")

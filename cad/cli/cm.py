@@ -80,6 +80,9 @@ def _show(a: argparse.Namespace) -> None:
     sys.stdout.write(show(a.table, a.top))
 
 
+_DEFAULT_AGREEMENT = ",".join(f"{w:g}" for w in CM_AGREEMENT_WEIGHTS)
+
+
 def agreement_weights(text: str) -> tuple[float, float] | None:
     """--agreement-weights "A,D" (the agreeing predicates' weight, the disagreeing ones'), or 0: none."""
     from cad.core.errors import CadError
@@ -108,13 +111,13 @@ def _config(a: argparse.Namespace) -> None:
         pair = model_pair(a.cm)
         implicit = CM_MODELS.get(a.cm_model).implicit_pair
         target = (pair or (language_pair(*implicit) if implicit else default_pair())).target
-        if a.agreement_weights is None:      # the default: the agreement where the target has one
-            agreement = CM_AGREEMENT_WEIGHTS if target.predicate_agreement else None
-        else:
-            agreement = agreement_weights(a.agreement_weights)
-            if agreement is not None and not target.predicate_agreement:
+        agreement = agreement_weights(a.agreement_weights)
+        if agreement is not None and not target.predicate_agreement:
+            # the default asks for the agreement where the target has one; weights given otherwise are an error
+            if a.agreement_weights != _DEFAULT_AGREEMENT:
                 raise CadError(f"--agreement-weights: {target.name}, the target of {a.cm}, has no predicate "
                                "agreement (0: no agreement feature)")
+            agreement = None
         write_feature_config(a.base, a.cm, a.out, CM_FEATURE_WEIGHT if a.weight is None else a.weight, objective,
                              a.cm_model, a.reading, pair, agreement)
     elif a.cm_model != CM_MODEL:
@@ -183,13 +186,12 @@ def add_cm_parsers(sub) -> None:
                    help="feature: " + OBJECTIVES_HELP)
     s.add_argument("--reading", choices=READINGS, default=CM_READING,
                    help="feature: how the CM reads a pronoun's bundles: " + READINGS_HELP + f" (default: {CM_READING})")
-    s.add_argument("--agreement-weights", metavar="A,D",
+    s.add_argument("--agreement-weights", default=_DEFAULT_AGREEMENT, metavar="A,D",
                    help="feature: the weights of a PronounAgreement feature beside the CM (adjectives and participles "
                         "after être agree with the subject pronoun the decoder writes, through inflected copies of "
                         "their phrases from the French lexicon; cad/decoder/agreement.py): A for each predicate that "
-                        "agrees, D against each that does not; 0: none (default: "
-                        + ",".join(f"{w:g}" for w in CM_AGREEMENT_WEIGHTS) + " where the target language has a "
-                        "predicate agreement, French's; else none)")
+                        "agrees, D against each that does not; 0: none (default: %(default)s where the target "
+                        "language has a predicate agreement, as French has; else none)")
     add_out(s, "--out", required=True, help="the new moses.ini")
     s.set_defaults(func=_config)
 

@@ -294,24 +294,28 @@ def test_plm_predict_and_score_stdin_and_stdout(tmp_path, monkeypatch, capsys, c
 
 
 def test_a_training_command_parses_without_the_other_groups():
-    """`cad lm` (and the other commands defined in cad.cli itself) builds only their parsers, so as
-    not to import every command group; their options are the full parser's."""
+    """`cad lm` (and the other training commands, the first group of cad/cli/groups.py) builds only
+    their parsers, so as not to import every command group; their options are the full parser's."""
     import argparse
     import subprocess
     import sys
+
+    from cad.cli.training import TRAINING_COMMANDS
 
     def subparsers(p):
         return next(a for a in p._actions if isinstance(a, argparse._SubParsersAction)).choices
 
     full, light = subparsers(cli.build_parser()), subparsers(cli.build_parser("lm"))
     assert "lm" in light and "train" in light and "translate" not in light and "translate" in full
-    assert set(light) == set(cli.TRAINING_COMMANDS)
+    assert set(light) == set(TRAINING_COMMANDS)
     for name in light:
         # each training command's parser, built for that command, is the full parser's
         assert subparsers(cli.build_parser(name))[name].format_help() == full[name].format_help(), name
     assert "--shard-lines" in full["extract"].format_help() and "--shard-lines" not in light["extract"].format_help()
     assert set(subparsers(cli.build_parser("no-such-command"))) == set(full)     # the error lists every command
-    out = subprocess.run([sys.executable, "-c", "import sys; from cad.cli import build_parser; build_parser('lm'); "
-                          "print(sorted(m for m in sys.modules if m.startswith(('cad.cli.', 'cad.core.shards'))))"],
-                         capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "['cad.cli.training']"          # the training commands' own module only
+    for command in ("lm", "decode"):
+        code = (f"import sys; from cad.cli import build_parser; build_parser('{command}'); "
+                "print(sorted(m for m in sys.modules if m.startswith(('cad.cli.', 'cad.core.shards'))))")
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+        # the groups' table and the training commands' own module only
+        assert out.strip() == "['cad.cli.groups', 'cad.cli.training']", command

@@ -1,7 +1,8 @@
 """The registries of cad's parts (cad/core/registry.py): a coreference backend, a CM model, a
 translation system and a metric are each one class defined in this module, registered under a
 name, and used from the command line without any cad module naming them; an installed
-distribution's entry points add parts too; setup.cfg declares the built-in ones."""
+distribution's entry points add parts too; setup.cfg declares the built-in ones. The command
+groups, a registry too, have tests/test_command_groups.py."""
 
 from __future__ import annotations
 
@@ -166,7 +167,7 @@ def _declared(group: str) -> dict[str, str]:
 
 @pytest.mark.parametrize("registry", ["coref.backends:BACKENDS", "cad.cm.models:CM_MODELS",
                                       "cad.translate.systems:SYSTEMS", "cad.eval.metrics:METRICS",
-                                      "cad.cli:COMMAND_GROUPS", "cad.lang.pairs:LANGUAGES",
+                                      "cad.cli.groups:COMMAND_GROUPS", "cad.lang.pairs:LANGUAGES",
                                       "cad.lang.pairs:PAIRS"])
 def test_setup_cfg_declares_each_built_in_part_as_the_registry_does(registry):
     """An installed cad lists its parts to importlib.metadata under the same names and classes as
@@ -375,41 +376,3 @@ def test_apt_through_the_metric_interface(tmp_path, capsys):
     assert capsys.readouterr().out.startswith("APT|nrefs:1|cases:1,3|weights:1,0|")
     assert main(["eval", "metric", "--metric", "apt", "--candidate", str(files[2]), "--reference", str(files[1])]) == 1
     assert "apt read the source side: give --source" in capsys.readouterr().err
-
-
-# -- command groups -----------------------------------------------------------------------------------
-
-def add_greeting_parsers(sub) -> None:
-    """The fixture command group: `cad greet NAME`."""
-    s = sub.add_parser("greet", help="greet someone")
-    s.add_argument("name", help="who")
-    s.set_defaults(func=lambda a: print(f"hello {a.name}"))
-
-
-def test_a_command_group_from_this_module_is_a_command(capsys):
-    from cad.cli import COMMAND_GROUPS
-
-    with COMMAND_GROUPS.restored():
-        COMMAND_GROUPS.register("greet")(add_greeting_parsers)
-        capsys.readouterr()
-        assert main(["greet", "you"]) == 0
-        assert capsys.readouterr().out == "hello you\n"
-    with pytest.raises(SystemExit):
-        main(["greet", "you"])
-
-
-def test_every_command_group_adds_its_own_commands_only():
-    """Each group's function adds the commands of its name (cm no longer adds translate, score,
-    contrastive and postedit); together they are the command line's commands after the training ones."""
-    import argparse
-
-    from cad.cli import COMMAND_GROUPS, TRAINING_COMMANDS, build_parser
-
-    added = []
-    for name in COMMAND_GROUPS:
-        sub = argparse.ArgumentParser().add_subparsers()
-        COMMAND_GROUPS.get(name)(sub)
-        assert name in sub.choices and all(c == name or c.startswith(name + "-") for c in sub.choices), name
-        added += list(sub.choices)
-    full = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
-    assert list(full) == [*TRAINING_COMMANDS, *added]

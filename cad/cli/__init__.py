@@ -1,7 +1,7 @@
-"""The `cad` command line: the top-level parser; the training commands (cad/cli/training.py), then
-each other command group in a module of its own (decode, coref, cm, translate, experiments, eval,
-rank, tune, plm, view, serve), registered by name in COMMAND_GROUPS. Every handler imports what it runs when it runs,
-so that `cad` starts without loading spaCy, scikit-learn or a model it will not use."""
+"""The `cad` command line: the top-level parser, made of the command groups (cad/cli/groups.py), each
+in a module of its own (training, eval, coref, cm, translate, contrastive, tune, plm, view, serve,
+...). Every handler imports what it runs when it runs, so that `cad` starts without loading spaCy,
+scikit-learn or a model it will not use."""
 
 from __future__ import annotations
 
@@ -12,52 +12,43 @@ import io
 import logging
 import os
 import sys
+from collections.abc import Callable
 
 from cad import __version__
 from cad.core.errors import CadError
-from cad.core.registry import Registry
-from cad.cli.training import TRAINING_COMMANDS, add_training_parsers
+from cad.core.registry import load
+from cad.cli.groups import COMMAND_GROUPS
 from cad.core.cliargs import check_stdio
 
 log = logging.getLogger("cad")
 
 
-# The command groups beside the training commands, each a function of its module that adds the group's
-# commands to the top-level parser (`add(sub)`), in the order `cad --help` lists them; imported only
-# when the whole parser is built. An installed distribution adds commands as entry points of the group
-# `cad.commands` (`name = package.module:add_parsers`).
-COMMAND_GROUPS = Registry("command group", "cad.commands")
-for _name, _target in (("eval", "cad.cli.eval:add_eval_parser"),
-                       ("coref", "cad.cli.coref:add_coref_parsers"),
-                       ("postedit", "cad.cli.translate:add_postedit_parser"),
-                       ("cm", "cad.cli.cm:add_cm_parsers"),
-                       ("score", "cad.cli.contrastive:add_score_parser"),
-                       ("contrastive", "cad.cli.contrastive:add_contrastive_parsers"),
-                       ("translate", "cad.cli.translate:add_translate_parser"),
-                       ("tune", "cad.cli.tune:add_tune_parsers"),
-                       ("plm", "cad.cli.plm:add_plm_parsers"),
-                       ("view", "cad.cli.view:add_view_parser"),
-                       ("serve", "cad.cli.serve:add_serve_parser")):
-    COMMAND_GROUPS.declare(_name, _target)
-
-
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The whole parser; with `command` one of the training commands defined here, only those, and
-    the sharding options only on `command`'s own parser (the other groups' parsers import their
-    modules, and the sharding options the sharding package: a tenth of a second that `cad lm` need
-    not pay). `command`'s parser is the same either way."""
+    """The whole parser; with `command`, the groups in their order up to the one that adds it, so
+    that a command does not import the groups after its own (`cad lm`: the training commands'
+    module alone). Each group is told `command`, and may leave out of its other commands' parsers
+    what is costly to build: `command`'s parser is the same either way, and a command no group
+    adds gets the whole parser, whose error lists every command."""
     p = argparse.ArgumentParser(prog="cad", description="Coreference-aware MT of pronouns, with a "
                                 "Moses-compatible phrase-based toolkit.")
     p.add_argument("--version", action="version", version=f"cad {__version__}")
     p.add_argument("-q", "--quiet", action="store_true", help="only print warnings and errors")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
-
-    add_training_parsers(sub, command)
-    if command in set(sub.choices):
-        return p
     for name in COMMAND_GROUPS:
-        COMMAND_GROUPS.get(name)(sub)
+        COMMAND_GROUPS.get(name)(sub, command)
+        if command in sub.choices:
+            break
     return p
+
+
+def own_argv(parser: argparse.ArgumentParser, command: str) -> Callable[[list[str]], int] | None:
+    """The function that reads `command`'s arguments itself, if its parser names one (`own_argv`,
+    cad/cli/groups.py): argparse cannot express Moses's single-dash options of `cad decode`."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            target = action.choices[command].get_default("own_argv")
+            return load(target) if target else None
+    return None
 
 
 QUIET = ("-q", "--quiet")
@@ -72,16 +63,16 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING if quiet else logging.INFO,
                         format="%(asctime)s %(name)s: %(message)s", datefmt="%H:%M:%S")
     try:
-        # `cad decode` takes Moses's single-dash options, which argparse cannot express
-        if argv and argv[0] == "decode":
-            from cad.cli.decode import decode_main
-
+        parser = build_parser(argv[0] if argv else None)
+        run = own_argv(parser, argv[0]) if argv else None
+        if run is not None:
             try:
-                return decode_main(argv[1:])
+                return run(argv[1:])
             except CadError as exc:
+                # a refused option is a usage error, as argparse's are
                 print(f"cad: error: {exc}", file=sys.stderr)
                 return 2 if "unknown option" in str(exc) else 1
-        args = build_parser(argv[0] if argv else None).parse_args(argv)
+        args = parser.parse_args(argv)
         args.quiet = quiet
         check_stdio(args)
         args.func(args)

@@ -128,7 +128,7 @@ def _config(a: argparse.Namespace) -> None:
         print(a.out)
 
 
-def add_cm_parsers(sub) -> None:
+def add_cm_parsers(sub, command: str | None = None) -> None:
     p = sub.add_parser("cm", help="the Coreference Model: build, show, configure")
     cs = p.add_subparsers(dest="cm_command", metavar="ACTION", required=True)
     s = cs.add_parser("build", help="build tables/<name>/cm.gz from a word-aligned corpus with documents")

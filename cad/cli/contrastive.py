@@ -245,12 +245,12 @@ def add_score_arguments(s) -> None:
     s.set_defaults(func=_score)
 
 
-def add_score_parser(sub) -> None:
+def add_score_parser(sub, command: str | None = None) -> None:
     s = sub.add_parser("score", help="score given translations in context (contrastive suites) under the model")
     add_score_arguments(s)
 
 
-def add_contrastive_parsers(sub) -> None:
+def add_contrastive_parsers(sub, command: str | None = None) -> None:
     p = sub.add_parser("contrastive", help="contrastive anaphora suites: build one from a corpus, score one")
     cs = p.add_subparsers(dest="contrastive_command", required=True)
     s = cs.add_parser("make", help="ContraPro-style items in balanced pairs from a word-aligned corpus with coreference",

@@ -83,7 +83,7 @@ def _coref_heldout(a: argparse.Namespace) -> None:
     print(report(h))
 
 
-def add_coref_parsers(sub) -> None:
+def add_coref_parsers(sub, command: str | None = None) -> None:
     s = sub.add_parser("coref", help="resolve the antecedents of pronouns (JSON Lines)")
     s.add_argument("--backend", choices=BACKENDS, default=COREF_BACKEND,
                    help=f"coreference backend (default: {COREF_BACKEND})")

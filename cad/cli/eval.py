@@ -161,7 +161,7 @@ def _report(a: argparse.Namespace) -> None:
     sys.stdout.write(to_markdown(report, p))
 
 
-def add_eval_parser(sub) -> None:
+def add_eval_parser(sub, command: str | None = None) -> None:
     p = sub.add_parser("eval", help="evaluate pronoun translation: APT, pronoun P/R/F, BLEU, significance")
     es = p.add_subparsers(dest="eval_command", metavar="MEASURE", required=True)
 

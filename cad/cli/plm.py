@@ -210,7 +210,7 @@ def _train_source_aware(a: argparse.Namespace) -> None:
     print(f"trained on the aligned corpus (training accuracy {acc:.3f}) -> {a.out}", file=sys.stderr)
 
 
-def add_plm_parsers(sub) -> None:
+def add_plm_parsers(sub, command: str | None = None) -> None:
     from cad.core.cliargs import add_input_argument as add_in, add_output_argument as add_out
 
     classes_help = ("pronoun classes: 2015 (DiscoMT, ça apart), 2016 (WMT, ça with cela), or auto: 2015 if the "

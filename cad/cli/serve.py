@@ -78,7 +78,7 @@ def _serve(a: argparse.Namespace) -> int:
     return serve_until_stopped(server, a.grace)
 
 
-def add_serve_parser(sub) -> None:
+def add_serve_parser(sub, command: str | None = None) -> None:
     s = sub.add_parser("serve", help="an HTTP server: a configuration loaded once, documents translated on request "
                                      "(JSON API, Moses's XML-RPC translate, a page to try it)")
     s.add_argument("--config", required=True,

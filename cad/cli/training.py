@@ -1,8 +1,8 @@
 """The training commands of `cad` (prepare, align, symmetrize, lex, extract, lm, truecase,
 moses-ini, filter, decode, binarize, train): the pipeline's stages one by one and whole. They build
 their parsers without importing the other command groups' modules (`cad lm` starts in a tenth of a
-second less), so the top-level parser (cad/cli/__init__.py) adds them first, and alone for one of
-them. Every handler imports what it runs when it runs."""
+second less), so they are the first group of cad/cli/groups.py, and built alone for one of them.
+Every handler imports what it runs when it runs."""
 
 from __future__ import annotations
 
@@ -342,8 +342,10 @@ def add_training_parsers(sub, command: str | None = None) -> None:
                    help="longest input phrase looked up, in tokens (default: %(default)s)")
     s.set_defaults(func=_cmd_filter)
 
-    sub.add_parser("decode", help="translate with a moses.ini (Moses's options; see 'cad decode -h')",
-                   add_help=False)
+    # only its line in `cad --help`: Moses's single-dash options are read by cad/cli/decode.py itself
+    s = sub.add_parser("decode", help="translate with a moses.ini (Moses's options; see 'cad decode -h')",
+                       add_help=False)
+    s.set_defaults(own_argv="cad.cli.decode:decode_main")
 
     s = sub.add_parser("binarize", help="write a model's tables and LM in binary form, memory-mapped and read on "
                                         "demand by cad decode and cad translate")

@@ -306,7 +306,7 @@ def _rerank(a: argparse.Namespace) -> None:
     print(f"{moved} of {len(traces)} sentences changed their 1-best", file=sys.stderr)
 
 
-def add_postedit_parser(sub) -> None:
+def add_postedit_parser(sub, command: str | None = None) -> None:
     s = sub.add_parser("postedit", help="the PE baseline: make il/elle, ils/elles (the target's subject pronouns) "
                                         "agree with the antecedent")
     add_pair_arguments(s)
@@ -342,7 +342,7 @@ def add_rerank_parser(cs) -> None:
     s.set_defaults(func=_rerank)
 
 
-def add_translate_parser(sub) -> None:
+def add_translate_parser(sub, command: str | None = None) -> None:
     s = sub.add_parser("translate", help="coreference-aware document translation (and the BL/PE baselines)")
     s.add_argument("--config", required=True,
                    help="moses.ini; for --system cm with the CM as back-off table or CoreferenceModel feature "

@@ -76,7 +76,7 @@ def _mert_arguments(s, add_in) -> None:
                         "(default: %(default)s)")
 
 
-def add_tune_parsers(sub) -> None:
+def add_tune_parsers(sub, command: str | None = None) -> None:
     from cad.core.cliargs import add_input_argument as add_in
 
     p = sub.add_parser("tune", help="tune weights: MERT, or the CM weight by grid search")

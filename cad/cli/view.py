@@ -38,7 +38,7 @@ def _view(a: argparse.Namespace) -> None:
              time.time() - t)
 
 
-def add_view_parser(sub) -> None:
+def add_view_parser(sub, command: str | None = None) -> None:
     s = sub.add_parser(
         "view", help="an HTML page of a translation: source and translation side by side, every pronoun's "
                      "antecedent, translation and APT category",

@@ -51,7 +51,8 @@ def qualified(part: type | str) -> str:
     return f"{part.__module__}.{part.__qualname__}"
 
 
-def _load(target: str) -> type:
+def load(target: str) -> Any:
+    """The object a declaration "module:attribute" names, its module imported."""
     module, _, attr = target.partition(":")
     obj: Any = importlib.import_module(module)
     for name in attr.split("."):
@@ -101,7 +102,7 @@ class Registry:
         distribution's entry point for a name not registered; None when there is none."""
         entry = self._entries.get(name)
         if isinstance(entry, str):
-            cls = _load(entry)
+            cls = load(entry)
             # importing the module may have registered the class itself
             entry = self._entries.get(name)
             entry = self._entries[name] = cls if isinstance(entry, str) else entry

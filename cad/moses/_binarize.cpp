@@ -106,12 +106,26 @@ bool is_uint(sv s) {
   return true;
 }
 
+// The leftmost " ||| " at or after `from`: found by its bars, which are rare in a table, where
+// the spaces that start it are everywhere
+size_t find_sep(sv s, size_t from) {
+  size_t q = from + 1;
+  while (q < s.size()) {
+    const void* bar = std::memchr(s.data() + q, '|', s.size() - q);
+    if (!bar) return sv::npos;
+    q = static_cast<const char*>(bar) - s.data();
+    if (q + 4 <= s.size() && s.compare(q - 1, kSep.size(), kSep) == 0) return q - 1;
+    q++;
+  }
+  return sv::npos;
+}
+
 // The first fields of "a ||| b ||| c ||| d ||| ...", as line.split(" ||| ") has them; the number
 // of fields, counted up to 4 (no caller needs more)
 size_t split_fields(sv s, sv out[4]) {
   size_t n = 0, p = 0;
   while (n < 4) {
-    size_t q = s.find(kSep, p);
+    size_t q = find_sep(s, p);
     if (q == sv::npos) {
       out[n++] = s.substr(p);
       break;

@@ -253,9 +253,20 @@ inline size_t invalid_utf8(sv s) {
 
 // The length of the whitespace character (str.isspace(): Python's str.split() and str.strip())
 // starting at `p`, or 0. The text is well-formed UTF-8: a lead byte starts each match.
+// 1: a space of one byte; 2: the lead byte of a space of several (C2, E1, E2, E3); 0: neither
+struct SpaceTable {
+  unsigned char kind[256] = {};
+  constexpr SpaceTable() {
+    for (int c : {0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x1C, 0x1D, 0x1E, 0x1F, 0x20}) kind[c] = 1;
+    for (int c : {0xC2, 0xE1, 0xE2, 0xE3}) kind[c] = 2;
+  }
+};
+inline constexpr SpaceTable kSpaces{};
+
 inline size_t space_at(const char* p, const char* end) {
   auto c = static_cast<unsigned char>(*p);
-  if (c < 0x80) return (c == ' ' || (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x1F)) ? 1 : 0;
+  unsigned kind = kSpaces.kind[c];
+  if (kind < 2) return kind;        // nearly every byte of a table
   size_t left = end - p;
   auto b = [&](size_t k) { return static_cast<unsigned char>(p[k]); };
   if (c == 0xC2) return left >= 2 && (b(1) == 0x85 || b(1) == 0xA0) ? 2 : 0;

@@ -150,8 +150,13 @@ class Output {
  public:
   Output(int fd, std::string name) : fd_(fd), name_(std::move(name)) { buf_.reserve(kFlush + (1 << 16)); }
   void put(const void* p, size_t n) {
-    buf_.append(static_cast<const char*>(p), n);
     at_ += n;
+    if (n >= kFlush) {              // the index's entries: written from where they are, not copied
+      flush();
+      write_all(static_cast<const char*>(p), n);
+      return;
+    }
+    buf_.append(static_cast<const char*>(p), n);
     if (buf_.size() >= kFlush) flush();
   }
   void put(sv s) { put(s.data(), s.size()); }
@@ -159,15 +164,7 @@ class Output {
   void put_le(T v) { put(&v, sizeof v); }
   uint64_t at() const { return at_; }
   void flush() {
-    const char* p = buf_.data();
-    size_t left = buf_.size();
-    while (left > 0) {
-      ssize_t n = ::write(fd_, p, left);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) throw TableError{write_error(n < 0 ? std::strerror(errno) : "nothing written"), name_};
-      p += n;
-      left -= n;
-    }
+    write_all(buf_.data(), buf_.size());
     buf_.clear();
   }
   void write_at(uint64_t offset, const std::string& bytes) {
@@ -177,6 +174,15 @@ class Output {
 
  private:
   static constexpr size_t kFlush = 8 << 20;
+  void write_all(const char* p, size_t left) {
+    while (left > 0) {
+      ssize_t n = ::write(fd_, p, left);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) throw TableError{write_error(n < 0 ? std::strerror(errno) : "nothing written"), name_};
+      p += n;
+      left -= n;
+    }
+  }
   int fd_;
   std::string name_;
   std::string buf_;

@@ -387,3 +387,23 @@ def test_alignment_points_with_leading_zeros(tmp_path):
     text = write(tmp_path / "pt", "a ||| x y ||| 1 1 1 1 ||| 00-0001 65535-" + "0" * 5000 + "7 ||| 1 1 1\n")
     same_phrase_table(tmp_path, text, ok=True)
     assert BinaryPhraseTable(tmp_path / "nat.cadphr").lookup("a")[0][2] == ((0, 1), (65535, 7))
+
+
+def test_a_reordering_table_pruned_by_an_up_to_date_phrase_table(tmp_path):
+    """Only the reordering table rewritten: the pairs come from the binary phrase table
+    (binarize._kept_pairs_of), read by either engine."""
+    import os
+
+    ini, _ = random_model(tmp_path, 6)
+    ro = tmp_path / "ro"
+    ro.write_text("".join(sorted(ro.read_text(encoding="utf-8").splitlines(keepends=True))), encoding="utf-8")
+    outs = {}
+    then = ro.stat().st_mtime_ns
+    for engine in ("python", "native"):
+        os.utime(ro, ns=(then, then))
+        binarize_model(ini, force=True, prune=2, engine=engine)
+        os.utime(ro, ns=(then + 10**9, then + 10**9))      # the same stamp for both engines
+        done = binarize_model(ini, prune=2, engine=engine)
+        assert [Path(p).name for _, p in done.written] == ["ro.cadlexr"]
+        outs[engine] = (tmp_path / "ro.cadlexr").read_bytes()
+    assert outs["native"] == outs["python"]

@@ -70,7 +70,8 @@ class Source {
         in_member_ = false;
         members_++;
       } else if (r != Z_OK && !(r == Z_BUF_ERROR && zs_.avail_in == 0)) {
-        error_ = zs_.msg ? zs_.msg : "damaged gzip data";
+        std::string why = zs_.msg ? zs_.msg : "error " + std::to_string(r);
+        error_ = (why == "incorrect header check" ? "not a gzip file (" : "damaged gzip data (") + why + ")";
         break;
       }
     }

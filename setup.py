@@ -1,6 +1,7 @@
 """Build of the compiled parts (the decoder core, cad/decoder/_core.cpp, the tree kernels,
 cad/eval/rank/_kernels.cpp, MERT's line search, cad/tune/_mert.cpp, the Kneser-Ney estimator,
-cad/lm/_kn.cpp, and phrase extraction and scoring, cad/train/_phrases.cpp); everything else is in setup.cfg."""
+cad/lm/_kn.cpp, phrase extraction and scoring, cad/train/_phrases.cpp, and the binary tables' writer,
+cad/moses/_binarize.cpp); everything else is in setup.cfg."""
 
 from pybind11.setup_helpers import Pybind11Extension
 from setuptools import setup
@@ -21,4 +22,7 @@ setup(ext_modules=[
     # the phrase tables: no fused multiply-add, so that every score is the Python scorer's
     Pybind11Extension("cad.train._phrases", ["cad/train/_phrases.cpp"], cxx_std=17,
                       extra_compile_args=["-O2", "-ffp-contract=off"]),
+    # `cad binarize`: no arithmetic on the scores (each is the double float() reads), zlib to read .gz
+    Pybind11Extension("cad.moses._binarize", ["cad/moses/_binarize.cpp"], cxx_std=17,
+                      depends=["cad/moses/_text.hpp"], libraries=["z"], extra_compile_args=["-O2"]),
 ])

@@ -271,3 +271,23 @@ def test_pruned_binary_tables_decode_as_the_text_tables_pruned_alike(tmp_path, s
     assert binarize_model(ini, prune=n).written == []
     assert len(binarize_model(ini, prune=0).written) == 2
     assert BinaryPhraseTable(model.tables[0].binary).prune == 0
+
+
+def test_what_the_format_cannot_hold_is_an_error_naming_file_and_line(tmp_path):
+    """The u16 fields: a key's or a target's bytes, a word position, the number of points."""
+    ok = "a ||| x ||| 1 1 1 1 ||| 0-0\n"
+    cases = {"a target phrase of 65536 bytes": "b ||| " + "x" * 65536 + " ||| 1 1 1 1\n",
+             "alignment point '0-65536'": "b ||| x ||| 1 1 1 1 ||| 0-65536\n",
+             "alignment point '0-1" + "0" * 5000 + "'": "b ||| x ||| 1 1 1 1 ||| 0-1" + "0" * 5000 + "\n",
+             "65536 alignment points": "b ||| x ||| 1 1 1 1 ||| " + "0-0 " * 65536 + "\n",
+             "a key of 65536 bytes": "b" * 65536 + " ||| x ||| 1 1 1 1\nc ||| x ||| 1 1 1 1\n"}
+    for message, line in cases.items():
+        pt = write(tmp_path / "pt", ok + line)
+        with pytest.raises(CadError) as exc:
+            binarize_phrase_table(pt, tmp_path / "pt.cadphr", 4)
+        assert exc.value.message.startswith(message)
+        assert (exc.value.path, exc.value.line) == (str(pt), 2)
+    # leading zeros as int() reads them, however many
+    binarize_phrase_table(write(tmp_path / "pt", ok + "b ||| x ||| 1 1 1 1 ||| 65535-" + "0" * 5000 + "7\n"),
+                          tmp_path / "o", 4)
+    assert BinaryPhraseTable(tmp_path / "o").lookup("b")[0][2] == ((65535, 7),)

@@ -150,7 +150,7 @@ def _cmd_filter(a: argparse.Namespace) -> None:
 def _cmd_binarize(a: argparse.Namespace) -> None:
     from cad.moses.binarize import binarize_model
 
-    done = binarize_model(a.config, a.out_dir, force=a.force, prune=a.prune)
+    done = binarize_model(a.config, a.out_dir, force=a.force, prune=a.prune, engine=a.engine)
     for name, path in done.written:
         log.info("%s: %s", name, path)
     for name, path in done.current:
@@ -357,6 +357,9 @@ def add_training_parsers(sub, command: str | None = None) -> None:
                    help="keep the N entries of each source phrase with the highest p(e|f), in the reordering "
                         "table too (Moses's filter-pt -n N; 0: all, the default). The decoder's table limit "
                         "picks among them: fewer entries to score for a frequent source phrase")
+    s.add_argument("--engine", choices=("native", "python"), default="native",
+                   help="the phrase and reordering tables written by the compiled writer or the Python reference; "
+                        "both write the same bytes (default: %(default)s)")
     s.set_defaults(func=_cmd_binarize)
 
     s = sub.add_parser("train", help="the whole baseline pipeline: prepare, align, lex, phrases, lm, moses.ini")

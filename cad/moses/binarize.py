@@ -20,6 +20,7 @@ from pathlib import Path
 
 from cad.core.errors import CadError
 from cad.lm.kenlm_binary import write_kenlm_binary
+from cad.moses import binarize_native
 from cad.moses.binarized import (BINARY_PHRASE_TABLE, KENLM_MAGIC, LM_SUFFIX, PHRASE_MAGIC, PHRASE_SUFFIX,
                                  REORDERING_MAGIC, REORDERING_SUFFIX, BinaryPhraseTable, BinaryReorderingTable,
                                  KeptPairs, Pruner, binarize_phrase_table, binarize_reordering_table, lm_twin,
@@ -53,10 +54,13 @@ def _target(text: str, suffix: str, out_dir: Path | None, index: int) -> Path:
 
 
 def binarize_model(config: str | os.PathLike, out_dir: str | os.PathLike | None = None, force: bool = False,
-                   prune: int = 0) -> Binarized:
+                   prune: int = 0, engine: str = "native") -> Binarized:
     """Binarize every phrase table, reordering table and KenLM model `config` names; with
     `out_dir`, into it with a moses.ini of its own. `prune` N > 0: keep the N entries of each source
-    phrase with the highest p(e|f) (Moses's filter-pt -n N), in the reordering table too."""
+    phrase with the highest p(e|f) (Moses's filter-pt -n N), in the reordering table too. `engine`:
+    the phrase and reordering tables written by the compiled writer ("native") or the Python one
+    ("python", the reference), the same bytes."""
+    binarize_native.check_engine(engine)
     cfg = parse_config(config)
     out = Binarized()
     target_dir = Path(out_dir) if out_dir is not None else None
@@ -76,7 +80,7 @@ def binarize_model(config: str | os.PathLike, out_dir: str | os.PathLike | None 
     try:
         for k in order:
             kept_file = _binarize_feature(cfg, new.features[k], k, target_dir, force, prune, kept_file, out,
-                                          pt_binary)
+                                          pt_binary, engine)
     finally:
         if kept_file is not None and os.path.exists(kept_file):
             os.unlink(kept_file)
@@ -88,7 +92,7 @@ def binarize_model(config: str | os.PathLike, out_dir: str | os.PathLike | None 
 
 
 def _binarize_feature(cfg: MosesConfig, f, k: int, target_dir: Path | None, force: bool, prune: int,
-                      kept_file: str | None, out: Binarized, pt_binary: Path | None) -> str | None:
+                      kept_file: str | None, out: Binarized, pt_binary: Path | None, engine: str) -> str | None:
     """One feature's file in binary form (when it has one); the pruned phrase table's kept pairs."""
     path = f.path
     if path is None:
@@ -116,22 +120,17 @@ def _binarize_feature(cfg: MosesConfig, f, k: int, target_dir: Path | None, forc
     else:
         log.info("%s: writing %s%s", f.name, dst, f" (pruned to {prune} entries a source phrase)" if table_prune
                  else "")
-        if magic == PHRASE_MAGIC and prune:
-            kept_file = f"{dst}.kept.tmp"
-            pruner = Pruner(prune, kept_file)
-            try:
-                lines = binarize_phrase_table(path, dst, f.num_features, f.name, pruner)
-            finally:
-                pruner.close()
-            log.info("%s: %d of %d entries kept", f.name, lines - pruner.pruned, lines)
-        elif magic == PHRASE_MAGIC:
-            binarize_phrase_table(path, dst, f.num_features, f.name)
+        if magic == PHRASE_MAGIC:
+            if prune:
+                kept_file = f"{dst}.kept.tmp"
+            lines, pruned = _phrase_table(engine, path, dst, f, prune, kept_file)
+            if prune:
+                log.info("%s: %d of %d entries kept", f.name, lines - pruned, lines)
         elif magic == REORDERING_MAGIC:
             if prune and kept_file is None:       # the phrase table was up to date: its pairs again
                 kept_file = str(dst) + ".kept.tmp"
                 _kept_pairs_of(pt_binary, kept_file)
-            binarize_reordering_table(path, dst, f.num_features, KeptPairs(kept_file, str(pt_binary)) if prune else None,
-                                      prune)
+            _reordering_table(engine, path, dst, f, kept_file if prune else None, str(pt_binary), prune)
         else:
             write_kenlm_binary(path, dst)
         out.written.append((f.name, str(dst)))
@@ -140,6 +139,31 @@ def _binarize_feature(cfg: MosesConfig, f, k: int, target_dir: Path | None, forc
         if f.type == "PhraseDictionaryMemory":
             f.type = BINARY_PHRASE_TABLE
     return kept_file
+
+
+def _phrase_table(engine: str, path: str, dst: Path, f, prune: int, kept_file: str | None) -> tuple[int, int]:
+    """The binary phrase table by either engine (pruned: the kept pairs to `kept_file`); (lines, entries
+    pruned)."""
+    if engine == "native":
+        return binarize_native.binarize_phrase_table(path, dst, f.num_features, f.name, prune, kept_file)
+    if not prune:
+        return binarize_phrase_table(path, dst, f.num_features, f.name), 0
+    pruner = Pruner(prune, kept_file)
+    try:
+        lines = binarize_phrase_table(path, dst, f.num_features, f.name, pruner)
+    finally:
+        pruner.close()
+    return lines, pruner.pruned
+
+
+def _reordering_table(engine: str, path: str, dst: Path, f, kept_file: str | None, phrase_table: str,
+                      prune: int) -> None:
+    """The binary reordering table by either engine; `kept_file`: only the pruned phrase table's pairs."""
+    if engine == "native":
+        binarize_native.binarize_reordering_table(path, dst, f.num_features, kept_file, phrase_table, prune)
+    else:
+        binarize_reordering_table(path, dst, f.num_features,
+                                  KeptPairs(kept_file, phrase_table) if kept_file is not None else None, prune)
 
 
 def _kept_pairs_of(pt_binary: Path, kept_file: str) -> None:

@@ -80,14 +80,30 @@ def magic_of(path: str | os.PathLike) -> bytes:
         return b""
 
 
+# the most a u16 of the format holds: a key's or a target's bytes, alignment points, a word position
+U16_MAX = 0xFFFF
+
+
 def _points(text: str, path: str, lineno: int) -> list[int]:
     out = []
     for tok in text.split():
         a, sep, b = tok.partition("-")
         if not sep or not is_uint(a) or not is_uint(b):
             raise CadError(f"malformed alignment point {tok!r}", path, lineno)
-        out += [int(a), int(b)]
+        for digits in (a.lstrip("0") or "0", b.lstrip("0") or "0"):
+            # the length first: int() refuses thousands of digits with an error of its own
+            if len(digits) > 5 or int(digits) > U16_MAX:
+                raise CadError(f"alignment point {tok!r}: cad's binary tables take word positions up to 65535",
+                               path, lineno)
+            out.append(int(digits))
+    if len(out) // 2 > U16_MAX:
+        raise CadError(f"{len(out) // 2} alignment points: more than cad's binary tables take", path, lineno)
     return out
+
+
+def _check_target(t: bytes, path: str, lineno: int) -> None:
+    if len(t) > U16_MAX:
+        raise CadError(f"a target phrase of {len(t)} bytes: longer than cad's binary tables take", path, lineno)
 
 
 class _Writer:
@@ -100,9 +116,10 @@ class _Writer:
         self.longest = 0
         fh.write(b"\0" * HEADER_SIZE)
 
-    def record(self, key: bytes, body: bytes) -> None:
-        if len(key) > 0xFFFF:
-            raise CadError(f"a key of {len(key)} bytes: longer than cad's binary tables take")
+    def record(self, key: bytes, body: bytes, path: str | None = None, line: int | None = None) -> None:
+        """`path` and `line`: the text table and the line where the record's run began."""
+        if len(key) > U16_MAX:
+            raise CadError(f"a key of {len(key)} bytes: longer than cad's binary tables take", path, line)
         self.crcs.append(zlib.crc32(key))
         self.offsets.append(self.at)
         data = struct.pack("<H", len(key)) + key + body
@@ -143,6 +160,12 @@ def _scores(fields: list[str], n: int, what: str, path: str, lineno: int) -> byt
 PRUNE_SCORE = 2
 
 
+def best_entries(scores: list[float], n: int) -> list[int]:
+    """The indices of the `n` highest `scores`, the earlier first on a tie, in increasing order
+    (the native engine asks this of a run with a NaN, which Python's sort leaves where it falls)."""
+    return sorted(sorted(range(len(scores)), key=lambda i: -scores[i])[:n])
+
+
 class Pruner:
     """`cad binarize --prune N`, as Moses's `filter-pt -n N` (which binarize4moses2.perl runs with
     N=100 before binarizing): of a source phrase's entries, the N with the highest p(e|f). filter-pt
@@ -156,9 +179,8 @@ class Pruner:
 
     def __call__(self, src: str, run: list[tuple[float, str, bytes]]) -> list[bytes]:
         if len(run) > self.n:
-            best = sorted(range(len(run)), key=lambda i: -run[i][0])[:self.n]
             self.pruned += len(run) - self.n
-            run = [run[i] for i in sorted(best)]
+            run = [run[i] for i in best_entries([score for score, _, _ in run], self.n)]
         self._kept.write(src + " ||| " + "\t".join(tgt for _, tgt, _ in run) + "\n")
         return [body for _, _, body in run]
 
@@ -212,12 +234,12 @@ def _write_runs(text: str | os.PathLike, out: str | os.PathLike, magic: bytes, n
     lines = 0
     with atomic_output(out, binary=True, compress=False) as fh:
         w = _Writer(fh, magic, num_scores, prune)
-        run_src, run = None, []
+        run_src, run, run_line = None, [], 0
 
         def flush() -> None:
             kept = keep(run_src, run) if keep is not None and run else run
             if kept:
-                w.record(run_src.encode("utf-8"), struct.pack("<I", len(kept)) + b"".join(kept))
+                w.record(run_src.encode("utf-8"), struct.pack("<I", len(kept)) + b"".join(kept), path, run_line)
 
         for lineno, line in enumerate(read_lines(path), 1):
             fields = line.split(" ||| ")
@@ -226,7 +248,7 @@ def _write_runs(text: str | os.PathLike, out: str | os.PathLike, magic: bytes, n
             src, e = entry(fields, path, lineno)
             if src != run_src:
                 flush()
-                run_src, run = src, []
+                run_src, run, run_line = src, [], lineno
                 if phrases:
                     w.longest = max(w.longest, src.count(" ") + 1)
             run.append(e)
@@ -251,6 +273,7 @@ def binarize_phrase_table(text: str | os.PathLike, out: str | os.PathLike, num_s
         scores = _scores(fields, num_scores, what, path, lineno)
         pts = _points(fields[3], path, lineno) if len(fields) > 3 else []
         t = tgt.encode("utf-8")
+        _check_target(t, path, lineno)
         body = scores + struct.pack("<H", len(t)) + t + struct.pack(f"<H{len(pts)}H", len(pts) // 2, *pts)
         if pruner is None:
             return src, body
@@ -268,6 +291,7 @@ def binarize_reordering_table(text: str | os.PathLike, out: str | os.PathLike, n
         scores = _scores(fields, num_scores, f"the reordering model needs {num_scores}", path, lineno)
         src, tgt = fields[0].strip(), fields[1].strip()
         t = tgt.encode("utf-8")
+        _check_target(t, path, lineno)
         body = scores + struct.pack("<H", len(t)) + t
         if kept is None:
             return src, body

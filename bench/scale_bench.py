@@ -27,11 +27,17 @@ REPO = Path(__file__).resolve().parents[1]
 MOSES_BIN = REPO.parent / "shared" / "tools" / "moses" / "bin"
 
 
-def head(src: Path, out: Path, n: int | None) -> int:
+# Moses's extract reads a bare < as the start of markup and drops the sentence ("no target (0) or source
+# (25) words << end insentence 77404"): its tokenizer writes &lt; and &gt;, cad's (as the shared corpora)
+# leaves them bare. Both programs get them escaped, so that they read the same sentences.
+ESCAPE = str.maketrans({"<": "&lt;", ">": "&gt;"})
+
+
+def head(src: Path, out: Path, n: int | None, escape: bool = False) -> int:
     with open(src, encoding="utf-8") as fh, open(out, "w", encoding="utf-8") as o:
         k = 0
         for line in islice(fh, n):
-            o.write(line)
+            o.write(line.translate(ESCAPE) if escape else line)
             k += 1
     return k
 
@@ -84,8 +90,8 @@ def same_table(moses: Path, cad_gz: Path, every: int = 1000) -> tuple[int, int, 
 def one_size(model: Path, n: int | None, b: Path, work: Path) -> dict:
     d = work / f"n{n or 'all'}"
     d.mkdir()
-    pairs = head(model / "corpus.en", d / "c.en", n)
-    head(model / "corpus.fr", d / "c.fr", n)
+    pairs = head(model / "corpus.en", d / "c.en", n, escape=True)
+    head(model / "corpus.fr", d / "c.fr", n, escape=True)
     head(model / "aligned.grow-diag-final-and", d / "c.al", n)
     row: dict = {"pairs": pairs}
     row["lex"], _, _ = timed(cad("-q", "lex", "--src", str(d / "c.en"), "--tgt", str(d / "c.fr"), "--align",

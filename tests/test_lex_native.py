@@ -206,3 +206,14 @@ def test_cli_engines(tmp_path):
                      "--engine", engine]) == 0
     for table in ("f2e", "e2f"):
         assert (tmp_path / f"native.{table}").read_bytes() == (tmp_path / f"python.{table}").read_bytes()
+
+
+def test_standard_input_goes_through_the_python_reader(tmp_path, monkeypatch):
+    import io
+
+    s, t, a = corpus(tmp_path, "a b\nc\n", "x\ny z\n", "0-0\n0-1\n")
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(s.read_bytes()), encoding="utf-8"))
+    write_lexical_tables("-", t, a, str(tmp_path / "stdin"), engine="native")
+    write_lexical_tables(s, t, a, str(tmp_path / "file"), engine="native")
+    for table in ("f2e", "e2f"):
+        assert (tmp_path / f"stdin.{table}").read_bytes() == (tmp_path / f"file.{table}").read_bytes()

@@ -57,7 +57,7 @@ std::string py_repr(sv s) {
 // carriage returns before it. A view is good until the next call.
 class Lines {
  public:
-  Lines(std::string path) : path_(std::move(path)), reader_(path_, ends_with_gz(path_)) {}
+  explicit Lines(std::string path) : path_(std::move(path)), reader_(path_, ends_with_gz(path_)) {}
 
   // false at the end of the file
   bool next(sv& line) {

@@ -98,7 +98,8 @@ def main() -> None:
         work = Path(a.work or tmp).resolve()
         work.mkdir(parents=True, exist_ok=True)
         n = min(head(model / src, work / name, a.lines) for name, src in inputs.items())
-        with open(model / "mixed.docs", encoding="utf-8") as fin, open(work / "mixed.docs", "w", encoding="utf-8") as fout:
+        with open(model / "mixed.docs", encoding="utf-8") as fin, \
+                open(work / "mixed.docs", "w", encoding="utf-8") as fout:
             fout.writelines(line for line in fin if int(line.split("\t")[0]) < n)
         print(f"the first {n:,} lines of {model}")
         print(f"{'stage':<9} {'way':<11} {'wall s':>8} {'cpu s':>8} {'peak RSS MB':>12}")

@@ -74,7 +74,8 @@ class Lines {
     pos_ = stop + 1;
     lineno_++;
     size_t bad = cadtext::invalid_utf8(line);
-    if (bad != sv::npos) throw LexError{"invalid UTF-8 at byte " + std::to_string(bad) + " of the line", path_, lineno_};
+    if (bad != sv::npos)
+      throw LexError{"invalid UTF-8 at byte " + std::to_string(bad) + " of the line", path_, lineno_};
     while (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     return true;
   }

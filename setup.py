@@ -1,7 +1,8 @@
 """Build of the compiled parts (the decoder core, cad/decoder/_core.cpp, the tree kernels,
 cad/eval/rank/_kernels.cpp, MERT's line search, cad/tune/_mert.cpp, the Kneser-Ney estimator,
-cad/lm/_kn.cpp, phrase extraction and scoring, cad/train/_phrases.cpp, and the binary tables' writer,
-cad/moses/_binarize.cpp); everything else is in setup.cfg."""
+cad/lm/_kn.cpp, phrase extraction and scoring, cad/train/_phrases.cpp, the word translation tables,
+cad/train/_lex.cpp, and the binary tables' writer, cad/moses/_binarize.cpp); everything else is in
+setup.cfg."""
 
 from pybind11.setup_helpers import Pybind11Extension
 from setuptools import setup
@@ -22,6 +23,9 @@ setup(ext_modules=[
     # the phrase tables: no fused multiply-add, so that every score is the Python scorer's
     Pybind11Extension("cad.train._phrases", ["cad/train/_phrases.cpp"], cxx_std=17,
                       extra_compile_args=["-O2", "-ffp-contract=off"]),
+    # `cad lex`: one division a line, no other arithmetic; it reads its inputs as the binarizer does
+    Pybind11Extension("cad.train._lex", ["cad/train/_lex.cpp"], cxx_std=17,
+                      depends=["cad/moses/_text.hpp"], libraries=["z"], extra_compile_args=["-O2"]),
     # `cad binarize`: no arithmetic on the scores (each is the double float() reads), zlib to read .gz
     Pybind11Extension("cad.moses._binarize", ["cad/moses/_binarize.cpp"], cxx_std=17,
                       depends=["cad/moses/_text.hpp"], libraries=["z"], extra_compile_args=["-O2"]),

@@ -57,7 +57,7 @@ def _cmd_symmetrize(a: argparse.Namespace) -> None:
 def _cmd_lex(a: argparse.Namespace) -> None:
     from cad.train.lexical import write_lexical_tables
 
-    write_lexical_tables(a.src, a.tgt, a.align, a.out)
+    write_lexical_tables(a.src, a.tgt, a.align, a.out, engine=a.engine)
 
 
 def _cmd_extract(a: argparse.Namespace) -> None:
@@ -244,6 +244,8 @@ def add_training_parsers(sub, command: str | None = None) -> None:
     add_in(s, "--tgt", required=True, help="tokenized target text")
     add_in(s, "--align", required=True, help="source-target word alignment (Moses i-j)")
     s.add_argument("--out", required=True, help="prefix: writes PREFIX.f2e and PREFIX.e2f")
+    s.add_argument("--engine", choices=("native", "python"), default="native",
+                   help="compiled counter or the Python reference; both write the same bytes (default: %(default)s)")
     s.set_defaults(func=_cmd_lex)
 
     s = sub.add_parser("extract", help="extract and score phrase pairs; phrase and reordering tables")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Iterable
 
@@ -23,6 +24,7 @@ from cad.core.docs import read_docs
 from cad.core.errors import CadError
 from cad.core.textio import atomic_output, read_lines
 from cad.corpus.prepare import Tokenizer, clean_tokens
+from cad.corpus.truecase_tokens import LineTruecaser, WeightLearner
 from cad.moses.ini import parse_config
 
 # sacremoses is imported where a model is read or written: it takes about half a second to load,
@@ -44,22 +46,34 @@ def has_case(sentences: Iterable[list[str]]) -> bool:
     return 2 * capitals > starts
 
 
-def train_truecaser(documents: Iterable[list[list[str]]], out: str | os.PathLike) -> tuple[int, int]:
-    """Write a Moses truecasing model of the documents that have case; (documents used, skipped)."""
+def train_truecaser(documents: Iterable[list[list[str]]], out: str | os.PathLike,
+                    by_token: bool = True) -> tuple[int, int]:
+    """Write a Moses truecasing model of the documents that have case; (documents used, skipped).
+    `by_token` False: sacremoses on every token, the reference the cached way (truecase_tokens) is
+    tested against."""
     from sacremoses import MosesTruecaser
 
     learner = MosesTruecaser()
     casing: dict[str, dict[str, int]] = {}
     used = skipped = 0
+    # every weight is 1: the forms are counted (a Counter keeps them in order of first sight), and
+    # put under their lowercased word after, each word's forms in that order, as counted one by one
+    seen: Counter[str] = Counter()
+    count = WeightLearner(learner).counted if by_token else None
     for doc in documents:
         if not has_case(doc):
             skipped += 1
             continue
         used += 1
         for sent in doc:
+            if count is not None:
+                seen.update(count(sent))
+                continue
             for low, form, weight in learner.learn_truecase_weights(sent):
-                forms = casing.setdefault(low, {})
-                forms[form] = forms.get(form, 0) + weight
+                word = casing.setdefault(low, {})
+                word[form] = word.get(form, 0) + weight
+    for form, c in seen.items():
+        casing.setdefault(form.lower(), {})[form] = c
     with atomic_output(out) as fh:
         # words in sorted order and, within a word, forms by count, ties by first occurrence
         # (train-truecaser.perl leaves both orders to Perl's hash order)
@@ -72,9 +86,10 @@ def train_truecaser(documents: Iterable[list[list[str]]], out: str | os.PathLike
 
 
 class Truecaser:
-    """A Moses truecasing model (`cad truecase train`'s or train-truecaser.perl's file)."""
+    """A Moses truecasing model (`cad truecase train`'s or train-truecaser.perl's file). `by_token`
+    False: sacremoses on every line, the reference the cached way (truecase_tokens) is tested against."""
 
-    def __init__(self, path: str | os.PathLike):
+    def __init__(self, path: str | os.PathLike, by_token: bool = True):
         from sacremoses import MosesTruecaser
 
         self.path = str(path)
@@ -85,12 +100,15 @@ class Truecaser:
                 raise CadError("not a truecasing model line (word (count/total) [word (count)] ...)", path, lineno)
         self._model = MosesTruecaser(load_from=self.path)
         self.empty = not self._model.model["best"]
+        self._line = LineTruecaser(self._model) if by_token else None
 
     def truecase(self, tokens: list[str]) -> list[str]:
         if not tokens:
             return []
         if self.empty:
             return [t.lower() for t in tokens]
+        if self._line is not None:
+            return self._line(tokens)
         return self._model.truecase(" ".join(tokens), use_known=True)
 
 

@@ -7,6 +7,9 @@ setup.cfg."""
 from pybind11.setup_helpers import Pybind11Extension
 from setuptools import setup
 
+# what the cores reading text tables share (a change to them rebuilds both)
+TEXT_HEADERS = ["cad/moses/_text.hpp", "cad/moses/_pyerr.hpp"]
+
 setup(ext_modules=[
     # -ffp-contract=off: no fused multiply-add, so that every score is the same double as the
     # Python search computes
@@ -25,8 +28,8 @@ setup(ext_modules=[
                       extra_compile_args=["-O2", "-ffp-contract=off"]),
     # `cad lex`: one division a line, no other arithmetic; it reads its inputs as the binarizer does
     Pybind11Extension("cad.train._lex", ["cad/train/_lex.cpp"], cxx_std=17,
-                      depends=["cad/moses/_text.hpp"], libraries=["z"], extra_compile_args=["-O2"]),
+                      depends=TEXT_HEADERS, libraries=["z"], extra_compile_args=["-O2"]),
     # `cad binarize`: no arithmetic on the scores (each is the double float() reads), zlib to read .gz
     Pybind11Extension("cad.moses._binarize", ["cad/moses/_binarize.cpp"], cxx_std=17,
-                      depends=["cad/moses/_text.hpp"], libraries=["z"], extra_compile_args=["-O2"]),
+                      depends=TEXT_HEADERS, libraries=["z"], extra_compile_args=["-O2"]),
 ])

@@ -27,6 +27,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "_pyerr.hpp"
 #include "_text.hpp"
 
 namespace py = pybind11;
@@ -39,25 +40,10 @@ constexpr size_t kHeaderSize = 128;
 constexpr int kPruneScore = 2;              // p(e|f), the third score: Moses's filter-pt ranks by it
 constexpr size_t kMaxU16 = 0xFFFF;
 
-// A user's error, raised as CadError(message, path, line); an empty path or a line 0 is none
-struct TableError {
-  std::string message, path;
-  int64_t line = 0;
-};
-
-// Ctrl-C seen while the GIL was released: the KeyboardInterrupt is pending in Python
-struct Interrupted {};
-
-void check_signals() {
-  py::gil_scoped_acquire gil;
-  if (PyErr_CheckSignals() != 0) throw Interrupted{};
-}
-
-// Python's repr() of a text, for the messages that quote it as the Python writer does
-std::string py_repr(sv s) {
-  py::gil_scoped_acquire gil;
-  return py::repr(py::str(s.data(), s.size())).cast<std::string>();
-}
+using TableError = cadtext::UserError;
+using cadtext::Interrupted;
+using cadtext::check_signals;
+using cadtext::py_repr;
 
 // A decimal float() reads as from_chars does: [+-]digits[.digits][(e|E)[+-]digits]
 bool plain_decimal(sv t) {

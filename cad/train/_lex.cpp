@@ -24,6 +24,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "../moses/_pyerr.hpp"
 #include "../moses/_text.hpp"
 
 namespace py = pybind11;
@@ -33,25 +34,10 @@ namespace {
 using sv = std::string_view;
 constexpr sv kNull = "NULL";   // lexical.py's NULL: a word "NULL" in the corpus is counted with it, as there
 
-// A user's error, raised as CadError(message, path, line); a line 0 is none
-struct LexError {
-  std::string message, path;
-  int64_t line = 0;
-};
-
-// Ctrl-C seen while the GIL was released: the KeyboardInterrupt is pending in Python
-struct Interrupted {};
-
-void check_signals() {
-  py::gil_scoped_acquire gil;
-  if (PyErr_CheckSignals() != 0) throw Interrupted{};
-}
-
-// Python's repr() of a text, for the message that quotes an alignment point as parse_alignment does
-std::string py_repr(sv s) {
-  py::gil_scoped_acquire gil;
-  return py::repr(py::str(s.data(), s.size())).cast<std::string>();
-}
+using LexError = cadtext::UserError;
+using cadtext::Interrupted;
+using cadtext::check_signals;
+using cadtext::py_repr;
 
 // One input's lines as read_lines yields them: checked as UTF-8, without the newline and the
 // carriage returns before it. A view is good until the next call.

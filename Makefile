@@ -46,7 +46,7 @@ EXTRA_LM ?= $(if $(filter large,$(MODEL)),$(SMALL_CORPUS).$(TGT))
 TRAIN_ARGS = --corpus $(CORPUS) --src $(SRC) --tgt $(TGT) --out $(OUT) $(if $(filter 1,$(TOKENIZED)),--tokenized) \
 	$(if $(filter 1,$(LOWERCASE)),--lowercase) $(foreach t,$(EXTRA_LM),--extra-lm $(t)) $(PARALLEL_ARGS)
 
-.PHONY: large tune FORCE contrastive-suite contrastive-eval probes-eval rank-eval es-en es-en-eval all install resources neuralcoref-files minilm-files browser coref-model coref-ranker coref-eval cm plm demo pronoun-eval train prepare align lex phrases lm moses-ini check test test-all bench bench-shards bench-scale clean decode binarize
+.PHONY: large tune tune-once FORCE contrastive-suite contrastive-eval probes-eval rank-eval es-en es-en-eval all install resources neuralcoref-files minilm-files browser coref-model coref-ranker coref-eval cm plm demo pronoun-eval train prepare align lex phrases lm moses-ini check test test-all bench bench-shards bench-scale clean decode binarize
 
 COREF_BACKEND ?= ranker
 CM_NAME ?= $(NAME)
@@ -181,7 +181,11 @@ $(OUT)/moses.ini: install $(if $(filter large,$(MODEL)),$(CORPUS).$(SRC))
 # The large model's corpus, as a Moses user builds one: the raw Hansard tokenized and cleaned in shards
 # ($(OUT)/hansard.*, cased), then the tokenized 33k corpus and it concatenated, documents and all; cad train
 # truecases and cleans the whole as one corpus. Each file appears whole or not at all.
+# Its weights: MERT on every dev talk (TUNE_FOLDS=0), unless CONFIGS/large.weights exists; the held-out folds
+# that chose its second LM are `make tune MODEL=large` (docs/results.md)
 large:
+	$(MAKE) MODEL=large binarize
+	$(MAKE) MODEL=large tune-once
 	$(MAKE) MODEL=large
 
 $(OUT)/hansard.$(SRC) $(OUT)/hansard.$(TGT) $(OUT)/hansard.docs &: | $(VENV)/.installed
@@ -216,12 +220,22 @@ TUNE_ITERATIONS ?= 10
 TUNE_NBEST ?= 100
 TUNED_WEIGHTS = $(CONFIGS)/$(NAME).weights
 DEV ?= $(SHARED)/en-fr/dev
+# TUNE_FOLDS=0: no folds, MERT on every talk alone; tune-once: only when the model has no weights yet
+tune-once:
+	@test -f $(TUNED_WEIGHTS) || $(MAKE) tune TUNE_FOLDS=0
 tune: $(OUT)/phrase-table.cadphr
+	mkdir -p $(OUT)/tune
+ifeq ($(TUNE_FOLDS),0)
+	$(CAD) tune mert --config $(OUT)/moses.ini --source $(DEV).$(SRC) --reference $(DEV).$(TGT) --docs $(DEV).docs \
+		--src $(SRC) --tgt $(TGT) --iterations $(TUNE_ITERATIONS) --nbest $(TUNE_NBEST) \
+		--workers $(or $(WORKERS),$(shell nproc)) --out $(OUT)/tune/all.ini
+else
 	$(CAD) tune folds --config $(OUT)/moses.ini --source $(DEV).$(SRC) --reference $(DEV).$(TGT) --docs $(DEV).docs \
 		--src $(SRC) --tgt $(TGT) --folds $(TUNE_FOLDS) --iterations $(TUNE_ITERATIONS) --nbest $(TUNE_NBEST) \
 		--workers $(or $(WORKERS),$(shell nproc)) --out $(OUT)/tune --final $(OUT)/tune/all.ini
+endif
 	{ echo "# MERT's weights for $(OUT)/moses.ini (make tune: $(TUNE_ITERATIONS) iterations at most, n-best $(TUNE_NBEST)," \
-		"on the $(DEV) talks); held-out folds in $(OUT)/tune/report.md"; sed -n '/^\[weight\]/,$$p' $(OUT)/tune/all.ini; \
+		"on the $(DEV) talks)$(if $(filter 0,$(TUNE_FOLDS)),,; held-out folds in $(OUT)/tune/report.md)"; sed -n '/^\[weight\]/,$$p' $(OUT)/tune/all.ini; \
 		} > $(TUNED_WEIGHTS).tmp && mv $(TUNED_WEIGHTS).tmp $(TUNED_WEIGHTS)
 
 BASE_INI = $(if $(wildcard $(TUNED_WEIGHTS)),$(OUT)/moses.tuned.ini,$(OUT)/moses.ini)

@@ -326,8 +326,22 @@ $(OUT)/dev.coref-cv.jsonl: $(VENV)/.installed $(RANKER_FILES)
 # (BL, PE, CM-backoff, CM-feature, CM-rerank, the gold-coreference oracles): $(OUT)/pronoun-eval.{md,json,png}
 CM_OBJECTIVE ?= credit
 CM_GRID ?= 1,3,6,10,15,25,40
-pronoun-eval: cm $(OUT)/dev.coref-cv.jsonl
-	$(CAD) cm experiment --config $(OUT)/moses.ini --classes $(TABLES)/$(CM_NAME)/classes.gz \
+# PRONOUN_EVAL_WEIGHTS: the decoder weights every system translates with, untuned (moses.ini's) or folds (each
+# fold with MERT's weights tuned on the other, $(OUT)/tune/fold<k>.ini of `make tune`, whose folds are these:
+# every system decoded twice); PRONOUN_SYSTEMS: a subset of cad cm experiment's systems (default: all)
+PRONOUN_EVAL_WEIGHTS ?= untuned
+PRONOUN_SYSTEMS ?=
+PRONOUN_FOLD_CONFIGS = $(OUT)/tune/fold1.ini $(OUT)/tune/fold2.ini
+PRONOUN_EVAL_ARGS = $(if $(filter folds,$(PRONOUN_EVAL_WEIGHTS)),--fold-configs $(subst $(eval) ,$(comma),$(PRONOUN_FOLD_CONFIGS))) \
+	$(if $(PRONOUN_SYSTEMS),--systems "$(PRONOUN_SYSTEMS)")
+comma := ,
+ifeq ($(filter untuned folds,$(PRONOUN_EVAL_WEIGHTS)),)
+$(error PRONOUN_EVAL_WEIGHTS is untuned or folds, not $(PRONOUN_EVAL_WEIGHTS))
+endif
+$(OUT)/tune/fold1.ini $(OUT)/tune/fold2.ini:
+	@echo "$@ is missing: make tune$(if $(filter large,$(MODEL)), MODEL=large) writes each fold's MERT weights" >&2; exit 1
+pronoun-eval: cm $(OUT)/dev.coref-cv.jsonl $(if $(filter folds,$(PRONOUN_EVAL_WEIGHTS)),$(PRONOUN_FOLD_CONFIGS))
+	$(CAD) cm experiment --config $(OUT)/moses.ini $(PRONOUN_EVAL_ARGS) --classes $(TABLES)/$(CM_NAME)/classes.gz \
 		--cm $(TABLES)/$(CM_NAME)/cm.gz --source $(SHARED)/en-fr/dev.en --reference $(SHARED)/en-fr/dev.fr \
 		--align-ref $(SHARED)/en-fr/dev.en-fr.alig --docs $(SHARED)/en-fr/dev.docs \
 		--coref $(OUT)/dev.coref-cv.jsonl --objective $(CM_OBJECTIVE) --reading $(CM_READING) --grid $(CM_GRID) \

@@ -63,7 +63,8 @@ def _experiment(a: argparse.Namespace) -> None:
     report = run_experiment(a.config, a.classes, a.cm, a.source, a.reference, a.align_ref, a.docs, a.gold, a.out,
                             grid, a.workers, a.nbest, a.folds, systems=systems, objective=a.objective,
                             reading=a.reading, coref_records=a.coref, mert_iterations=a.mert_iterations, mert_nbest=a.mert_nbest,
-                            mert_cm_weight=a.mert_cm_weight, classifier=a.classifier)
+                            mert_cm_weight=a.mert_cm_weight, classifier=a.classifier,
+                            fold_configs=a.fold_configs.split(",") if a.fold_configs else None)
     sys.stdout.write(to_markdown(report))
 
 
@@ -91,6 +92,10 @@ def add_experiment_parsers(cs) -> None:
     s.add_argument("--mert-iterations", type=int, default=0,
                    help="add BL and CM-feature with all weights tuned by MERT (BLEU) on the tuning folds, the CM in "
                         "document context, each with at most this many decoder runs per fold (default 0: not run)")
+    s.add_argument("--fold-configs", metavar="INI,INI",
+                   help="comma-separated, one per fold: the moses.ini every system translates that fold with, its "
+                        "decoder weights tuned without the fold (the fold<k>.ini of cad tune folds, same --folds); "
+                        "default: --config for every fold")
     s.add_argument("--mert-nbest", type=int, default=100, help="n-best size of those MERT runs (default 100)")
     s.add_argument("--mert-cm-weight", type=float, default=3.0, help="the CM weight MERT starts from (default 3)")
     s.add_argument("--workers", type=int, default=2, help="decoding processes (default: %(default)s)")

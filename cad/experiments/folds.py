@@ -51,15 +51,20 @@ def fold_score(source, reference, align_ref, cand_lines, align_lines, sentences:
     return acc, bleu_chrf(sub["cand"], sub["ref"])["bleu"]
 
 
-def pool_run(name: str, run: SystemRun, folds: Folds, lines: tuple[list[str], list[str], list[str]], work: Path,
-             tuning: dict, tuned_per_fold: bool) -> System:
+def pool_run(name: str, runs: list[SystemRun], folds: Folds, lines: tuple[list[str], list[str], list[str]],
+             work: Path, tuning: dict, tuned_per_fold: bool) -> System:
     """Each fold's sentences at the weight the other folds chose (`tuning` records every weight's
-    scores), written as the system's pooled output and alignment. `lines`: the source, reference
-    and reference alignment. A system `tuned_per_fold` already holds its pooled outputs."""
-    final_out = list(run.outputs[next(iter(run.outputs))])
-    final_al = list(run.alignments[next(iter(run.alignments))])
+    scores), written as the system's pooled output and alignment. `runs`: per fold, the run its
+    weight is chosen on and its sentences come from (the same run for every fold, or each fold's
+    own when its decoder weights were tuned without it). `lines`: the source, reference and
+    reference alignment. A system `tuned_per_fold` already holds its pooled outputs."""
+    if len(runs) != len(folds.fold_sents):
+        raise ValueError(f"{len(runs)} runs for {len(folds.fold_sents)} folds")
+    final_out = list(runs[0].outputs[next(iter(runs[0].outputs))])
+    final_al = list(runs[0].alignments[next(iter(runs[0].alignments))])
     for f, test in enumerate(folds.fold_sents):
         tune = folds.tuning_sentences(f)
+        run = runs[f]
         if tuned_per_fold:
             continue
         if len(run.outputs) > 1:

@@ -111,7 +111,8 @@ def run_experiment(config: str, classes: str, cm_table: str, source: str, refere
                    systems: tuple[str, ...] | None = None, objective: str = CM_OBJECTIVE,
                    coref_records: str | None = None, mert_iterations: int = 0,
                    mert_nbest: int = 100, mert_cm_weight: float = 3.0, classifier: str | None = None,
-                   reading: str = CM_READING, pair: Pair | None = None) -> dict:
+                   reading: str = CM_READING, pair: Pair | None = None,
+                   fold_configs: list[str] | None = None) -> dict:
     """`systems`: the names of SYSTEMS to run (default: all; BL always). `objective`: the class
     CM's score in CM-feature, CM-rerank and the oracles (ClassTable.score); `reading`: how the
     CM-feature systems, CM-rerank and the oracles read each pronoun's mixture (class_model.read_mixture). `coref_records`:
@@ -121,11 +122,28 @@ def run_experiment(config: str, classes: str, cm_table: str, source: str, refere
     MERT_CM), the CM's MERT starting from `mert_cm_weight`. `classifier`: the classifier CM
     (classifier.json) for the CLASSIFIER system, the same feature reading it instead of the class
     table; default, classifier.json beside `classes`. `pair`: the language pair (default: the
-    default pair, English→French, whose DiscoMT talks the experiment was made for)."""
-    exp = PronounEvaluation(config, classes, cm_table, source, reference, align_ref, docs, gold, out, grid, workers,
-                            nbest, folds, backoff_weight, systems, objective, coref_records, mert_iterations,
-                            mert_nbest, mert_cm_weight, classifier, reading, pair)
-    return exp.run()
+    default pair, English→French, whose DiscoMT talks the experiment was made for). `fold_configs`:
+    per fold, the configuration every system translates that fold with (decoder weights tuned
+    without it, e.g. the fold<k>.ini of `cad tune folds` with the same folds), instead of `config`;
+    each one's experiment runs over every talk (its CM weights are chosen on the other folds,
+    with the same decoder weights) under OUT.fold<k>, and the report pools them."""
+    args = (classes, cm_table, source, reference, align_ref, docs, gold)
+    rest = (grid, workers, nbest, folds, backoff_weight, systems, objective, coref_records, mert_iterations,
+            mert_nbest, mert_cm_weight, classifier, reading, pair)
+    if not fold_configs:
+        return PronounEvaluation(config, *args, out, *rest).run()
+    if len(fold_configs) != folds:
+        raise CadError(f"{len(fold_configs)} fold configurations for {folds} folds")
+    if mert_iterations > 0:
+        raise CadError("the MERT systems tune their own decoder weights: give --fold-configs or --mert-iterations, "
+                       "not both")
+    exps = []
+    for k, cfg in enumerate(fold_configs):
+        log.info("fold %d of %d: every system with the decoder weights of %s", k + 1, folds, cfg)
+        exp = PronounEvaluation(cfg, *args, f"{out}.fold{k + 1}", *rest)
+        exp.compute()
+        exps.append(exp)
+    return pooled_report(exps, out, config)
 
 
 class PronounEvaluation:
@@ -165,6 +183,11 @@ class PronounEvaluation:
         self.tuning: dict = {}
 
     def run(self) -> dict:
+        self.compute()
+        return pooled_report([self] * len(self.folds.fold_sents), self.out, self.config)
+
+    def compute(self) -> None:
+        """Every system decoded at every weight of the grid (kept in the work directory)."""
         self.resolve()
         self.baseline()
         self.postedit()
@@ -176,7 +199,6 @@ class PronounEvaluation:
                           + (file_key(self.coref_records) if self.coref_records else ""))
         self.feature_systems()
         self.mert_systems()
-        return self.report()
 
     def resolve(self) -> None:
         t = time.time()
@@ -355,28 +377,43 @@ class PronounEvaluation:
             if in_context:
                 self.runs[name].chosen = {f: v["weights"][FEATURE_NAME] for f, v in self.tuning[name].items()}
 
-    def report(self) -> dict:
-        """Tune on one fold, report on the other, pool; the report with the protocol."""
-        runs = {name: self.runs[name] for name in SYSTEMS if name in self.runs}
-        lines = (self.sentences, self.ref_lines, self.aref_lines)
-        pooled = [pool_run(name, run, self.folds, lines, self.work, self.tuning, name in (MERT_BL, MERT_CM))
-                  for name, run in runs.items()]
-        # the systems write tokens in the model's case: BLEU and chrF against the reference in that case
-        src_file = write_lines(self.work / f"source.{self.case.name}", self.sentences)
-        ref_file = write_lines(self.work / f"reference.{self.case.name}", self.ref_lines)
-        report = build_report(src_file, ref_file, self.align_ref, pooled, docs=self.docs, pair=self.pair)
-        for row in report["systems"]:
-            run = runs[row["system"]]
-            row["seconds"] = round(run.seconds, 1)
-            row["tuned_weight"] = run.chosen
-        report["protocol"] = {
-            "folds": [[self.docs_list[d][0] for d in f] for f in self.folds.fold_docs],
-            "grid": list(self.grid), "tuning_metric": "C1+C2 accuracy on the other fold (ties: BLEU, smaller weight)",
-            "decoder_weights": str(self.config), "coreference_seconds": round(self.coref_seconds, 1),
-            "total_seconds": round(time.time() - self.t_all, 1), "tuning": self.tuning,
-            "note": "decoder weights are the base configuration's for every system but the MERT ones; the others "
-                    "tune only the CM weight",
-            "objective": self.objective, "reading": self.reading, "coreference": self.coref_records or "the shipped ranker",
-        }
-        write_report(report, self.out, self.pair)
-        return report
+
+
+def pooled_report(exps: list[PronounEvaluation], out: str, config: str) -> dict:
+    """Tune on one fold, report on the other, pool: fold k's sentences from exps[k] (the same
+    experiment for every fold, or each fold's with its own decoder weights); the report with the
+    protocol, written to OUT.{md,json,png}, the pooled outputs to OUT.work/."""
+    first = exps[0]
+    work = Path(f"{out}.work")
+    work.mkdir(parents=True, exist_ok=True)
+    tuning = dict(first.tuning)
+    names = [name for name in SYSTEMS if name in first.runs]
+    lines = (first.sentences, first.ref_lines, first.aref_lines)
+    pooled = [pool_run(name, [e.runs[name] for e in exps], first.folds, lines, work, tuning,
+                       name in (MERT_BL, MERT_CM)) for name in names]
+    # the systems write tokens in the model's case: BLEU and chrF against the reference in that case
+    src_file = write_lines(work / f"source.{first.case.name}", first.sentences)
+    ref_file = write_lines(work / f"reference.{first.case.name}", first.ref_lines)
+    report = build_report(src_file, ref_file, first.align_ref, pooled, docs=first.docs, pair=first.pair)
+    distinct = list({id(e): e for e in exps}.values())
+    for row in report["systems"]:
+        runs = [e.runs[row["system"]] for e in distinct]
+        # each experiment decodes every talk: a system's time is one decoding of them
+        row["seconds"] = round(sum(r.seconds for r in runs) / len(runs), 1)
+        row["tuned_weight"] = {f: w for r in runs for f, w in r.chosen.items()}
+    per_fold = len(distinct) > 1
+    report["protocol"] = {
+        "folds": [[first.docs_list[d][0] for d in f] for f in first.folds.fold_docs],
+        "grid": list(first.grid), "tuning_metric": "C1+C2 accuracy on the other fold (ties: BLEU, smaller weight)",
+        "decoder_weights": [str(e.config) for e in exps] if per_fold else str(config),
+        "coreference_seconds": round(sum(e.coref_seconds for e in distinct), 1),
+        "total_seconds": round(time.time() - first.t_all, 1), "tuning": tuning,
+        "note": ("each fold translated by every system with decoder weights tuned without it (decoder_weights, "
+                 "per fold); the CM weight chosen on the other folds with the same weights") if per_fold else
+                "decoder weights are the base configuration's for every system but the MERT ones; the others "
+                "tune only the CM weight",
+        "objective": first.objective, "reading": first.reading,
+        "coreference": first.coref_records or "the shipped ranker",
+    }
+    write_report(report, out, first.pair)
+    return report

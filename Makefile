@@ -279,28 +279,30 @@ $(CONFIGS)/$(CM_NAME).ini: $(TABLES)/$(CM_NAME)/cm.gz $(BASE_INI)
 
 # the class CM (tables/<name>/classes.gz, written by cm build) as a CoreferenceModel decoder feature.
 # CM_READING: how it reads each pronoun's bundles, map (the likeliest alone: the pronoun takes its likeliest
-# antecedent's gender) or mixture (all of them by their weights: hedges towards ce, 2-3 points more C1+C2
-# on the dev talks, 7-9 fewer feminine references; docs/results.md)
+# antecedent's gender) or mixture (all of them by their weights; docs/results.md)
 CM_READING ?= map
+# CM_OBJECTIVE: what the feature scores, likelihood (ln P(class), the probability that the pronoun is the class
+# the reference writes) or credit (ln of the expected C1+C2 credit, which pays ce for il and ça), apt, exact
+CM_OBJECTIVE ?= likelihood
 # CM_AGREEMENT: the weights of the PronounAgreement feature beside the CM (predicates after être agree with the
 # subject pronoun the decoder writes, cad/decoder/agreement.py; docs/results.md): for each agreeing predicate,
 # against each disagreeing one; 0: none
 CM_AGREEMENT ?= 1,3
-# the reading (and agreement weight) the configurations were written with, rewritten only when CM_READING
-# or CM_AGREEMENT changes, so that `make CM_READING=mixture` writes them again
+# the reading, objective and agreement weights the configurations were written with, rewritten only when one
+# of CM_READING, CM_OBJECTIVE or CM_AGREEMENT changes, so that `make CM_READING=mixture` writes them again
 CM_READING_STAMP := $(CONFIGS)/.$(CM_NAME).reading
-CM_SETTINGS = $(CM_READING) agreement=$(CM_AGREEMENT)
+CM_SETTINGS = $(CM_READING) $(CM_OBJECTIVE) agreement=$(CM_AGREEMENT)
 $(CM_READING_STAMP): FORCE
 	@mkdir -p $(@D); [ "$$(cat $@ 2>/dev/null)" = "$(CM_SETTINGS)" ] || echo "$(CM_SETTINGS)" > $@
 FORCE:
 $(CONFIGS)/$(CM_NAME).feature.ini: $(TABLES)/$(CM_NAME)/classes.gz $(BASE_INI) $(CM_READING_STAMP)
-	$(CAD) -q cm config --mode feature --reading $(CM_READING) --agreement-weights $(CM_AGREEMENT) --base $(BASE_INI) \
-		--cm $(TABLES)/$(CM_NAME)/classes.gz --out $@
+	$(CAD) -q cm config --mode feature --reading $(CM_READING) --objective $(CM_OBJECTIVE) \
+		--agreement-weights $(CM_AGREEMENT) --base $(BASE_INI) --cm $(TABLES)/$(CM_NAME)/classes.gz --out $@
 
 # the same feature reading the classifier CM (source words and antecedent features) instead
 $(CONFIGS)/$(CM_NAME).classifier.ini: $(TABLES)/$(CM_NAME)/classifier.json $(BASE_INI) $(CM_READING_STAMP)
-	$(CAD) -q cm config --mode feature --cm-model classifier --reading $(CM_READING) --agreement-weights $(CM_AGREEMENT) \
-		--base $(BASE_INI) --cm $(TABLES)/$(CM_NAME)/classifier.json --out $@
+	$(CAD) -q cm config --mode feature --cm-model classifier --reading $(CM_READING) --objective $(CM_OBJECTIVE) \
+		--agreement-weights $(CM_AGREEMENT) --base $(BASE_INI) --cm $(TABLES)/$(CM_NAME)/classifier.json --out $@
 
 # The Pronoun Language Model (seed 001) over the target side of the training corpus, for
 # `cad plm predict --model $(OUT)/plm`; it needs spaCy's French model, so French targets only
@@ -324,8 +326,9 @@ $(OUT)/dev.coref-cv.jsonl: $(VENV)/.installed $(RANKER_FILES)
 
 # Every pronoun system on the 11 dev documents, tuned on one half by document and reported on the other
 # (BL, PE, CM-backoff, CM-feature, CM-rerank, the gold-coreference oracles): $(OUT)/pronoun-eval.{md,json,png}
-CM_OBJECTIVE ?= credit
 CM_GRID ?= 1,3,6,10,15,25,40
+# what each CM weight is chosen by on the tuning fold: strict (class agreement) or c1c2 (APT's C1+C2 accuracy)
+CM_TUNE ?= strict
 # PRONOUN_EVAL_WEIGHTS: the decoder weights every system translates with, untuned (moses.ini's) or folds (each
 # fold with MERT's weights tuned on the other, $(OUT)/tune/fold<k>.ini of `make tune`, whose folds are these:
 # every system decoded twice); PRONOUN_SYSTEMS: a subset of cad cm experiment's systems (default: all)
@@ -345,6 +348,7 @@ pronoun-eval: cm $(OUT)/dev.coref-cv.jsonl $(if $(filter folds,$(PRONOUN_EVAL_WE
 		--cm $(TABLES)/$(CM_NAME)/cm.gz --source $(SHARED)/en-fr/dev.en --reference $(SHARED)/en-fr/dev.fr \
 		--align-ref $(SHARED)/en-fr/dev.en-fr.alig --docs $(SHARED)/en-fr/dev.docs \
 		--coref $(OUT)/dev.coref-cv.jsonl --objective $(CM_OBJECTIVE) --reading $(CM_READING) --grid $(CM_GRID) \
+		--tune-on $(CM_TUNE) \
 		--gold $(SHARED)/coref/parcorfull/corpus/TED/EN --out $(OUT)/pronoun-eval
 	$(CAD) -q view --source $(SHARED)/en-fr/dev.en --docs $(SHARED)/en-fr/dev.docs --reference $(SHARED)/en-fr/dev.fr \
 		--align-ref $(SHARED)/en-fr/dev.en-fr.alig --coref $(OUT)/dev.coref-cv.jsonl --report $(OUT)/pronoun-eval.json \

@@ -36,10 +36,14 @@ COREF_TEMPERATURE = 1.1
 
 # -- the Coreference Model ---------------------------------------------------------------------------
 
-# ln of the expected APT credit (Makefile CM_OBJECTIVE; CHANGELOG.md: the likelihood was not kept)
-CM_OBJECTIVE = "credit"
+# ln P(class), the probability that the pronoun is the class the reference writes (Makefile CM_OBJECTIVE);
+# `credit`, ln of the expected C1+C2 credit, pays ce for il and ça (docs/results.md)
+CM_OBJECTIVE = "likelihood"
 # the likeliest antecedent bundle alone (Makefile CM_READING; the mixture hedges towards ce)
 CM_READING = "map"
+# what `cad cm experiment` chooses each CM weight by on the tuning folds (Makefile CM_TUNE): strict class
+# agreement, or APT's C1+C2 accuracy (c1c2)
+CM_TUNE = "strict"
 # the class table (classes.gz); `classifier` is the classifier CM (classifier.json)
 CM_MODEL = "table"
 # `cad cm config --mode feature`'s weight: the one both dev folds of make pronoun-eval chose from the grid

@@ -9,7 +9,7 @@ import sys
 from cad.cli.lexicons import add_spanish_lexicons
 from cad.cm.class_model import OBJECTIVES, OBJECTIVES_HELP, READINGS, READINGS_HELP
 from cad.core.cliargs import add_input_argument as add_in
-from cad.defaults import CM_OBJECTIVE, CM_READING, CM_RERANK_NBEST, COREF_BACKEND_SPANISH
+from cad.defaults import CM_OBJECTIVE, CM_READING, CM_RERANK_NBEST, CM_TUNE, COREF_BACKEND_SPANISH
 
 # Each command imports its implementation when it runs: `cad` then starts without loading
 # spaCy, scikit-learn or a model it will not use.
@@ -64,7 +64,7 @@ def _experiment(a: argparse.Namespace) -> None:
                             grid, a.workers, a.nbest, a.folds, systems=systems, objective=a.objective,
                             reading=a.reading, coref_records=a.coref, mert_iterations=a.mert_iterations, mert_nbest=a.mert_nbest,
                             mert_cm_weight=a.mert_cm_weight, classifier=a.classifier,
-                            fold_configs=a.fold_configs.split(",") if a.fold_configs else None)
+                            fold_configs=a.fold_configs.split(",") if a.fold_configs else None, tune_metric=a.tune_on)
     sys.stdout.write(to_markdown(report))
 
 
@@ -104,6 +104,10 @@ def add_experiment_parsers(cs) -> None:
     s.add_argument("--reading", choices=READINGS, default=CM_READING,
                    help="how the CM-feature systems, CM-rerank and the oracles read a pronoun's bundles: " + READINGS_HELP
                         + f" (default: {CM_READING})")
+    s.add_argument("--tune-on", choices=("strict", "c1c2"), default=CM_TUNE,
+                   help="what each CM weight is chosen by on the tuning folds: strict class agreement (the candidate's "
+                        "pronoun class equal to the reference's) or APT's C1+C2 accuracy (ce right for il and ça); "
+                        f"ties: BLEU, then the smaller weight (default: {CM_TUNE})")
     s.add_argument("--coref", help="the ranker's coreference records for --source (JSON Lines, e.g. cad coref-eval "
                                    "--cv-folds K --out): default, the shipped ranker, which trained on ParCorFull TED")
     s.add_argument("--out", required=True, help="report prefix: PREFIX.md, PREFIX.json, PREFIX.png, PREFIX.work/")

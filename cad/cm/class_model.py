@@ -49,10 +49,11 @@ def _default(objective: str) -> str:
 
 
 # what each objective scores, for the commands that take --objective
-OBJECTIVES_HELP = ("ln of the expected credit of the option's pronoun with a similar pair (ce for il) worth 1 "
-                   f"(credit{_default('credit')}: C1+C2 accuracy), 0.5 (apt{_default('apt')}: APT's score) or 0 "
-                   f"(exact{_default('exact')}: the same word), or ln P(class) (likelihood{_default('likelihood')}); "
-                   "il earns ce's credit only where the antecedent is not feminine")
+OBJECTIVES_HELP = (f"ln P(class) of the option's pronoun (likelihood{_default('likelihood')}: the probability that it "
+                   "is the class the reference writes, strict class agreement), or ln of its expected credit with a "
+                   f"similar pair (ce for il or ça) worth 1 (credit{_default('credit')}: C1+C2 accuracy), 0.5 "
+                   f"(apt{_default('apt')}: APT's score) or 0 (exact{_default('exact')}: the same word, any other word "
+                   "as one); under credit, il earns ce's credit only where the antecedent is not feminine")
 # ln of the expected credit is floored here: a dropped pronoun earns no credit, but a floor far
 # below the other options' would make dropping impossible whatever the phrase table says
 CREDIT_FLOOR = 0.01

@@ -10,9 +10,10 @@ of coreference (every it/they scored by its pronoun-role bundle alone), above it
 gold coreference, and gold coreference plus the antecedents' gender and number read from the
 reference translation.
 
-Tuning: every CM system has one weight, chosen from the same grid on the tuning half by C1+C2
-accuracy (ties: BLEU, then the smaller weight). The decoder weights are the base moses.ini's for
-every system, except the two MERT systems (`mert_iterations` > 0): BL and CM-feature with every
+Tuning: every CM system has one weight, chosen from the same grid on the tuning half by strict
+class agreement (the candidate's pronoun class equal to the reference's; `tune_metric="c1c2"`:
+APT's C1+C2 accuracy, as before; ties: BLEU, then the smaller weight). The decoder weights are
+the base moses.ini's for every system, except the two MERT systems (`mert_iterations` > 0): BL and CM-feature with every
 weight, the CM's included, tuned by MERT on BLEU on the tuning half (the CM in document context),
 with the same budget (iterations, n-best size). A sentence without an it/they record translates the same with and without the CM
 feature (the feature scores nothing there), so such sentences are decoded once, by BL.
@@ -41,7 +42,7 @@ from cad.decoder import Decoder, DecoderModel, SearchSettings
 from cad.eval.report import build_report, write_report
 from cad.experiments import decoding
 from cad.experiments.decoding import STATE, NoPool, map_jobs, worker_pool
-from cad.experiments.folds import Folds, pool_run
+from cad.experiments.folds import TUNING_METRICS, Folds, pool_run
 from cad.experiments.mert_systems import mert_run
 from cad.experiments.stages import SystemRun, bl_key, cached_bl, file_key, save_bl, slug, stage, write_lines
 from cad.lang.pairs import Pair, chosen
@@ -50,7 +51,7 @@ from cad.translate.decoders import load_decoder
 from cad.translate.rerank import ClassReranker
 from cad.translate.translator import DocumentTranslator
 from cad.defaults import (CM_AGREEMENT_WEIGHTS, CM_BACKOFF_WEIGHT, CM_MODEL, CM_OBJECTIVE, CM_READING,
-                          CM_RERANK_NBEST)
+                          CM_RERANK_NBEST, CM_TUNE)
 from coref.backends import documents, get_backend, records_by_doc
 from coref.english.roles import pronoun_roles
 
@@ -112,7 +113,7 @@ def run_experiment(config: str, classes: str, cm_table: str, source: str, refere
                    coref_records: str | None = None, mert_iterations: int = 0,
                    mert_nbest: int = 100, mert_cm_weight: float = 3.0, classifier: str | None = None,
                    reading: str = CM_READING, pair: Pair | None = None,
-                   fold_configs: list[str] | None = None) -> dict:
+                   fold_configs: list[str] | None = None, tune_metric: str = CM_TUNE) -> dict:
     """`systems`: the names of SYSTEMS to run (default: all; BL always). `objective`: the class
     CM's score in CM-feature, CM-rerank and the oracles (ClassTable.score); `reading`: how the
     CM-feature systems, CM-rerank and the oracles read each pronoun's mixture (class_model.read_mixture). `coref_records`:
@@ -126,10 +127,11 @@ def run_experiment(config: str, classes: str, cm_table: str, source: str, refere
     per fold, the configuration every system translates that fold with (decoder weights tuned
     without it, e.g. the fold<k>.ini of `cad tune folds` with the same folds), instead of `config`;
     each one's experiment runs over every talk (its CM weights are chosen on the other folds,
-    with the same decoder weights) under OUT.fold<k>, and the report pools them."""
+    with the same decoder weights) under OUT.fold<k>, and the report pools them. `tune_metric`:
+    what the CM weight is chosen by on the tuning folds (folds.TUNING_METRICS)."""
     args = (classes, cm_table, source, reference, align_ref, docs, gold)
     rest = (grid, workers, nbest, folds, backoff_weight, systems, objective, coref_records, mert_iterations,
-            mert_nbest, mert_cm_weight, classifier, reading, pair)
+            mert_nbest, mert_cm_weight, classifier, reading, pair, tune_metric)
     if not fold_configs:
         return PronounEvaluation(config, *args, out, *rest).run()
     if len(fold_configs) != folds:
@@ -151,7 +153,7 @@ class PronounEvaluation:
 
     def __init__(self, config, classes, cm_table, source, reference, align_ref, docs, gold, out, grid, workers,
                  nbest, folds, backoff_weight, systems, objective, coref_records, mert_iterations, mert_nbest,
-                 mert_cm_weight, classifier, reading=CM_READING, pair: Pair | None = None):
+                 mert_cm_weight, classifier, reading=CM_READING, pair: Pair | None = None, tune_metric=CM_TUNE):
         self.t_all = time.time()
         self.pair = chosen(pair)
         self.config, self.classes, self.cm_table, self.align_ref, self.docs = config, classes, cm_table, align_ref, docs
@@ -159,6 +161,9 @@ class PronounEvaluation:
         self.backoff_weight, self.objective, self.coref_records = backoff_weight, objective, coref_records
         self.mert_iterations, self.mert_nbest, self.mert_cm_weight = mert_iterations, mert_nbest, mert_cm_weight
         self.classifier, self.reading = classifier, reading
+        if tune_metric not in TUNING_METRICS:
+            raise CadError(f"unknown tuning metric {tune_metric!r} (choose from {', '.join(TUNING_METRICS)})")
+        self.tune_metric = tune_metric
         systems = tuple((SYSTEMS if mert_iterations > 0 else SYSTEMS[:-2]) if systems is None else systems)
         unknown = [x for x in systems if x not in SYSTEMS]
         if unknown:
@@ -378,7 +383,6 @@ class PronounEvaluation:
                 self.runs[name].chosen = {f: v["weights"][FEATURE_NAME] for f, v in self.tuning[name].items()}
 
 
-
 def pooled_report(exps: list[PronounEvaluation], out: str, config: str) -> dict:
     """Tune on one fold, report on the other, pool: fold k's sentences from exps[k] (the same
     experiment for every fold, or each fold's with its own decoder weights); the report with the
@@ -390,7 +394,7 @@ def pooled_report(exps: list[PronounEvaluation], out: str, config: str) -> dict:
     names = [name for name in SYSTEMS if name in first.runs]
     lines = (first.sentences, first.ref_lines, first.aref_lines)
     pooled = [pool_run(name, [e.runs[name] for e in exps], first.folds, lines, work, tuning,
-                       name in (MERT_BL, MERT_CM)) for name in names]
+                       name in (MERT_BL, MERT_CM), first.tune_metric) for name in names]
     # the systems write tokens in the model's case: BLEU and chrF against the reference in that case
     src_file = write_lines(work / f"source.{first.case.name}", first.sentences)
     ref_file = write_lines(work / f"reference.{first.case.name}", first.ref_lines)
@@ -404,7 +408,9 @@ def pooled_report(exps: list[PronounEvaluation], out: str, config: str) -> dict:
     per_fold = len(distinct) > 1
     report["protocol"] = {
         "folds": [[first.docs_list[d][0] for d in f] for f in first.folds.fold_docs],
-        "grid": list(first.grid), "tuning_metric": "C1+C2 accuracy on the other fold (ties: BLEU, smaller weight)",
+        "grid": list(first.grid),
+        "tuning_metric": {"strict": "strict class agreement", "c1c2": "C1+C2 accuracy"}[first.tune_metric]
+        + " on the other fold (ties: BLEU, smaller weight)",
         "decoder_weights": [str(e.config) for e in exps] if per_fold else str(config),
         "coreference_seconds": round(sum(e.coref_seconds for e in distinct), 1),
         "total_seconds": round(time.time() - first.t_all, 1), "tuning": tuning,

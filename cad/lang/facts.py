@@ -109,6 +109,9 @@ class Language:
     apt_equal: Sequence[Sequence[str]] = ()
     apt_similar: Sequence[Sequence[str]] = ()
     apt_dictionary: Sequence[str] = ()
+    # the word its references write where the translator left the pronoun out (French: the DiscoMT
+    # 2015 references' NONE), which the reports' strict class agreement reads as no pronoun; None: none
+    none_marker: str | None = None
     morphology_reader: str | None = None
     # "module:attribute" of a function that loads its inflection paradigms (French's from
     # hunspell-fr-comprehensive), which forced decoding reads for a word's other-gender twin

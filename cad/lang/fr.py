@@ -33,10 +33,13 @@ TARGET_CLASSES = ("il", "elle", "ils", "elles", "ce", "ça", "on", "le", "la", "
 # the groups of reference classes whose recall the pronoun reports give (cad/eval/report.py), in the
 # order French chooses among them: the personal subjects, whose gender and number the antecedent
 # decides; *ce* and *ça*, which the construction and the referent decide (*c'est une idée*, *ça
-# marche*); the object clitics; *on*; anything else, a word outside the list or nothing aligned
+# marche*); the object clitics; *on*; any other word; no pronoun at all
 CLASS_GROUPS = {"il": ("il",), "elle": ("elle",), "ils": ("ils",), "elles": ("elles",), "ce": ("ce",),
                 "ça": ("ça",), "clitic": ("le", "la", "l'", "lui", "eux", "y", "en"), "on": ("on",),
-                "other": (OTHER, NONE)}
+                "other": (OTHER,), "none": (NONE,)}
+# the word the DiscoMT 2015 references (the TED dev talks' dev.fr) write where the translator left the
+# pronoun out: the pronoun prediction task's NONE class, restored into the text with the pronouns
+NONE_MARKER = "none"
 
 # the subject pronouns a predicate agrees with, and their gender and number
 SUBJECT_AGREEMENT = {"il": ("masc", "sing"), "elle": ("fem", "sing"), "ils": ("masc", "plur"),
@@ -66,5 +69,5 @@ LANGUAGE = Language(
     personal_gender=PERSONAL_GENDER, marked=FEMININE, genders=("masc", "fem"),
     subject_forms={("masc", "sing"): "il", ("fem", "sing"): "elle", ("masc", "plur"): "ils", ("fem", "plur"): "elles"},
     apt_pronouns=tuple(TARGET_PRONOUNS), apt_equal=tuple(map(tuple, EQUAL)), apt_similar=tuple(map(tuple, SIMILAR)),
-    apt_dictionary=tuple(PRONOUN_DICT), morphology_reader="cad.lang.fr_morph:FrenchMorphology",
+    apt_dictionary=tuple(PRONOUN_DICT), none_marker=NONE_MARKER, morphology_reader="cad.lang.fr_morph:FrenchMorphology",
     inflections="cad.resources.fr_inflection:load", predicate_agreement="cad.lang.fr_agreement:load")

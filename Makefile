@@ -269,8 +269,22 @@ $(OUT)/corpus.coref.jsonl: $(OUT)/moses.ini $(CM_SLICE) $(if $(filter ranker,$(C
 	$(CAD) -q coref --backend $(COREF_BACKEND) --input $(CM_CORPUS).$(SRC) --docs $(CM_CORPUS).docs --out $@ \
 		$(PARALLEL_ARGS)
 
+# What the CM's bundles read besides the antecedent's gender (cad/cm/construction.py): the pronoun's
+# construction from the English parse as the bundle's role (construction), the coreference's referent
+# type, pleonastic, event or entity (referent), and *this*/*that* or an *it* translated *ça* as an antecedent
+# that stands for a situation (demonstrative). CM_PARTS=referent,demonstrative leaves the construction out,
+# and so on (the ablations of docs/results.md); the tables, the configurations and every cad that reads them
+# read CAD_CM_PARTS, and the tables are built again when it changes (or in a checkout from before it existed)
+CM_PARTS_DEFAULT := construction,referent,demonstrative
+CM_PARTS ?= $(or $(CAD_CM_PARTS),$(CM_PARTS_DEFAULT))
+export CAD_CM_PARTS := $(CM_PARTS)
+CM_PARTS_STAMP := $(TABLES)/.$(CM_NAME).parts
+$(CM_PARTS_STAMP): FORCE
+	@mkdir -p $(@D); [ "$$(cat $@ 2>/dev/null)" = "$(CM_PARTS)" ] || echo "$(CM_PARTS)" > $@
+
 # one cm build writes both tables and the classifier CM; a checkout from before one existed rebuilds them
-$(TABLES)/$(CM_NAME)/cm.gz $(TABLES)/$(CM_NAME)/classes.gz $(TABLES)/$(CM_NAME)/classifier.json &: $(OUT)/corpus.coref.jsonl
+$(TABLES)/$(CM_NAME)/cm.gz $(TABLES)/$(CM_NAME)/classes.gz $(TABLES)/$(CM_NAME)/classifier.json &: \
+		$(OUT)/corpus.coref.jsonl $(CM_PARTS_STAMP)
 	$(CAD) -q cm build --corpus $(CM_CORPUS) --align $(CM_ALIGN) --coref $< --out $(TABLES)/$(CM_NAME) \
 		$(PARALLEL_ARGS)
 

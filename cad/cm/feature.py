@@ -32,6 +32,7 @@ from typing import Any
 
 from cad.cm.class_model import OBJECTIVES, READINGS, ClassTable, gender_shares, read_mixture, score_class
 from cad.cm.classes import aligned_words, pronoun_class
+from cad.cm.construction import check_parts
 from cad.cm.models import CM_MODELS, load_pronoun_model
 from cad.core.errors import CadError
 from cad.defaults import CM_IMPLICIT_MODEL, CM_IMPLICIT_OBJECTIVE, CM_IMPLICIT_READING
@@ -77,10 +78,13 @@ class CoreferenceModelFeature(StatelessFeature):
             if not path:
                 raise CadError(f"{feature.name} has no path=", config_path, feature.line)
             key = f"{kind}:{self.pair.name}:{path}"
-            try:
-                table = _MODELS.get(key) or load_pronoun_model(path, kind, self.pair)
-            except FileNotFoundError:
-                raise CadError(f"{feature.name}: {kind} {path} not found", config_path, feature.line) from None
+            table = _MODELS.get(key)
+            if table is None:
+                try:
+                    table = load_pronoun_model(path, kind, self.pair)
+                except FileNotFoundError:
+                    raise CadError(f"{feature.name}: {kind} {path} not found", config_path, feature.line) from None
+                check_parts(path, kind, table)
             _MODELS[key] = table
         self.table = table
         # what an option makes of the pronoun, in the model's own target classes (the pair's)

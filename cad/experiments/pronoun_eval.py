@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 # registers the CoreferenceModel feature that the configurations loaded here may name
+from cad.cm.construction import SITUATION, cm_parts, cm_roles, situation_translation
 import cad.cm.feature  # noqa: F401
 from cad.cm.class_classifier import MODEL_FILE
 from cad.cm.class_model import ClassTable
@@ -53,7 +54,6 @@ from cad.translate.translator import DocumentTranslator
 from cad.defaults import (CM_AGREEMENT_WEIGHTS, CM_BACKOFF_WEIGHT, CM_MODEL, CM_OBJECTIVE, CM_READING,
                           CM_RERANK_NBEST, CM_TUNE)
 from coref.backends import documents, get_backend, records_by_doc
-from coref.english.roles import pronoun_roles
 
 log = logging.getLogger(__name__)
 
@@ -93,14 +93,18 @@ def _alignment(tr) -> str:
 class ReferenceProjector:
     """The oracle's projection: gender and number of the reference words aligned to the candidate."""
 
-    def __init__(self, src_tok, ref_tok, ref_al, first_line, pair: Pair):
+    def __init__(self, src_tok, ref_tok, ref_al, first_line, pair: Pair, roles):
         self.src_tok, self.ref_tok, self.ref_al, self.first_line = src_tok, ref_tok, ref_al, first_line
         self.pair = pair
         self.tag = pair.target.morphology().tag
+        self.roles = roles          # per document, the bundle roles of its it/they
         self.cache: dict[int, list] = {}
 
-    def __call__(self, doc_index: int, c) -> tuple[str, str] | None:
+    def __call__(self, doc_index: int, c) -> tuple[str, str] | str | None:
         k = self.first_line[doc_index] + c.sentence
+        if situation_translation(c, self.ref_tok[k], self.ref_al[k], self.roles[doc_index].get((c.sentence, c.start)),
+                                 self.pair):
+            return SITUATION
         if k not in self.cache:
             self.cache[k] = self.tag([self.ref_tok[k]])[0]
         return gender_number(c, self.src_tok[k], self.ref_tok[k], self.ref_al[k], self.cache[k], self.pair)
@@ -201,7 +205,8 @@ class PronounEvaluation:
         self.stage_key = (bl_key(self.config, self.sentences, self.nbest) + file_key(self.classes)
                           + file_key(self.cm_table) + str(self.gold) + f"objective={self.objective}"
                           + ("" if self.reading == "mixture" else f"reading={self.reading}")
-                          + (file_key(self.coref_records) if self.coref_records else ""))
+                          + (file_key(self.coref_records) if self.coref_records else "")
+                          + f"parts={','.join(sorted(cm_parts()))}")
         self.feature_systems()
         self.mert_systems()
 
@@ -215,8 +220,8 @@ class PronounEvaluation:
         if self.gold:
             g = get_backend("gold", gold=self.gold)
             self.records["gold"] = [g.resolve(d, s) for d, s in self.docs_list]
-        self.roles = [pronoun_roles(s, {(r.sentence, r.index) for key in self.records for r in self.records[key][di]
-                                        if r.token.lower() in self.pair.source.cm_pronouns})
+        self.roles = [cm_roles(s, {(r.sentence, r.index) for key in self.records for r in self.records[key][di]
+                                   if r.token.lower() in self.pair.source.cm_pronouns})
                       for di, (_, s) in enumerate(self.docs_list)]
         self.coref_seconds = time.time() - t
 
@@ -301,7 +306,7 @@ class PronounEvaluation:
                   for k, line in enumerate(self.aref_lines)]
         self.records["oracle"] = self.records["gold"]
         src_tok = [s.split() for s in self.sentences]
-        return {"oracle": ReferenceProjector(src_tok, ref_tok, ref_al, self.folds.first_line, self.pair)}
+        return {"oracle": ReferenceProjector(src_tok, ref_tok, ref_al, self.folds.first_line, self.pair, self.roles)}
 
     def feature_systems(self) -> None:
         """CM-feature, its control without coreference, the classifier CM, the oracles and CM-backoff,
@@ -309,8 +314,10 @@ class PronounEvaluation:
         decoders = self.feature_decoders()
         STATE.update(pair=self.pair, decoders=decoders, bl=self.bl_docs, roles=self.roles, projectors=self.projectors(),
                      records=self.records, docs=self.docs_list)
-        # the control: every pronoun referential with no antecedent, so its bundle is pronoun-role only
-        self.records["none"] = [[dataclasses.replace(r, referential=True, candidates=[], anaphoricity=None)
+        # the control: every pronoun referential with no antecedent and no referent type, so its
+        # bundle is pronoun-role only (the role, the construction, is read from the sentence)
+        self.records["none"] = [[dataclasses.replace(r, referential=True, candidates=[], anaphoricity=None,
+                                                     referent=None, referent_type=None, referent_probs=None)
                                  for r in recs] for recs in self.records["ranker"]]
         variants = [(NO_COREF, "none"), ("CM-feature", "ranker")]
         if self.gold:
@@ -419,7 +426,7 @@ def pooled_report(exps: list[PronounEvaluation], out: str, config: str) -> dict:
                 "decoder weights are the base configuration's for every system but the MERT ones; the others "
                 "tune only the CM weight",
         "objective": first.objective, "reading": first.reading,
-        "coreference": first.coref_records or "the shipped ranker",
+        "coreference": first.coref_records or "the shipped ranker", "cm_parts": sorted(cm_parts()),
     }
     write_report(report, out, first.pair)
     return report

@@ -113,6 +113,9 @@ class Language:
     # 2015 references' NONE), which the reports' strict class agreement reads as no pronoun; None: none
     none_marker: str | None = None
     morphology_reader: str | None = None
+    # the classes by which a translation takes an antecedent *it* as a situation or an event (French
+    # ça), which a later pronoun that takes it up reads as the CM's event bundle (cad/cm/construction.py)
+    situation_classes: tuple[str, ...] = ()
     # "module:attribute" of a function that loads its inflection paradigms (French's from
     # hunspell-fr-comprehensive), which forced decoding reads for a word's other-gender twin
     inflections: str | None = None

@@ -69,5 +69,6 @@ LANGUAGE = Language(
     personal_gender=PERSONAL_GENDER, marked=FEMININE, genders=("masc", "fem"),
     subject_forms={("masc", "sing"): "il", ("fem", "sing"): "elle", ("masc", "plur"): "ils", ("fem", "plur"): "elles"},
     apt_pronouns=tuple(TARGET_PRONOUNS), apt_equal=tuple(map(tuple, EQUAL)), apt_similar=tuple(map(tuple, SIMILAR)),
-    apt_dictionary=tuple(PRONOUN_DICT), none_marker=NONE_MARKER, morphology_reader="cad.lang.fr_morph:FrenchMorphology",
+    apt_dictionary=tuple(PRONOUN_DICT), none_marker=NONE_MARKER,
+    situation_classes=("ça",), morphology_reader="cad.lang.fr_morph:FrenchMorphology",
     inflections="cad.resources.fr_inflection:load", predicate_agreement="cad.lang.fr_agreement:load")

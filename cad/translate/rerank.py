@@ -28,6 +28,7 @@ from cad.cm.bundles import Bundle, source_bundle
 from cad.cm.class_model import (READINGS, antecedent_distribution, gender_shares, pronoun_mixture,
                                 read_mixture, score_class, through_chain)
 from cad.cm.classes import aligned_words, pronoun_class
+from cad.cm.construction import SITUATION, cm_roles, situation_translation
 from cad.cm.projection import aligned_targets, gender_number, project
 from cad.cm.referent import animacy_of
 from cad.core.alignment import parse_alignment
@@ -35,7 +36,6 @@ from cad.core.errors import CadError
 from cad.defaults import CM_IMPLICIT_OBJECTIVE, CM_IMPLICIT_READING
 from cad.core.textio import read_lines
 from cad.lang.pairs import Pair, chosen
-from coref.english.roles import pronoun_roles
 from coref.records import PronounResolution
 
 _SEGMENT_MARK = re.compile(r"^\|\d+-\d+\|$")
@@ -212,6 +212,9 @@ class ClassReranker:
                  roles: dict, passed_on: dict, sentences: list[list[str]]) -> dict[int, dict[str, float]]:
         def project(c):
             src = h if c.sentence == k else chosen[c.sentence] if c.sentence < k else None
+            if src is not None and situation_translation(c, src.words, src.alignment, roles.get((c.sentence, c.start)),
+                                                         self.pair):
+                return {SITUATION: 1.0}
             gn = None if src is None else self._gender_number(src, c, sentences[c.sentence])
             return through_chain(gn, passed_on.get((c.sentence, c.head)))
 
@@ -234,7 +237,7 @@ class ClassReranker:
             if r.token.lower() in self.pair.source.cm_pronouns:
                 by_sentence[r.sentence].append(r)
         if roles is None:
-            roles = pronoun_roles(sentences, {(r.sentence, r.index) for rs in by_sentence.values() for r in rs})
+            roles = cm_roles(sentences, {(r.sentence, r.index) for rs in by_sentence.values() for r in rs})
         chosen: list[Hypothesis] = []
         traces = []
         passed_on: dict = {}

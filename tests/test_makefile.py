@@ -123,11 +123,14 @@ def test_the_cm_tables_are_built_again_when_their_parts_change(workdir):
 
     build()
     assert out.read_text().rstrip().endswith("CAD_CM_PARTS=construction,referent,demonstrative")
+    assert "--domain-weight" not in out.read_text()             # the sample corpus has no TED talks
     first = out.stat().st_mtime_ns
     time.sleep(1.1)
     build()
     assert out.stat().st_mtime_ns == first
     build("CM_PARTS=referent")
     assert out.read_text().rstrip().endswith("CAD_CM_PARTS=referent")
+    build("CM_PARTS=referent", "CM_DOMAIN_WEIGHTS=sated=3")
+    assert "--domain-weight sated=3" in out.read_text()
     make(workdir, None)
     assert all("--objective likelihood" in text for text, _ in state(workdir).values())

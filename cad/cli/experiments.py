@@ -104,9 +104,9 @@ def add_experiment_parsers(cs) -> None:
     s.add_argument("--reading", choices=READINGS, default=CM_READING,
                    help="how the CM-feature systems, CM-rerank and the oracles read a pronoun's bundles: " + READINGS_HELP
                         + f" (default: {CM_READING})")
-    s.add_argument("--tune-on", choices=("strict", "c1c2"), default=CM_TUNE,
-                   help="what each CM weight is chosen by on the tuning folds: strict class agreement (the candidate's "
-                        "pronoun class equal to the reference's) or APT's C1+C2 accuracy (ce right for il and ça); "
+    s.add_argument("--tune-on", choices=("c1c2", "strict"), default=CM_TUNE,
+                   help="what each CM weight is chosen by on the tuning folds: APT's C1+C2 accuracy (ce right for il "
+                        "and ça) or strict class agreement (the candidate's pronoun class equal to the reference's); "
                         f"ties: BLEU, then the smaller weight (default: {CM_TUNE})")
     s.add_argument("--coref", help="the ranker's coreference records for --source (JSON Lines, e.g. cad coref-eval "
                                    "--cv-folds K --out): default, the shipped ranker, which trained on ParCorFull TED")

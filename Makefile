@@ -283,16 +283,20 @@ export CAD_CM_PARTS := $(CM_PARTS)
 # *ça* in 28-33% of TED's *it*, 4-8% of the news', Europarl's and Tatoeba's; docs/results.md); only where the
 # corpus is the shared one, whose talks' document ids start with sated:
 CM_DOMAIN_WEIGHTS ?= $(if $(filter $(SMALL_CORPUS),$(CORPUS))$(filter large,$(MODEL)),sated=3)
+# How the class table is estimated (cad cm build --class-table): joint (each class on the whole bundle) or
+# factored (a bundle that names the antecedent's gender: the pronoun's form from the bundle, times il/elle/ils/elles
+# or le/la from the antecedent alone, learned over every construction together; cad/cm/factored.py)
+CM_CLASS_TABLE ?= joint
 CM_PARTS_STAMP := $(TABLES)/.$(CM_NAME).parts
 $(CM_PARTS_STAMP): FORCE
-	@mkdir -p $(@D); [ "$$(cat $@ 2>/dev/null)" = "$(CM_PARTS) $(CM_DOMAIN_WEIGHTS)" ] \
-		|| echo "$(CM_PARTS) $(CM_DOMAIN_WEIGHTS)" > $@
+	@mkdir -p $(@D); [ "$$(cat $@ 2>/dev/null)" = "$(CM_PARTS) $(CM_DOMAIN_WEIGHTS) $(CM_CLASS_TABLE)" ] \
+		|| echo "$(CM_PARTS) $(CM_DOMAIN_WEIGHTS) $(CM_CLASS_TABLE)" > $@
 
 # one cm build writes both tables and the classifier CM; a checkout from before one existed rebuilds them
 $(TABLES)/$(CM_NAME)/cm.gz $(TABLES)/$(CM_NAME)/classes.gz $(TABLES)/$(CM_NAME)/classifier.json &: \
 		$(OUT)/corpus.coref.jsonl $(CM_PARTS_STAMP)
 	$(CAD) -q cm build --corpus $(CM_CORPUS) --align $(CM_ALIGN) --coref $< --out $(TABLES)/$(CM_NAME) \
-		$(foreach w,$(CM_DOMAIN_WEIGHTS),--domain-weight $(w)) $(PARALLEL_ARGS)
+		$(foreach w,$(CM_DOMAIN_WEIGHTS),--domain-weight $(w)) --class-table $(CM_CLASS_TABLE) $(PARALLEL_ARGS)
 
 $(CONFIGS)/$(CM_NAME).ini: $(TABLES)/$(CM_NAME)/cm.gz $(BASE_INI)
 	$(CAD) -q cm config --base $(BASE_INI) --cm $(TABLES)/$(CM_NAME)/cm.gz --out $@

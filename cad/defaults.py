@@ -45,6 +45,9 @@ CM_READING = "map"
 # accuracy, or strict class agreement (strict), which barely moves with the weight under the likelihood
 # objective and chooses the low ones, where the phrase table's masculine il wins (docs/results.md)
 CM_TUNE = "c1c2"
+# how `cad cm build` estimates the class table (Makefile CM_CLASS_TABLE): joint (every class on the whole
+# bundle) or factored (a gendered bundle's class as its form times its gender; cad/cm/factored.py)
+CM_CLASS_TABLE = "joint"
 # the class table (classes.gz); `classifier` is the classifier CM (classifier.json)
 CM_MODEL = "table"
 # `cad cm config --mode feature`'s weight: the one make pronoun-eval chose for the likelihood objective

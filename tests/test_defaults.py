@@ -26,6 +26,7 @@ def test_the_makefile_states_the_same_defaults():
     assert make["CM_READING"] == D.CM_READING
     assert make["CM_OBJECTIVE"] == D.CM_OBJECTIVE
     assert make["CM_TUNE"] == D.CM_TUNE
+    assert make["CM_CLASS_TABLE"] == D.CM_CLASS_TABLE
     assert make["COREF_BACKEND"] == D.COREF_BACKEND
     assert tuple(map(float, make["CM_AGREEMENT"].split(","))) == D.CM_AGREEMENT_WEIGHTS
 
@@ -60,6 +61,7 @@ ONE = {
     (("cm", "config"), "--objective"): D.CM_OBJECTIVE,
     (("cm", "experiment"), "--tune-on"): D.CM_TUNE,
     (("cm", "config"), "--agreement-weights"): ",".join(f"{w:g}" for w in D.CM_AGREEMENT_WEIGHTS),
+    (("cm", "build"), "--class-table"): D.CM_CLASS_TABLE,
     (("translate",), "--cm-weight"): D.CM_RERANK_WEIGHT,
     (("translate",), "--nbest"): D.CM_RERANK_NBEST,
     (("cm", "experiment"), "--nbest"): D.CM_RERANK_NBEST,

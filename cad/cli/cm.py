@@ -13,8 +13,8 @@ from cad.cm.class_model import OBJECTIVES, OBJECTIVES_HELP, READINGS, READINGS_H
 from cad.cm.models import CM_MODELS
 from cad.core.cliargs import add_input_argument as add_in, add_output_argument as add_out
 from cad.core.errors import CadError
-from cad.defaults import (CM_AGREEMENT_WEIGHTS, CM_BACKOFF_WEIGHT, CM_FEATURE_WEIGHT, CM_MODEL, CM_OBJECTIVE,
-                          CM_READING, COREF_BACKEND)
+from cad.defaults import (CM_AGREEMENT_WEIGHTS, CM_BACKOFF_WEIGHT, CM_CLASS_TABLE, CM_FEATURE_WEIGHT, CM_MODEL,
+                          CM_OBJECTIVE, CM_READING, COREF_BACKEND)
 from coref.backends import BACKENDS
 
 # Each command imports its implementation when it runs: `cad` then starts without loading
@@ -69,6 +69,7 @@ def _build(a: argparse.Namespace) -> None:
         return
     st = build_cm(a.corpus, a.align, a.out, a.src, a.tgt, a.docs, a.coref, a.backend, a.humanness, a.single_best,
                   a.smoothing, a.em_iterations, _domain_weights(a), classifier=not a.no_classifier,
+                  factor=a.class_table == "factored",
                   parallel=parallel_from_args(a))
     print(f"{st.entries} entries from {st.triples} triples ({st.with_candidates} of {st.pronouns} pronouns "
           f"with antecedents) -> {a.out}/cm.gz", file=sys.stderr)
@@ -154,6 +155,12 @@ def add_cm_parsers(sub, command: str | None = None) -> None:
     s.add_argument("--em-iterations", type=int, default=5,
                    help="classes.gz: EM iterations over each pronoun's latent antecedent bundle (default 5; "
                         "0: seed 003's expected counts under the coreference's weights)")
+    s.add_argument("--class-table", choices=("joint", "factored"), default=CM_CLASS_TABLE,
+                   help="classes.gz: joint (each class on the whole bundle, backing off along one chain) or factored "
+                        "(for a bundle that names the antecedent's gender: P(form | bundle), personal pronoun, ce, ça, "
+                        "clitic..., times P(the class within the target's gender family, French il/elle/ils/elles or "
+                        "le/la | the bundle without its role), learned from every construction together; a target "
+                        f"without such families gets the joint table; default: {CM_CLASS_TABLE})")
     s.add_argument("--no-classifier", action="store_true",
                    help="skip the classifier CM (classifier.json: P(class | source words, antecedent features), "
                         "a logistic regression over the same instances; default: trained, about a minute)")

@@ -23,6 +23,7 @@ from functools import lru_cache
 from typing import Callable
 
 from cad.cm.construction import SITUATION, cm_parts, reads_as_event
+from cad.cm.factored import accumulate, coarser, factored, witten_bell
 from cad.cm.models import PronounModel
 from cad.cm.referent import ANIMACY, subject_role
 from cad.core.errors import CadError
@@ -67,11 +68,6 @@ LINK_PRONOUNS = frozenset({"it", "its", "itself", "they", "them", "their", "thei
 # candidate -> what its translation says: {(gender, number) | None (nothing): weight}; a
 # distribution, so that a pronoun antecedent can pass on what its own antecedents said
 Projection = Callable[[Candidate], "dict[tuple[str, str] | None, float]"]
-
-
-def coarser(bundle: str) -> str | None:
-    head, sep, _ = bundle.rpartition("-")
-    return head if sep else None
 
 
 def np_bundle(base: str, gender: str, number: str, human: bool | None, with_human: bool,
@@ -395,51 +391,34 @@ class ClassTable(PronounModel):
         return {c: self.mixture_prob(mixture, c) for c in self.classes}
 
     @classmethod
-    def estimate(cls, counts: dict[str, dict[str, float]], pair: Pair | None = None) -> "ClassTable":
+    def estimate(cls, counts: dict[str, dict[str, float]], pair: Pair | None = None, factor: bool = False,
+                 gender_counts: dict[str, dict[str, float]] | None = None) -> "ClassTable":
         """Witten-Bell along the chain of `coarser` from counts of the finest bundles, over the
-        pair's target classes."""
-        classes = chosen(pair).target.classes
-        full: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
-        for bundle, row in counts.items():
-            h: str | None = bundle
-            while h is not None:
-                for c, v in row.items():
-                    full[h][c] += v
-                h = coarser(h)
-        uniform = {c: 1.0 / len(classes) for c in classes}
-        probs: dict[str, dict[str, float]] = {}
-
-        def dist(h: str) -> dict[str, float]:
-            if h not in probs:
-                parent = coarser(h)
-                up = uniform if parent is None else dist(parent)
-                own = full[h]
-                total = sum(own.values())
-                kinds = sum(1 for v in own.values() if v > 0)
-                if total <= 0:
-                    probs[h] = dict(up)
-                else:
-                    probs[h] = {c: (own.get(c, 0.0) + kinds * up[c]) / (total + kinds) for c in classes}
-            return probs[h]
-
-        for h in list(full):
-            dist(h)
+        pair's target classes; `factor`: a gendered bundle's class as its form times its gender and
+        number (cad/cm/factored.py, the target's gender families), the second factor from
+        `gender_counts` where given (each pronoun counted once, whatever its domain's weight: the
+        register decides the form, not the agreement)."""
+        target = chosen(pair).target
+        full = accumulate(counts)
+        probs = factored(counts, target.classes, target.gender_families, gender_counts) if factor \
+            else witten_bell(full, target.classes)
         return cls(probs, {h: sum(row.values()) for h, row in full.items()}, pair)
 
     @classmethod
     def estimate_em(cls, instances: "list[tuple[dict[str, float], str] | tuple[dict[str, float], str, float]]",
-                    iterations: int = 5, pair: Pair | None = None) -> "ClassTable":
+                    iterations: int = 5, pair: Pair | None = None, factor: bool = False) -> "ClassTable":
         """EM over the latent bundle of each pronoun. Expected counts with the coreference's prior
         weights (the `estimate` above) spread a pronoun's count over every candidate, the wrong ones
         too, which flattens P(elle | it-fem-sing) towards P(elle | it-masc-sing). Here each
         instance's weights become the posterior w_b P(class | b) / Σ_b' w_b' P(class | b') under the
         previous table, and the table is re-estimated from those counts (Witten-Bell as above).
-        An instance may carry a third element, its weight (a domain counted several times)."""
-        def counts_of(table: ClassTable | None):
+        An instance may carry a third element, its weight (a domain counted several times).
+        `factor`: each table factored (estimate), its gender factor counting every instance once."""
+        def counts_of(table: ClassTable | None, weighted: bool = True):
             counts: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
             for inst in instances:
                 mix, c = inst[0], inst[1]
-                weight = inst[2] if len(inst) > 2 else 1.0
+                weight = inst[2] if len(inst) > 2 and weighted else 1.0
                 if table is None:
                     post = mix
                 else:
@@ -450,9 +429,12 @@ class ClassTable(PronounModel):
                     counts[b][c] += weight * w
             return counts
 
-        table = cls.estimate(counts_of(None), pair)
+        def fit(table: ClassTable | None) -> ClassTable:
+            return cls.estimate(counts_of(table), pair, factor, counts_of(table, False) if factor else None)
+
+        table = fit(None)
         for _ in range(iterations):
-            table = cls.estimate(counts_of(table), pair)
+            table = fit(table)
         return table
 
     def write(self, path: str | os.PathLike) -> None:

@@ -102,6 +102,10 @@ class Language:
     class_groups: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     personal_gender: Mapping[str, str] = field(default_factory=dict)
     marked: tuple[str, ...] = ()
+    # {class: family} for the classes whose choice within a family the antecedent's gender and number
+    # make, while the construction chooses the family (French: il/elle/ils/elles personal, le/la clitic),
+    # which the factored class table reads (cad/cm/factored.py); empty: no such family
+    gender_families: Mapping[str, str] = field(default_factory=dict)
     genders: tuple[str, ...] = ("masc", "fem")
     # the subject pronoun of each (gender, number) of its antecedent (PE's post-editing rule)
     subject_forms: Mapping[tuple[str, str], str] = field(default_factory=dict)

@@ -63,10 +63,14 @@ PERSONAL_GENDER = {"il": "masc", "ils": "masc", "elle": "fem", "elles": "fem"}
 # the reference classes the reports count apart: where the antecedent's gender asks for the form
 # French does not default to
 FEMININE = ("elle", "elles")
+# the classes whose choice within a family the antecedent's gender and number make, where the
+# construction chooses the family (the factored class table, cad/cm/factored.py)
+GENDER_FAMILIES = {"il": "personal", "elle": "personal", "ils": "personal", "elles": "personal", "le": "clitic",
+                   "la": "clitic"}
 
 LANGUAGE = Language(
     "fr", "French", class_of=CLASS_OF, classes=TARGET_CLASSES, class_groups=CLASS_GROUPS,
-    personal_gender=PERSONAL_GENDER, marked=FEMININE, genders=("masc", "fem"),
+    personal_gender=PERSONAL_GENDER, marked=FEMININE, genders=("masc", "fem"), gender_families=GENDER_FAMILIES,
     subject_forms={("masc", "sing"): "il", ("fem", "sing"): "elle", ("masc", "plur"): "ils", ("fem", "plur"): "elles"},
     apt_pronouns=tuple(TARGET_PRONOUNS), apt_equal=tuple(map(tuple, EQUAL)), apt_similar=tuple(map(tuple, SIMILAR)),
     apt_dictionary=tuple(PRONOUN_DICT), none_marker=NONE_MARKER,

@@ -55,10 +55,14 @@ def _experiment(a: argparse.Namespace) -> None:
     from cad.core.errors import CadError
     from cad.eval.report import to_markdown
 
+    from cad.experiments.stages import parse_weight
+
     try:
-        grid = tuple(float(x) for x in a.grid.split(","))
+        grid = tuple(parse_weight(x) for x in a.grid.split(","))
     except ValueError:
-        raise CadError(f"--grid: {a.grid!r} is not a comma-separated list of numbers") from None
+        raise CadError(f"--grid: {a.grid!r} is not a comma-separated list of weights (W, or W:G)") from None
+    if len({isinstance(w, tuple) and len(w) for w in grid}) > 1 or any(isinstance(w, tuple) and len(w) != 2 for w in grid):
+        raise CadError(f"--grid: {a.grid!r} mixes weights and pairs (every entry W, or every entry W:G)")
     systems = None if a.systems is None else parse_systems(a.systems)
     report = run_experiment(a.config, a.classes, a.cm, a.source, a.reference, a.align_ref, a.docs, a.gold, a.out,
                             grid, a.workers, a.nbest, a.folds, systems=systems, objective=a.objective,
@@ -81,7 +85,9 @@ def add_experiment_parsers(cs) -> None:
     s.add_argument("--docs", required=True, help="document boundaries of --source")
     s.add_argument("--gold", help="gold coreference of the source (ParCorFull MMAX2 directory): adds the oracles")
     s.add_argument("--grid", default="0.1,0.3,1,3",
-                   help="comma-separated CM weights tried on each tuning fold (default: %(default)s)")
+                   help="comma-separated CM weights tried on each tuning fold, or pairs W:G (the form's weight and "
+                        "the gender's: a two-valued CoreferenceModel, ln P(form) and the gender's log-odds; CM-rerank "
+                        "weighs the two alike) (default: %(default)s)")
     s.add_argument("--folds", type=int, default=2, help="folds by document (default 2)")
     s.add_argument("--nbest", type=int, default=CM_RERANK_NBEST,
                    help=f"distinct n-best size for CM-rerank (default {CM_RERANK_NBEST})")

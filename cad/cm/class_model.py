@@ -23,7 +23,7 @@ from functools import lru_cache
 from typing import Callable
 
 from cad.cm.construction import SITUATION, cm_parts, reads_as_event
-from cad.cm.factored import accumulate, coarser, factored, witten_bell
+from cad.cm.factored import accumulate, coarser, factored, form_split, witten_bell
 from cad.cm.models import PronounModel
 from cad.cm.referent import ANIMACY, subject_role
 from cad.core.errors import CadError
@@ -308,6 +308,14 @@ def score_class(dist: dict[str, float], cls: str, objective: str = CM_IMPLICIT_O
     if objective in CREDIT_OF_SIMILAR:
         return math.log(max(credit(dist, cls, CREDIT_OF_SIMILAR[objective], shares, pair), CREDIT_FLOOR))
     raise CadError(f"unknown CM objective {objective!r} (choose from {', '.join(OBJECTIVES)})")
+
+
+def split_scores(dist: dict[str, float], cls: str, pair: Pair | None = None) -> tuple[float, float]:
+    """ln P(form) and the log-odds of `cls` against the likeliest member of its gender family
+    (factored.form_split, the pair's target's families; 0 outside a family), each floored as
+    ln P(cls) is: the two values of a CoreferenceModel feature with num-features=2."""
+    form, member = form_split(dist, cls, chosen(pair).target.gender_families)
+    return math.log(max(form, FLOOR)), math.log(max(member, FLOOR))
 
 
 @lru_cache(maxsize=8)

@@ -127,3 +127,21 @@ def _pooled(row: dict[str, float], families: Mapping[str, str]) -> dict[str, flo
     for c, v in row.items():
         out[families.get(c, c)] += v
     return out
+
+
+def form_split(dist: Mapping[str, float], cls: str, families: Mapping[str, str]) -> tuple[float, float]:
+    """(P(form), P(cls | form) / max over the family's members of P(member | form)) of a class
+    distribution: the form is the class's family (`families`, the target's gender families: *il*,
+    *elle*, *ils*, *elles* are one personal form) or the class itself, and the second factor is how
+    far the class falls behind the member the antecedent asks for: 1 for that member and for a class
+    without a family. The decoder feature with two values scores their logarithms apart
+    (cad/cm/feature.py), so that the construction's choice of a personal pronoun and the
+    antecedent's choice among them get a weight each. Against the likeliest member rather than
+    P(cls | form) itself, which is below 1 for every member: a gender weight would then make the
+    right personal pronoun dearer than *ce* or *ça*, which have no member to pay for."""
+    family = families.get(cls)
+    if family is None:
+        return dist.get(cls, 0.0), 1.0
+    members = [p for c, p in dist.items() if families.get(c) == family]
+    form, best = sum(members), max(members, default=0.0)
+    return form, (dist.get(cls, 0.0) / best if best > 0 else 0.0)

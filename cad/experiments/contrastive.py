@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from cad.cm.construction import SITUATION, cm_roles, situation_translation
 import cad.cm.feature  # noqa: F401
 from cad.cm.class_model import (antecedent_distribution, gender_shares, pronoun_mixture, score_class,
-                                through_chain)
+                                split_scores, through_chain)
 from cad.cm.classes import aligned_words, pronoun_class
 from cad.cm.feature import CoreferenceModelFeature
 from cad.cm.referent import animacy_of
@@ -307,8 +307,10 @@ class ContextScorer:
             # the feature's own score of that class (the class table or the classifier CM, its
             # objective, the part of the mixture it reads)
             m = self.cm.read(m)
-            total += self.cm.slot.weights[0] * score_class(self.cm.table.class_distribution(m, src, i), cls,
-                                                           self.cm.objective, gender_shares(m, self.pair), self.pair)
+            dist = self.cm.table.class_distribution(m, src, i)
+            values = split_scores(dist, cls, self.pair) if self.cm.split else \
+                (score_class(dist, cls, self.cm.objective, gender_shares(m, self.pair), self.pair),)
+            total += sum(w * v for w, v in zip(self.cm.slot.weights, values))
         total += self.lexicon.weight * sum(self.lexicon.logp(src[i], tgt[j]) for i, j in links)
         return total, ",".join(classes), mix
 

@@ -14,7 +14,7 @@ from cad.eval.apt_settings import french_settings
 from cad.eval.bleu import bleu_chrf
 from cad.defaults import CM_TUNE
 from cad.eval.report import System, class_agreement
-from cad.experiments.stages import SystemRun, slug, write_lines
+from cad.experiments.stages import SystemRun, slug, weight_size, weight_text, write_lines
 
 
 @dataclass
@@ -83,8 +83,8 @@ def pool_run(name: str, runs: list[SystemRun], folds: Folds, lines: tuple[list[s
             scored = []
             for w in run.outputs:
                 sc = fold_score(*lines, run.outputs[w], run.alignments[w], tune, work)
-                scored.append((sc[TUNING_METRICS[metric]], sc["bleu"], -w, w))
-                tuning.setdefault(name, {}).setdefault(f"fold{f + 1}", {})[str(w)] = sc
+                scored.append((sc[TUNING_METRICS[metric]], sc["bleu"], -weight_size(w), w))
+                tuning.setdefault(name, {}).setdefault(f"fold{f + 1}", {})[weight_text(w)] = sc
             best_w = max(scored)[3]
         else:
             best_w = next(iter(run.outputs))

@@ -290,12 +290,14 @@ class PronounEvaluation:
                                "(cad cm build writes it beside classes.gz)")
             kinds["classifier"] = self.classifier
         decoders = {}
+        # a grid of weight pairs decodes with the two-valued feature (the form's weight, the gender's)
+        unset = tuple(0.0 for _ in self.grid[0]) if isinstance(self.grid[0], tuple) else 0.0
         for kind, path in kinds.items():
-            fcfg = feature_config(self.config, path, 0.0, self.objective, CM_MODEL if kind == "agreement" else kind,
+            fcfg = feature_config(self.config, path, unset, self.objective, CM_MODEL if kind == "agreement" else kind,
                                   self.reading, self.pair, CM_AGREEMENT_WEIGHTS if kind == "agreement" else None)
             fmodel = DecoderModel.from_config(fcfg, self.sentences, SearchSettings(search_algorithm=1))
             for w in self.grid:
-                decoders[(kind, w)] = Decoder(fmodel.with_weights(FEATURE_NAME, [w]))
+                decoders[(kind, w)] = Decoder(fmodel.with_weights(FEATURE_NAME, list(w) if isinstance(w, tuple) else [w]))
         return decoders
 
     def projectors(self) -> dict:

@@ -23,6 +23,7 @@
 #include <numeric>
 #include <string>
 #include <string_view>
+#include <sys/stat.h>
 #include <system_error>
 #include <unistd.h>
 #include <vector>
@@ -130,6 +131,9 @@ void append_le(std::string& out, T v) {         // x86 and ARM Linux: the file's
 // ---- output -------------------------------------------------------------------------------------
 
 std::string write_error(const std::string& what) { return "cannot write: " + what + "; nothing was written there"; }
+
+// cad's rule for a file's compression: the name ends in .gz
+bool gz_name(const std::string& path) { return path.size() >= 3 && path.compare(path.size() - 3, 3, ".gz") == 0; }
 
 // The binary file, through the descriptor of the caller's temporary (renamed into place by it)
 class Output {
@@ -349,14 +353,18 @@ class PhraseTableWriter : LineParser {
       : LineParser(path, num_scores, std::move(what)), file_(file), prune_(prune), kept_path_(kept_path),
         rank_(rank) {
     if (prune_ > 0) {
-      kept_ = std::fopen(kept_path.c_str(), "wb");
-      if (!kept_) throw TableError{write_error(std::strerror(errno)), kept_path};
+      // gzipped at level 1 when named .gz (the Pruner's rule): a large model's kept pairs are 1.5 GB
+      // of text, a temporary beside its tables at the disk's peak; "T" writes the plain file
+      errno = 0;
+      kept_ = gzopen(kept_path.c_str(), gz_name(kept_path) ? "wb1" : "wbT");
+      if (!kept_) throw TableError{write_error(errno ? std::strerror(errno) : "cannot start zlib"), kept_path};
+      gzbuffer(kept_, 1 << 18);      // fewer, larger writes than zlib's 8 KB
     }
   }
   PhraseTableWriter(const PhraseTableWriter&) = delete;
   PhraseTableWriter& operator=(const PhraseTableWriter&) = delete;
   ~PhraseTableWriter() {
-    if (kept_) std::fclose(kept_);
+    if (kept_) gzclose(kept_);
   }
   int64_t pruned = 0;
 
@@ -398,9 +406,13 @@ class PhraseTableWriter : LineParser {
     flush();
     if (kept_) {
       write_kept();
-      FILE* f = kept_;
+      gzFile f = kept_;
       kept_ = nullptr;
-      if (std::fclose(f) != 0) throw TableError{write_error(std::strerror(errno)), kept_path_};
+      errno = 0;
+      int r = gzclose(f);      // the last compressed bytes are written here: a full disk shows now
+      if (r != Z_OK)
+        throw TableError{write_error(r == Z_ERRNO && errno ? std::strerror(errno) : "zlib error " + std::to_string(r)),
+                         kept_path_};
     }
   }
 
@@ -476,8 +488,17 @@ class PhraseTableWriter : LineParser {
   }
 
   void write_kept() {
-    if (!kept_line_.empty() && std::fwrite(kept_line_.data(), 1, kept_line_.size(), kept_) != kept_line_.size())
-      throw TableError{write_error(std::strerror(errno)), kept_path_};
+    // gzwrite takes an unsigned length: a run's line may be longer, in pieces then
+    for (size_t at = 0; at < kept_line_.size();) {
+      auto n = static_cast<unsigned>(std::min<size_t>(kept_line_.size() - at, size_t(1) << 30));
+      errno = 0;
+      if (gzwrite(kept_, kept_line_.data() + at, n) != static_cast<int>(n)) {
+        int err = Z_OK;
+        const char* why = gzerror(kept_, &err);
+        throw TableError{write_error(err == Z_ERRNO && errno ? std::strerror(errno) : why), kept_path_};
+      }
+      at += n;
+    }
     kept_line_.clear();
   }
 
@@ -485,7 +506,7 @@ class PhraseTableWriter : LineParser {
   int64_t prune_;
   std::string kept_path_;
   py::function& rank_;
-  FILE* kept_ = nullptr;
+  gzFile kept_ = nullptr;
   std::string kept_line_, scores_;
   std::vector<Entry> run_;
   std::vector<size_t> keep_;
@@ -495,17 +516,14 @@ class PhraseTableWriter : LineParser {
 // ---- the reordering table -----------------------------------------------------------------------
 
 // binarized.py's KeptPairs: the pruned phrase table's pairs (its Pruner's file, one line a source
-// phrase: "source ||| target<TAB>target..."), read in step with a reordering table sorted as it is
+// phrase: "source ||| target<TAB>target...", gzipped when named .gz), read in step with a
+// reordering table sorted as it is
 class KeptPairs {
  public:
   KeptPairs(const std::string& path, const std::string& phrase_table, const std::string& text)
       : path_(path), phrase_table_(phrase_table), text_(text) {}
   KeptPairs(const KeptPairs&) = delete;
   KeptPairs& operator=(const KeptPairs&) = delete;
-  ~KeptPairs() {
-    if (f_) std::fclose(f_);
-    std::free(buf_);
-  }
 
   // The targets kept for `src` (sorted), or null when the phrase table has none
   const std::vector<std::string>* targets(sv src, int64_t lineno) {
@@ -548,29 +566,43 @@ class KeptPairs {
   }
 
  private:
-  // read_lines' next line (our own file, written from UTF-8 already checked: not checked again)
+  // read_lines' next line (our own file, written from UTF-8 already checked: not checked again),
+  // a view into the current chunk: valid until the next call. The reader's chunks hold whole
+  // lines, however long ("." has tens of thousands of targets in a large model).
   bool next_line(sv& line) {
-    if (!f_) {
-      f_ = std::fopen(path_.c_str(), "rb");
-      if (!f_) throw TableError{errno == ENOENT ? "file not found" : "cannot read: " + std::string(std::strerror(errno)), path_};
+    if (!reader_) {
+      // opened at the first line wanted, as read_lines' generator opens it, with its errors
+      struct stat st;
+      if (::stat(path_.c_str(), &st) != 0) {
+        if (errno == ENOENT) throw TableError{"file not found", path_};
+      } else if (S_ISDIR(st.st_mode)) {
+        throw TableError{"is a directory, expected a file", path_};
+      }
+      reader_ = std::make_unique<cadtext::ChunkReader>(path_, gz_name(path_));
     }
-    errno = 0;
-    ssize_t n = ::getline(&buf_, &cap_, f_);
-    if (n < 0) {
-      if (std::ferror(f_)) throw TableError{"cannot read: " + std::string(std::strerror(errno)), path_};
-      return false;
+    while (at_ >= chunk_.size()) {
+      if (!reader_->next(chunk_)) {
+        if (!reader_->error().empty()) throw TableError{"cannot read: " + reader_->error(), path_, lines_ + 1};
+        return false;
+      }
+      at_ = 0;
     }
-    line = sv(buf_, n);
-    if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
+    const char* p = chunk_.data() + at_;
+    const char* nl = static_cast<const char*>(std::memchr(p, '\n', chunk_.size() - at_));
+    size_t len = nl ? static_cast<size_t>(nl - p) : chunk_.size() - at_;
+    at_ += len + 1;
+    lines_++;
+    line = sv(p, len);
     while (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     return true;
   }
 
   std::string path_, phrase_table_;
   const std::string& text_;
-  FILE* f_ = nullptr;
-  char* buf_ = nullptr;
-  size_t cap_ = 0;
+  std::unique_ptr<cadtext::ChunkReader> reader_;
+  std::string chunk_;
+  size_t at_ = 0;
+  int64_t lines_ = 0;
   bool ended_ = false;
   std::string key_, next_key_, want_, last_;
   std::vector<std::string> targets_;

@@ -24,7 +24,7 @@ from cad.moses import binarize_native
 from cad.moses.binarized import (BINARY_PHRASE_TABLE, KENLM_MAGIC, LM_SUFFIX, PHRASE_MAGIC, PHRASE_SUFFIX,
                                  REORDERING_MAGIC, REORDERING_SUFFIX, BinaryPhraseTable, BinaryReorderingTable,
                                  KeptPairs, Pruner, binarize_phrase_table, binarize_reordering_table, lm_twin,
-                                 magic_of, source_stamp, twin_path)
+                                 magic_of, open_kept_pairs, source_stamp, twin_path)
 from cad.moses.ini import MosesConfig, parse_config, write_config
 
 log = logging.getLogger(__name__)
@@ -122,13 +122,14 @@ def _binarize_feature(cfg: MosesConfig, f, k: int, target_dir: Path | None, forc
                  else "")
         if magic == PHRASE_MAGIC:
             if prune:
-                kept_file = f"{dst}.kept.tmp"
+                # gzipped: beside a large model's tables this temporary set the disk's peak
+                kept_file = f"{dst}.kept.tmp.gz"
             lines, pruned = _phrase_table(engine, path, dst, f, prune, kept_file)
             if prune:
                 log.info("%s: %d of %d entries kept", f.name, lines - pruned, lines)
         elif magic == REORDERING_MAGIC:
             if prune and kept_file is None:       # the phrase table was up to date: its pairs again
-                kept_file = str(dst) + ".kept.tmp"
+                kept_file = str(dst) + ".kept.tmp.gz"
                 _kept_pairs_of(pt_binary, kept_file)
             _reordering_table(engine, path, dst, f, kept_file if prune else None, str(pt_binary), prune)
         else:
@@ -169,7 +170,7 @@ def _reordering_table(engine: str, path: str, dst: Path, f, kept_file: str | Non
 def _kept_pairs_of(pt_binary: Path, kept_file: str) -> None:
     """The pairs of an up-to-date pruned binary phrase table, as Pruner writes them."""
     table = BinaryPhraseTable(pt_binary)
-    with open(kept_file, "w", encoding="utf-8", newline="\n") as out:
+    with open_kept_pairs(kept_file) as out:
         for key, body in table.keys():
             out.write(key.decode("utf-8") + " ||| " + "\t".join(" ".join(w) for w, _, _ in table.entries(body)) + "\n")
 

@@ -407,3 +407,35 @@ def test_a_reordering_table_pruned_by_an_up_to_date_phrase_table(tmp_path):
         assert [Path(p).name for _, p in done.written] == ["ro.cadlexr"]
         outs[engine] = (tmp_path / "ro.cadlexr").read_bytes()
     assert outs["native"] == outs["python"]
+
+
+# ---- the kept pairs' temporary ------------------------------------------------------------------
+
+def _sorted_model(tmp_path, seed):
+    ini, _ = random_model(tmp_path, seed)
+    ro = tmp_path / "ro"
+    ro.write_text("".join(sorted(ro.read_text(encoding="utf-8").splitlines(keepends=True))), encoding="utf-8")
+    return ini
+
+
+@pytest.mark.parametrize("engine", ["python", "native"])
+def test_the_kept_pairs_temporary_is_removed_on_an_error_or_ctrl_c(tmp_path, monkeypatch, engine):
+    from cad.moses import binarize
+
+    ini = _sorted_model(tmp_path, 11)
+    pt = tmp_path / "pt"
+    good = pt.read_text(encoding="utf-8")
+    # the phrase table's writer fails with the temporary half written: no kept_file came back
+    pt.write_text(good + "zz ||| x ||| 1 1\n", encoding="utf-8")
+    with pytest.raises(CadError, match="2 scores"):
+        binarize_model(ini, force=True, prune=2, engine=engine)
+    assert not list(tmp_path.glob("*.tmp*"))
+    pt.write_text(good, encoding="utf-8")
+
+    def interrupted(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(binarize, "_reordering_table", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        binarize_model(ini, force=True, prune=2, engine=engine)
+    assert not list(tmp_path.glob("*.tmp*"))

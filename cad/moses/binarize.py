@@ -12,6 +12,7 @@ binary form is up to date is not written again.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import logging
 import os
@@ -77,13 +78,17 @@ def binarize_model(config: str | os.PathLike, out_dir: str | os.PathLike | None 
     order = sorted(range(len(new.features)), key=lambda k: new.features[k].type != "PhraseDictionaryMemory")
     pt_binary = _target(tables[0].path, PHRASE_SUFFIX, target_dir, new.features.index(tables[0])) if prune else None
     kept_file = None
+    # each temporary named before it is created: one the writer fails in (or Ctrl-C stops) is
+    # removed too, although no kept_file came back to name it
+    temporaries: list[str] = []
     try:
         for k in order:
             kept_file = _binarize_feature(cfg, new.features[k], k, target_dir, force, prune, kept_file, out,
-                                          pt_binary, engine)
+                                          pt_binary, engine, temporaries)
     finally:
-        if kept_file is not None and os.path.exists(kept_file):
-            os.unlink(kept_file)
+        for tmp in temporaries:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
     if target_dir is not None:
         new.source = str(target_dir / "moses.ini")
         write_config(new, new.source)
@@ -92,8 +97,10 @@ def binarize_model(config: str | os.PathLike, out_dir: str | os.PathLike | None 
 
 
 def _binarize_feature(cfg: MosesConfig, f, k: int, target_dir: Path | None, force: bool, prune: int,
-                      kept_file: str | None, out: Binarized, pt_binary: Path | None, engine: str) -> str | None:
-    """One feature's file in binary form (when it has one); the pruned phrase table's kept pairs."""
+                      kept_file: str | None, out: Binarized, pt_binary: Path | None, engine: str,
+                      temporaries: list[str]) -> str | None:
+    """One feature's file in binary form (when it has one); the pruned phrase table's kept pairs
+    (their file's name also added to `temporaries`, for the caller to remove)."""
     path = f.path
     if path is None:
         return kept_file
@@ -124,12 +131,14 @@ def _binarize_feature(cfg: MosesConfig, f, k: int, target_dir: Path | None, forc
             if prune:
                 # gzipped: beside a large model's tables this temporary set the disk's peak
                 kept_file = f"{dst}.kept.tmp.gz"
+                temporaries.append(kept_file)
             lines, pruned = _phrase_table(engine, path, dst, f, prune, kept_file)
             if prune:
                 log.info("%s: %d of %d entries kept", f.name, lines - pruned, lines)
         elif magic == REORDERING_MAGIC:
             if prune and kept_file is None:       # the phrase table was up to date: its pairs again
                 kept_file = str(dst) + ".kept.tmp.gz"
+                temporaries.append(kept_file)
                 _kept_pairs_of(pt_binary, kept_file)
             _reordering_table(engine, path, dst, f, kept_file if prune else None, str(pt_binary), prune)
         else:

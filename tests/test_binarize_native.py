@@ -420,7 +420,7 @@ def _sorted_model(tmp_path, seed):
 
 def test_the_kept_pairs_temporary_is_gzip_and_removed(tmp_path, monkeypatch):
     """binarize_model's temporary of kept pairs, caught as the reordering table is given it: gzip
-    (it was 1.5 GB of text beside a large model's tables), the same text from either engine,
+    (it was 1.9 GB of text beside a large model's tables), the same text from either engine,
     written by the phrase table's writer or from an up-to-date binary phrase table; gone after."""
     ini = _sorted_model(tmp_path, 10)
     seen = []

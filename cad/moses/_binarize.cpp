@@ -350,7 +350,7 @@ class LineParser {
 // ---- the phrase table ---------------------------------------------------------------------------
 
 // The Pruner's file of kept pairs, gzipped at level 1 when named .gz (the Pruner's rule): a large
-// model's are 1.5 GB of text, a temporary beside its tables at the disk's peak. Compressed on a
+// model's are 1.9 GB of text, a temporary beside its tables at the disk's peak. Compressed on a
 // thread of its own: in line, level 1 added a third to the phrase table's pass on the main thread
 // (1.5 to 2.0 s of CPU on 2M lines), and the table's gunzip thread leaves most of a core free.
 class KeptWriter {

@@ -246,8 +246,8 @@ def test_native_spilling_is_byte_identical_on_the_hand_corpus(tmp_path, order):
     write_arpa(estimate(CORPUS, order), tmp_path / "python.arpa")
     assert in_memory == (tmp_path / "python.arpa").read_bytes()
     # 1 byte: every record spills as a run of its own (past the merge fan-in of 64 runs, so merged
-    # in two levels); 300 bytes: runs of a few records, some buffers staying in memory
-    for memory in (1, 300):
+    # in two levels); 200 bytes: runs of a few records, some buffers staying in memory
+    for memory in (1, 200):
         spilled, files = _native(tmp_path, CORPUS, order, f"spill{memory}.arpa", memory=memory, temp_dir=tmp)
         assert spilled == in_memory, memory
         assert files > (50 if memory == 1 else 3), (memory, files)

@@ -51,7 +51,6 @@
 #include <string>
 #include <string_view>
 #include <thread>
-#include <unordered_map>
 #include <vector>
 
 namespace py = pybind11;
@@ -383,19 +382,20 @@ class Buffer {
 
   void append(const uint32_t* rec) { copy_words(push(), rec, lay_.words); }
 
-  // the record of `key`, added with count 0 if absent
-  uint32_t* find_or_add(const uint32_t* key) {
-    size_t h = hash(key);
+  // the record of `key`, added with count 0 if absent; `h` is hash(key)
+  uint32_t* find_or_add(const uint32_t* key, uint64_t h) {
+    const uint64_t tag = h & kTagMask;
     for (size_t mask = slots_.size() - 1, s = h & mask;; s = (s + 1) & mask) {
-      uint32_t e = slots_[s];
+      uint64_t e = slots_[s];
       if (e == kEmpty) break;
-      uint32_t* r = rec(e);
+      if ((e & kTagMask) != tag) continue;
+      uint32_t* r = rec(static_cast<uint32_t>(e));
       if (lay_.same_key(key, r)) return r;
     }
-    if ((n_ + 1) * 2 > slots_.size()) {
-      size_t extra = slots_.size() * sizeof(uint32_t);
+    if ((n_ + 1) * kLoadDen > slots_.size() * kLoadNum) {
+      size_t extra = slots_.size() * sizeof(uint64_t);
       mem_.make_room(extra);  // may spill this table, which then needs no bigger one
-      if ((n_ + 1) * 2 > slots_.size()) {
+      if ((n_ + 1) * kLoadDen > slots_.size() * kLoadNum) {
         rehash(slots_.size() * 2);
         slot_charge_ += extra;
         held_ += extra;
@@ -407,6 +407,30 @@ class Buffer {
     set_u64(r + lay_.key, 0);
     place(h, static_cast<uint32_t>(n_ - 1));
     return r;
+  }
+
+  // The table is larger than the caches: the slot of an n-gram about to be counted is fetched
+  // while the ones before it are counted (first its slot, then the record its tag points at)
+  void prefetch_slot(uint64_t h) const { __builtin_prefetch(&slots_[h & (slots_.size() - 1)]); }
+  void prefetch_record(uint64_t h) const {
+    const uint64_t tag = h & kTagMask;
+    for (size_t mask = slots_.size() - 1, s = h & mask;; s = (s + 1) & mask) {
+      uint64_t e = slots_[s];
+      if (e == kEmpty) return;
+      if ((e & kTagMask) == tag) {
+        __builtin_prefetch(at(static_cast<uint32_t>(e)));
+        return;
+      }
+    }
+  }
+
+  uint64_t hash(const uint32_t* k) const {
+    uint64_t h = 0x9E3779B97F4A7C15ull;
+    for (int i = 0; i < lay_.key; ++i) {
+      h ^= k[i] + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+      h *= 0xff51afd7ed558ccdull;
+    }
+    return h ^ (h >> 29);
   }
 
   // Called from Memory: the records in memory go to disk
@@ -431,7 +455,7 @@ class Buffer {
   std::unique_ptr<Stream> open() {
     reading_ = true;
     if (aggregate_) {
-      std::vector<uint32_t>().swap(slots_);
+      std::vector<uint64_t>().swap(slots_);
       mem_.release(slot_charge_);
       held_ -= slot_charge_;
       slot_charge_ = 0;
@@ -463,7 +487,12 @@ class Buffer {
     uint64_t prefix;
     uint32_t idx;
   };
-  static constexpr uint32_t kEmpty = UINT32_MAX;
+  // a record number is below 2^31, so no slot in use is kEmpty
+  static constexpr uint64_t kEmpty = ~uint64_t{0}, kTagMask = ~uint64_t{0} << 32;
+  // a slot's tag spares a visit to the records of the other keys on its way: the table fills up to
+  // 70% (a new key looks at a few slots, mostly in one cache line)
+  static constexpr size_t kLoadNum = 7, kLoadDen = 10;
+
   static constexpr size_t kInitialSlots = 16;
   static constexpr size_t kMaxRecords = size_t{1} << 31;  // record numbers are uint32
 
@@ -595,18 +624,10 @@ class Buffer {
     slot_charge_ = 0;
   }
 
-  size_t hash(const uint32_t* k) const {
-    uint64_t h = 0x9E3779B97F4A7C15ull;
-    for (int i = 0; i < lay_.key; ++i) {
-      h ^= k[i] + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
-      h *= 0xff51afd7ed558ccdull;
-    }
-    return static_cast<size_t>(h ^ (h >> 29));
-  }
-  void place(size_t h, uint32_t e) {
+  void place(uint64_t h, uint32_t e) {
     size_t mask = slots_.size() - 1, s = h & mask;
     while (slots_[s] != kEmpty) s = (s + 1) & mask;
-    slots_[s] = e;
+    slots_[s] = (h & kTagMask) | e;
   }
   void rehash(size_t size) {
     slots_.assign(size, kEmpty);
@@ -621,7 +642,7 @@ class Buffer {
   size_t per_block_ = 1, shift_ = 0, block_charge_ = 0;
   std::vector<std::unique_ptr<uint32_t[]>> blocks_;
   size_t n_ = 0;
-  std::vector<uint32_t> slots_;
+  std::vector<uint64_t> slots_;  // a record number, and above it the top half of its hash
   std::vector<SortEntry> index_;
   std::vector<std::string> runs_;
   size_t held_ = 0, slot_charge_ = 0;
@@ -636,6 +657,25 @@ void Memory::make_room(size_t bytes) {
     if (!victim) return;
     victim->spill();
   }
+}
+
+// of a word's bytes, eight at a time (words are short: one or two rounds)
+inline uint64_t word_hash(std::string_view w) {
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ (w.size() * 0xff51afd7ed558ccdull);
+  size_t i = 0;
+  for (; i + 8 <= w.size(); i += 8) {
+    uint64_t x;
+    std::memcpy(&x, w.data() + i, 8);
+    h = (h ^ x) * 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 32;
+  }
+  if (i < w.size()) {
+    uint64_t x = 0;
+    std::memcpy(&x, w.data() + i, w.size() - i);
+    h = (h ^ x) * 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 32;
+  }
+  return h * 0xff51afd7ed558ccdull ^ (h >> 29);
 }
 
 // The length in bytes of the character at s[p] (before `end`) when it is whitespace as Python's
@@ -983,11 +1023,27 @@ class KneserNeyCounter {
 
  private:
   uint32_t id(std::string_view w) {
-    auto it = ids_.find(w);
-    if (it != ids_.end()) return it->second;
+    const uint64_t h = word_hash(w);
+    size_t mask = word_slots_.size() - 1, s = h & mask;
+    for (;; s = (s + 1) & mask) {
+      const WordSlot& e = word_slots_[s];
+      if (e.id == kNoWord) break;
+      if (e.hash == h && words_[e.id] == w) return e.id;
+    }
     uint32_t i = static_cast<uint32_t>(words_.size());
     words_.emplace_back(w);
-    ids_.emplace(words_.back(), i);
+    word_slots_[s] = {h, i};
+    if (words_.size() * 2 > word_slots_.size()) {
+      std::vector<WordSlot> old(word_slots_.size() * 2, WordSlot{0, kNoWord});
+      old.swap(word_slots_);
+      mask = word_slots_.size() - 1;
+      for (const WordSlot& e : old) {
+        if (e.id == kNoWord) continue;
+        size_t t = e.hash & mask;
+        while (word_slots_[t].id != kNoWord) t = (t + 1) & mask;
+        word_slots_[t] = e;
+      }
+    }
     return i;
   }
 
@@ -995,10 +1051,19 @@ class KneserNeyCounter {
     if (closed_) throw std::logic_error("the counter is closed");
     const int len = static_cast<int>(w.size());
     Buffer& top = *grams_[order_ - 1];
-    for (int i = 0; i + order_ <= len; ++i) bump(top.find_or_add(&w[i]), order_);
+    const int grams = len - order_ + 1;
+    if (grams > 0) {
+      hashes_.resize(grams);
+      for (int i = 0; i < grams; ++i) top.prefetch_slot(hashes_[i] = top.hash(&w[i]));
+      for (int i = 0; i < grams; ++i) top.prefetch_record(hashes_[i]);
+      for (int i = 0; i < grams; ++i) bump(top.find_or_add(&w[i], hashes_[i]), order_);
+    }
     // n-grams that begin at <s> keep raw counts at every order below the highest (a padded
     // sentence shorter than the order is itself such an n-gram)
-    for (int n = 1; n < std::min(order_, len + 1); ++n) bump(grams_[n - 1]->find_or_add(&w[0]), n);
+    for (int n = 1; n < std::min(order_, len + 1); ++n) {
+      Buffer& b = *grams_[n - 1];
+      bump(b.find_or_add(&w[0], b.hash(&w[0])), n);
+    }
   }
   static void bump(uint32_t* rec, int key) { set_u64(rec + key, get_u64(rec + key) + 1); }
 
@@ -1276,14 +1341,22 @@ class KneserNeyCounter {
   int order_;
   Memory mem_;
   TempDir tmp_;
-  std::deque<std::string> words_;                  // a deque: ids_ views its strings, which must not move
-  std::unordered_map<std::string_view, uint32_t> ids_;
+  std::deque<std::string> words_;                  // a deque: by_rank_ points at its strings, which must not move
+  // the ids of the words (open addressing: a node per word cost the counting thread a cache miss
+  // a token, and the hash spares most string comparisons)
+  struct WordSlot {
+    uint64_t hash;
+    uint32_t id;
+  };
+  static constexpr uint32_t kNoWord = UINT32_MAX;
+  std::vector<WordSlot> word_slots_ = std::vector<WordSlot>(1024, WordSlot{0, kNoWord});
   std::vector<uint32_t> rank_;                     // id -> rank; from pass 2 on, records hold ranks
   std::vector<const std::string*> by_rank_;
   uint32_t bos_ = 0, eos_ = 1, unk_ = 2;
   std::vector<std::unique_ptr<Buffer>> grams_, contexts_;
   std::vector<Level> levels_;
   std::vector<uint32_t> scratch_;
+  std::vector<uint64_t> hashes_;                   // counting: a sentence's n-grams'
   std::vector<uint64_t> uni_count_;
   std::vector<char> uni_present_;
   std::vector<double> uni_prob_;

@@ -172,6 +172,14 @@ def test_native_estimate_threads_change_no_byte(tmp_path):
     assert int(arpa.split("ngram 1=")[1].split()[0]) > 1 << 12         # words of 13 bits and more: 4 to a prefix
     train_lm(text, tmp_path / "p.arpa", 5, engine="python")
     assert (tmp_path / "n.arpa").read_bytes() == (tmp_path / "p.arpa").read_bytes()
+    # sorts shared by two threads or done by one, in memory or in runs of tens of thousands of records
+    # (sorted by two threads as well), the same bytes
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    for threads, memory in ((1, None), (2, None), (1, 4 << 20), (2, 4 << 20)):
+        train_lm(text, tmp_path / "t.arpa", 5, engine="native", memory=memory, temp_dir=tmp, threads=threads)
+        assert (tmp_path / "t.arpa").read_bytes() == (tmp_path / "p.arpa").read_bytes(), (threads, memory)
+        assert list(tmp.iterdir()) == []
 
 
 def test_native_file_reader_splits_as_str_split(tmp_path):

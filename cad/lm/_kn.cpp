@@ -42,6 +42,7 @@
 #include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <exception>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -143,6 +144,32 @@ int suffix_cmp(const uint32_t* a, const uint32_t* b, int n) {
   for (int i = n - 1; i >= 0; --i)
     if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
   return 0;
+}
+
+// f(0) on a thread of its own and f(1) on this one when `two`, else both here, one after the other
+template <class F>
+void run_two(bool two, F&& f) {
+  if (!two) {
+    f(0);
+    f(1);
+    return;
+  }
+  std::exception_ptr err;
+  std::thread t([&] {
+    try {
+      f(0);
+    } catch (...) {
+      err = std::current_exception();
+    }
+  });
+  try {
+    f(1);
+  } catch (...) {
+    t.join();
+    throw;
+  }
+  t.join();
+  if (err) std::rethrow_exception(err);
 }
 
 class TempDir {
@@ -332,7 +359,8 @@ class Buffer;
 // being read spills to disk (the one asking included), which gives long runs and few of them.
 class Memory {
  public:
-  explicit Memory(uint64_t budget) : budget_(budget) {}
+  Memory(uint64_t budget, int threads) : budget_(budget), threads_(threads) {}
+  int threads() const { return threads_; }
   // read and write buffers of the temporary files: small next to the budget, even at the fan-in
   size_t io_bytes() const { return std::clamp<uint64_t>(budget_ / 4096, 16u << 10, 1u << 20); }
   uint64_t budget() const { return budget_; }
@@ -344,6 +372,7 @@ class Memory {
 
  private:
   uint64_t budget_, used_ = 0;
+  int threads_;
   std::vector<Buffer*> buffers_;
 };
 
@@ -445,7 +474,11 @@ class Buffer {
       std::vector<SortEntry> idx = sorted_index();
       runs_.push_back(tmp_.new_file());
       FileWriter w(runs_.back(), false, mem_.io_bytes());
-      for (const SortEntry& e : idx) w.put(at(e.idx), lay_.words);
+      // the records are visited in sorted order, all over memory: fetched a few ahead
+      for (size_t i = 0; i < idx.size(); ++i) {
+        if (i + kAhead < idx.size()) __builtin_prefetch(at(idx[i + kAhead].idx));
+        w.put(at(idx[i].idx), lay_.words);
+      }
       w.finish();
     }
     clear_memory();
@@ -492,16 +525,21 @@ class Buffer {
   // a slot's tag spares a visit to the records of the other keys on its way: the table fills up to
   // 70% (a new key looks at a few slots, mostly in one cache line)
   static constexpr size_t kLoadNum = 7, kLoadDen = 10;
-
   static constexpr size_t kInitialSlots = 16;
   static constexpr size_t kMaxRecords = size_t{1} << 31;  // record numbers are uint32
+  static constexpr size_t kAhead = 8;  // records fetched ahead of a walk in sorted order
+  static constexpr size_t kParallelSort = size_t{1} << 14;  // fewer entries: not worth a thread
 
   class MemoryStream : public Stream {
    public:
     explicit MemoryStream(const Buffer& b) : b_(b) {}
     const uint32_t* next() override {
       if (i_ == b_.n_) return nullptr;
-      size_t k = b_.index_.empty() ? i_ : b_.index_[i_].idx;
+      size_t k = i_;
+      if (!b_.index_.empty()) {
+        if (i_ + kAhead < b_.n_) __builtin_prefetch(b_.at(b_.index_[i_ + kAhead].idx));
+        k = b_.index_[i_].idx;
+      }
       ++i_;
       return b_.at(k);
     }
@@ -525,74 +563,176 @@ class Buffer {
     return rec(n_++);
   }
 
-  // As many significant words as fit in 64 bits (at the width of the largest one) ride along with
-  // the record number: most comparisons, or all, end there without a visit to the record
+  // The key of a record is a bit string, its words (ranks) in the layout's order of significance at
+  // the width of the largest: its first 64 bits ride along with the record number and decide almost
+  // every comparison; equal ones go on to the next bits (up to 128 in all), then to the records,
+  // then to the record numbers. That is a strict total order, so the result is the one sorted
+  // permutation whatever the algorithm and however many threads share it.
   std::vector<SortEntry> sorted_index() {
     if (before_sort) before_sort();
-    auto word = [this](uint32_t id) -> uint64_t { return lay_.rank ? (*lay_.rank)[id] : id; };
+    const std::vector<uint32_t>* rank = lay_.rank;
+    auto word = [rank](uint32_t id) -> uint64_t { return rank ? (*rank)[id] : id; };
     // the widest word: from what the layout knows (a pass over every record costs as much as the
     // radix passes), else read
     uint64_t top = 1;
-    if (lay_.rank != nullptr) {
-      if (!lay_.rank->empty()) top = std::max<uint64_t>(top, lay_.rank->size() - 1);
+    if (rank != nullptr) {
+      if (!rank->empty()) top = std::max<uint64_t>(top, rank->size() - 1);
     } else if (lay_.bound > 0) {
       top = std::max<uint64_t>(top, lay_.bound - 1);
     } else {
       for (size_t i = 0; i < n_; ++i)
         for (int p : lay_.perm) top = std::max(top, word(at(i)[p]));
     }
-    int bits = 0;
-    while (top >> bits) ++bits;
-    const size_t packed = std::min<size_t>(lay_.perm.size(), 64 / bits);
+    Key key;
+    while (top >> key.bits) ++key.bits;
+    key.words = std::min<int>(static_cast<int>(lay_.perm.size()), 128 / key.bits);
+    key.exact = key.words == static_cast<int>(lay_.perm.size());
+    const int cbits = key.words * key.bits;
+    key.hi_bits = std::min(cbits, 64);
+    key.lo_bits = cbits - key.hi_bits;
+    key.buf = this;
+    key.rank = rank ? rank->data() : nullptr;
     std::vector<SortEntry> idx(n_);
-    for (size_t i = 0; i < n_; ++i) {
-      const uint32_t* r = at(i);
-      uint64_t v = 0;
-      for (size_t j = 0; j < packed; ++j) v = v << bits | word(r[lay_.perm[j]]);
-      idx[i] = {v, static_cast<uint32_t>(i)};
-    }
-    // the order is (prefix, then the record where the prefix holds only some of its words, then
-    // the record number): a strict total order, so the result is the one sorted permutation. The
-    // prefixes are radix-sorted, which is stable, and the index starts in record-number order, so
-    // equal prefixes stay in record-number order; only runs of equal prefixes whose records have
-    // more words than the prefix holds need comparisons
-    radix_sort(idx, static_cast<int>(packed) * bits);
-    if (packed < lay_.perm.size()) {
-      auto less = [this](const SortEntry& a, const SortEntry& b) {
-        int c = lay_.cmp(at(a.idx), at(b.idx));
-        return c != 0 ? c < 0 : a.idx < b.idx;
-      };
-      for (size_t i = 0; i < idx.size();) {
-        size_t j = i + 1;
-        while (j < idx.size() && idx[j].prefix == idx[i].prefix) ++j;
-        if (j - i > 1) std::sort(idx.begin() + static_cast<std::ptrdiff_t>(i), idx.begin() + static_cast<std::ptrdiff_t>(j), less);
-        i = j;
-      }
-    }
+    const bool two = mem_.threads() > 1 && n_ >= kParallelSort;
+    run_two(two, [&](int part) {
+      const size_t from = two ? n_ / 2 * part : (part ? n_ : 0), to = two && !part ? n_ / 2 : n_;
+      for (size_t i = from; i < to; ++i) idx[i] = {key.hi(at(i)), static_cast<uint32_t>(i)};
+    });
+    sort_entries(idx.data(), idx.size(), key, mem_.threads());
     return idx;
   }
 
-  // least significant digit first, kDigitBits at a time, each pass stable; a pass whose digit is
-  // the same in every entry moves nothing and is skipped
-  static void radix_sort(std::vector<SortEntry>& v, int key_bits) {
-    constexpr int kDigitBits = 11;
-    constexpr size_t kBuckets = size_t{1} << kDigitBits;
-    if (v.size() < 2) return;
-    std::vector<SortEntry> other(v.size());
-    std::vector<size_t> count(kBuckets);
-    for (int shift = 0; shift < key_bits; shift += kDigitBits) {
-      std::fill(count.begin(), count.end(), 0);
-      for (const SortEntry& e : v) ++count[(e.prefix >> shift) & (kBuckets - 1)];
-      if (count[(v[0].prefix >> shift) & (kBuckets - 1)] == v.size()) continue;
-      size_t sum = 0;
-      for (size_t& c : count) {
-        size_t k = c;
-        c = sum;
-        sum += k;
+  struct Key {
+    int bits = 0, words = 0, hi_bits = 0, lo_bits = 0;
+    bool exact = true;  // the 128 bits hold every word of the key
+    const Buffer* buf = nullptr;
+    const uint32_t* rank = nullptr;  // counting: ids become ranks
+
+    unsigned __int128 concat(const uint32_t* r) const {
+      unsigned __int128 v = 0;
+      const int* perm = buf->lay_.perm.data();
+      if (rank) {
+        for (int j = 0; j < words; ++j) v = v << bits | rank[r[perm[j]]];
+      } else {
+        for (int j = 0; j < words; ++j) v = v << bits | r[perm[j]];
       }
-      for (const SortEntry& e : v) other[count[(e.prefix >> shift) & (kBuckets - 1)]++] = e;
-      v.swap(other);
+      return v;
     }
+    uint64_t hi(const uint32_t* r) const { return static_cast<uint64_t>(concat(r) >> lo_bits); }
+    uint64_t lo(const uint32_t* r) const {
+      return lo_bits ? static_cast<uint64_t>(concat(r)) & (~uint64_t{0} >> (64 - lo_bits)) : 0;
+    }
+  };
+
+  // Entries of equal prefix, in the total order: the next bits, the records, the record numbers
+  void sort_ties(SortEntry* a, size_t n, const Key& key) const {
+    struct Tie {
+      uint64_t lo;
+      uint32_t idx;
+    };
+    std::vector<Tie> t(n);
+    for (size_t i = 0; i < n; ++i) t[i] = {key.lo(at(a[i].idx)), a[i].idx};
+    std::sort(t.begin(), t.end(), [&](const Tie& x, const Tie& y) {
+      if (x.lo != y.lo) return x.lo < y.lo;
+      if (!key.exact) {
+        int c = lay_.cmp(at(x.idx), at(y.idx));
+        if (c != 0) return c < 0;
+      }
+      return x.idx < y.idx;
+    });
+    for (size_t i = 0; i < n; ++i) a[i].idx = t[i].idx;
+  }
+
+  // Radix sort, most significant digit first, in place (American flag sort): the entries agree on
+  // every bit of their prefixes from `below` up. Small ranges are sorted by insertion.
+  static void sort_prefixes(SortEntry* a, size_t n, int below) {
+    size_t count[size_t{1} << 11];
+    for (;;) {
+      if (n <= 32) {
+        for (size_t i = 1; i < n; ++i) {
+          SortEntry e = a[i];
+          size_t j = i;
+          for (; j > 0 && a[j - 1].prefix > e.prefix; --j) a[j] = a[j - 1];
+          a[j] = e;
+        }
+        return;
+      }
+      if (below == 0) return;
+      const int digit = std::min(below, n >= 4096 ? 11 : 8), shift = below - digit;
+      const size_t buckets = size_t{1} << digit;
+      std::fill(count, count + buckets, 0);
+      for (size_t i = 0; i < n; ++i) ++count[(a[i].prefix >> shift) & (buckets - 1)];
+      if (count[(a[0].prefix >> shift) & (buckets - 1)] == n) {
+        below = shift;
+        continue;
+      }
+      permute(a, count, buckets, shift);
+      for (size_t b = 0, at = 0; b < buckets; at += count[b++])
+        if (count[b] > 1) sort_prefixes(a + at, count[b], shift);
+      return;
+    }
+  }
+
+  // moves every entry to its bucket of the digit at `shift` (count: the size of each bucket)
+  static void permute(SortEntry* a, const size_t* count, size_t buckets, int shift) {
+    size_t next[size_t{1} << 11], end[size_t{1} << 11];
+    for (size_t b = 0, at = 0; b < buckets; at += count[b++]) next[b] = at, end[b] = at + count[b];
+    for (size_t b = 0; b < buckets; ++b) {
+      while (next[b] < end[b]) {
+        SortEntry e = a[next[b]];
+        for (size_t d = (e.prefix >> shift) & (buckets - 1); d != b; d = (e.prefix >> shift) & (buckets - 1))
+          std::swap(e, a[next[d]++]);
+        a[next[b]++] = e;
+      }
+    }
+  }
+
+  // the runs of equal prefixes, put in order
+  void sort_all_ties(SortEntry* a, size_t n, const Key& key) const {
+    for (size_t i = 0; i < n;) {
+      size_t j = i + 1;
+      while (j < n && a[j].prefix == a[i].prefix) ++j;
+      if (j - i > 1) sort_ties(a + i, j - i, key);
+      i = j;
+    }
+  }
+
+  // the first digit by one thread, then each of two threads sorts the buckets of half the entries
+  void sort_entries(SortEntry* v, size_t n, const Key& key, int threads) const {
+    const bool two = threads > 1 && n >= kParallelSort;
+    if (!two) {
+      sort_prefixes(v, n, key.hi_bits);
+      sort_all_ties(v, n, key);
+      return;
+    }
+    constexpr int kDigit = 11;
+    constexpr size_t kBuckets = size_t{1} << kDigit;
+    std::vector<size_t> count(kBuckets);
+    int below = key.hi_bits, shift = 0;
+    for (;;) {
+      if (below == 0) {
+        sort_all_ties(v, n, key);
+        return;
+      }
+      shift = std::max(below - kDigit, 0);
+      const size_t mask = (size_t{1} << (below - shift)) - 1;
+      std::fill(count.begin(), count.end(), 0);
+      for (size_t i = 0; i < n; ++i) ++count[(v[i].prefix >> shift) & mask];
+      if (count[(v[0].prefix >> shift) & mask] != n) break;
+      below = shift;
+    }
+    const size_t buckets = size_t{1} << (below - shift);
+    permute(v, count.data(), buckets, shift);
+    std::vector<size_t> start(buckets + 1);
+    for (size_t b = 0; b < buckets; ++b) start[b + 1] = start[b] + count[b];
+    size_t split = 0;
+    while (split < buckets && start[split + 1] <= n / 2) ++split;
+    run_two(true, [&](int part) {
+      const size_t from = part ? split : 0, to = part ? buckets : split;
+      for (size_t b = from; b < to; ++b)
+        if (count[b] > 1) sort_prefixes(v + start[b], count[b], shift);
+      sort_all_ties(v + start[from], start[to] - start[from], key);
+    });
   }
 
   std::vector<std::unique_ptr<Stream>> open_runs(const std::vector<std::string>& paths) const {
@@ -914,8 +1054,9 @@ class ArpaFormatter {
 
 class KneserNeyCounter {
  public:
-  KneserNeyCounter(int order, uint64_t memory, const std::string& temp_dir)
-      : order_(order), mem_(memory), tmp_(temp_dir) {
+  KneserNeyCounter(int order, uint64_t memory, const std::string& temp_dir, int threads)
+      : order_(order), mem_(memory, threads), tmp_(temp_dir) {
+    if (threads < 1) throw std::invalid_argument("at least one thread");
     if (order < 1) throw std::invalid_argument("language model order must be at least 1");
     if (memory == 0) throw std::invalid_argument("the memory budget must be positive");
     for (const char* w : {"<s>", "</s>", "<unk>"}) id(w);
@@ -1376,7 +1517,8 @@ PYBIND11_MODULE(_kn, m) {
   m.doc() = "Modified Kneser-Ney counting and ARPA writing (cad.lm.kneser_ney's native engine)";
   py::register_exception<TempFileError>(m, "TempFileError", PyExc_OSError);
   py::class_<KneserNeyCounter>(m, "KneserNeyCounter")
-      .def(py::init<int, uint64_t, const std::string&>(), py::arg("order"), py::arg("memory"), py::arg("temp_dir"))
+      .def(py::init<int, uint64_t, const std::string&, int>(), py::arg("order"), py::arg("memory"), py::arg("temp_dir"),
+           py::arg("threads") = 1)
       .def("add",
            [](KneserNeyCounter& c, const std::string& text) {
              py::gil_scoped_release unlocked;  // Python reads the next batch meanwhile

@@ -364,6 +364,7 @@ class Memory {
   // read and write buffers of the temporary files: small next to the budget, even at the fan-in
   size_t io_bytes() const { return std::clamp<uint64_t>(budget_ / 4096, 16u << 10, 1u << 20); }
   uint64_t budget() const { return budget_; }
+  bool fits(size_t bytes) const { return used_ + bytes <= budget_; }
   void make_room(size_t bytes);
   void charge(size_t bytes) { used_ += bytes; }
   void release(size_t bytes) { used_ -= bytes; }
@@ -410,6 +411,41 @@ class Buffer {
   const uint32_t* at(size_t i) const { return blocks_[i >> shift_].get() + (i & (per_block_ - 1)) * lay_.words; }
 
   void append(const uint32_t* rec) { copy_words(push(), rec, lay_.words); }
+
+  bool in_memory() const { return runs_.empty(); }
+
+  // Record numbers by key, for lookups while the buffer is read (all of it in memory, pinned there
+  // from now on): false, and nothing changed, when the slots do not fit in the budget
+  bool build_index() {
+    size_t size = kInitialSlots;
+    while ((n_ + 1) * kLoadDen > size * kLoadNum) size *= 2;
+    const size_t bytes = size * sizeof(uint64_t);
+    const bool was_reading = reading_;
+    reading_ = true;  // not spilled to make room for its own index
+    mem_.make_room(bytes);
+    if (!mem_.fits(bytes)) {
+      reading_ = was_reading;
+      return false;
+    }
+    slots_.assign(size, kEmpty);
+    for (size_t i = 0; i < n_; ++i) place(hash(at(i)), static_cast<uint32_t>(i));
+    slot_charge_ += bytes;
+    held_ += bytes;
+    mem_.charge(bytes);
+    return true;
+  }
+
+  // the record of `key` (build_index), or nullptr; `h` is hash(key)
+  const uint32_t* find(const uint32_t* key, uint64_t h) const {
+    const uint64_t tag = h & kTagMask;
+    for (size_t mask = slots_.size() - 1, s = h & mask;; s = (s + 1) & mask) {
+      uint64_t e = slots_[s];
+      if (e == kEmpty) return nullptr;
+      if ((e & kTagMask) != tag) continue;
+      const uint32_t* r = at(static_cast<uint32_t>(e));
+      if (lay_.same_key(key, r)) return r;
+    }
+  }
 
   // the record of `key`, added with count 0 if absent; `h` is hash(key)
   uint32_t* find_or_add(const uint32_t* key, uint64_t h) {
@@ -759,6 +795,7 @@ class Buffer {
     blocks_.clear();
     n_ = 0;
     if (aggregate_ && !reading_) slots_.assign(kInitialSlots, kEmpty), slots_.shrink_to_fit();
+    if (!aggregate_) std::vector<uint64_t>().swap(slots_);
     mem_.release(held_);
     held_ = 0;
     slot_charge_ = 0;
@@ -1129,6 +1166,12 @@ class KneserNeyCounter {
     if (order_ == 1) write_unigrams(nullptr);
     std::unique_ptr<Buffer> lower;  // the probabilities of the previous order, in word order
     for (int len = 2; len <= order_; ++len) {
+      if (len > 2 && lower->in_memory() && lower->build_index()) {
+        auto prob = std::make_unique<Buffer>(mem_, tmp_, word_order(len, 2), Buffer::kSequential);
+        join_pass(len, discounts[len - 1], *lower, *prob);
+        lower = std::move(prob);
+        continue;
+      }
       auto backoff = std::make_unique<Buffer>(mem_, tmp_, word_order(len - 1, 2), Buffer::kSequential);
       std::unique_ptr<Buffer> terms =
           len == 2 ? std::make_unique<Buffer>(mem_, tmp_, word_order(2, 2), Buffer::kSequential)
@@ -1381,13 +1424,13 @@ class KneserNeyCounter {
     return denom > 0 ? (static_cast<double>(a) - disc) / static_cast<double>(denom) : 0.0;
   }
 
-  // The len-grams in context order: each context's γ goes to `backoff`, each n-gram's discounted
-  // term and γ to `terms` (bigrams: their probability, as the unigrams are in memory). A context's
-  // n-grams are held at once: at most one per word of the vocabulary.
-  void context_pass(int len, const std::array<double, 3>& d, Buffer& backoff, Buffer& terms) {
+  // The len-grams in context order, a context at a time, f(its n-grams, how many, the sum of their
+  // counts, γ); a context's n-grams are held at once: at most one per word of the vocabulary
+  template <class F>
+  void for_each_context(int len, const std::array<double, 3>& d, F&& f) {
     auto in = contexts_[len]->open();
     const int w = len + 2;
-    std::vector<uint32_t> group, out(std::max(len + 4, len + 1));
+    std::vector<uint32_t> group;
     size_t n = 0;
     auto flush_group = [&] {
       uint64_t denom = 0;
@@ -1397,8 +1440,27 @@ class KneserNeyCounter {
         denom += a;
         if (a > 0) ++nk[std::min<uint64_t>(a, 3) - 1];
       }
-      double g = gamma(d, nk, denom);
-      copy_words(out.data(), group.data(), len - 1);
+      f(group.data(), n, denom, gamma(d, nk, denom));
+      n = 0;
+    };
+    while (const uint32_t* r = in->next()) {
+      if (n > 0 && !same_words(r, group.data(), len - 1)) flush_group();
+      group.resize((n + 1) * w);
+      copy_words(&group[n * w], r, w);
+      ++n;
+    }
+    if (n > 0) flush_group();
+    in.reset();
+    contexts_[len].reset();
+  }
+
+  // Each context's γ goes to `backoff`, each n-gram's discounted term and γ to `terms` (bigrams:
+  // their probability, as the unigrams are in memory)
+  void context_pass(int len, const std::array<double, 3>& d, Buffer& backoff, Buffer& terms) {
+    const int w = len + 2;
+    std::vector<uint32_t> out(std::max(len + 4, len + 1));
+    for_each_context(len, d, [&](const uint32_t* group, size_t n, uint64_t denom, double g) {
+      copy_words(out.data(), group, len - 1);
       set_f64(&out[len - 1], g);
       backoff.append(out.data());
       for (size_t i = 0; i < n; ++i) {
@@ -1413,17 +1475,56 @@ class KneserNeyCounter {
         }
         terms.append(out.data());
       }
-      n = 0;
+    });
+  }
+
+  // With the (len-1)-grams' probabilities in memory and indexed (`lower`), each n-gram's probability
+  // at once, p = term + γ p(suffix), in context order, which is word order: no sort on the way to
+  // the ARPA file, where the other way (context_pass, interpolate) sorts every n-gram twice more.
+  // The (len-1)-grams are written out as the contexts pass them, a context with its γ as back-off.
+  void join_pass(int len, const std::array<double, 3>& d, Buffer& lower, Buffer& prob) {
+    auto fs = lower.open();
+    section(len - 1);
+    const int n = len - 1, w = len + 2;
+    const uint32_t* f = fs->next();
+    // n-grams waiting for their suffix's probability, whose slots are fetched meanwhile
+    std::vector<uint32_t> keys;
+    std::vector<double> terms;  // u and γ
+    std::vector<uint64_t> hashes;
+    std::vector<uint32_t> out(len + 2);
+    auto resolve = [&] {
+      for (uint64_t h : hashes) lower.prefetch_record(h);
+      for (size_t i = 0; i < hashes.size(); ++i) {
+        const uint32_t* key = &keys[i * len];
+        const uint32_t* s = lower.find(key + 1, hashes[i]);
+        if (!s) throw std::logic_error("an n-gram's suffix is missing from the lower order");
+        copy_words(out.data(), key, len);
+        set_f64(&out[len], terms[2 * i] + terms[2 * i + 1] * get_f64(s + n));
+        prob.append(out.data());
+      }
+      keys.clear();
+      terms.clear();
+      hashes.clear();
     };
-    while (const uint32_t* r = in->next()) {
-      if (n > 0 && !same_words(r, group.data(), len - 1)) flush_group();
-      group.resize((n + 1) * w);
-      copy_words(&group[n * w], r, w);
-      ++n;
-    }
-    if (n > 0) flush_group();
-    in.reset();
-    contexts_[len].reset();
+    for_each_context(len, d, [&](const uint32_t* group, size_t count, uint64_t denom, double g) {
+      for (; f && word_cmp(f, group, n) < 0; f = fs->next()) line(f, n, get_f64(f + n), 1.0);
+      if (f && same_words(f, group, n)) {
+        // lmplz gives no backoff to n-grams ending in </s> or <unk>: they are never contexts
+        line(f, n, get_f64(f + n), f[n - 1] == eos_ || f[n - 1] == unk_ ? 1.0 : g);
+        f = fs->next();
+      }
+      for (size_t i = 0; i < count; ++i) {
+        const uint32_t* r = &group[i * w];
+        keys.insert(keys.end(), r, r + len);
+        terms.push_back(uninterpolated(d, get_u64(r + len), denom));
+        terms.push_back(g);
+        hashes.push_back(lower.hash(r + 1));
+        lower.prefetch_slot(hashes.back());
+      }
+      if (hashes.size() >= kJoinBatch) resolve();
+    });
+    resolve();
+    for (; f; f = fs->next()) line(f, n, get_f64(f + n), 1.0);
   }
 
   // p = term + γ p(suffix): `terms` in suffix-word order meets the (len-1)-grams' probabilities in
@@ -1478,6 +1579,8 @@ class KneserNeyCounter {
   void section(int len) { out_->text("\n\\" + std::to_string(len) + "-grams:\n"); }
 
   void line(const uint32_t* key, int len, double p, double bo) { out_->line(key, len, p, bo); }
+
+  static constexpr size_t kJoinBatch = 64;  // n-grams whose suffixes are looked up together
 
   int order_;
   Memory mem_;

@@ -507,7 +507,7 @@ class Buffer {
       for (size_t i = 0; i < n_; ++i) w.put(at(i), lay_.words);
       w.finish();
     } else {
-      std::vector<SortEntry> idx = sorted_index();
+      SortIndex idx = sorted_index();
       runs_.push_back(tmp_.new_file());
       FileWriter w(runs_.back(), false, mem_.io_bytes());
       // the records are visited in sorted order, all over memory: fetched a few ahead
@@ -543,7 +543,7 @@ class Buffer {
 
   void drop() noexcept {
     clear_memory();
-    std::vector<SortEntry>().swap(index_);
+    SortIndex().swap(index_);
     for (const std::string& p : runs_) ::unlink(p.c_str());
     runs_.clear();
     reading_ = false;
@@ -552,10 +552,12 @@ class Buffer {
   std::function<void()> before_sort;  // counting: refresh the ranks of the growing vocabulary
 
  private:
+  // a record's number and its key's first 96 bits (hi: the top 64)
   struct SortEntry {
-    uint64_t prefix;
-    uint32_t idx;
+    uint64_t hi;
+    uint32_t lo, idx;
   };
+  using SortIndex = std::vector<SortEntry>;
   // a record number is below 2^31, so no slot in use is kEmpty
   static constexpr uint64_t kEmpty = ~uint64_t{0}, kTagMask = ~uint64_t{0} << 32;
   // a slot's tag spares a visit to the records of the other keys on its way: the table fills up to
@@ -600,14 +602,14 @@ class Buffer {
   }
 
   // The key of a record is a bit string, its words (ranks) in the layout's order of significance at
-  // the width of the largest: its first 64 bits ride along with the record number and decide almost
-  // every comparison; equal ones go on to the next bits (up to 128 in all), then to the records,
-  // then to the record numbers. That is a strict total order, so the result is the one sorted
-  // permutation whatever the algorithm and however many threads share it.
-  std::vector<SortEntry> sorted_index() {
+  // the width of the largest: as many words as fit in 96 bits ride along with the record number
+  // (in the 16 bytes an entry takes anyway) and decide every comparison unless the vocabulary is
+  // too large for the whole n-gram to fit; equal ones go on to the records, then to the record
+  // numbers. That is a strict total order, so the result is the one sorted permutation whatever the
+  // algorithm and however many threads share it.
+  SortIndex sorted_index() {
     if (before_sort) before_sort();
     const std::vector<uint32_t>* rank = lay_.rank;
-    auto word = [rank](uint32_t id) -> uint64_t { return rank ? (*rank)[id] : id; };
     // the widest word: from what the layout knows (a pass over every record costs as much as the
     // radix passes), else read
     uint64_t top = 1;
@@ -617,36 +619,36 @@ class Buffer {
       top = std::max<uint64_t>(top, lay_.bound - 1);
     } else {
       for (size_t i = 0; i < n_; ++i)
-        for (int p : lay_.perm) top = std::max(top, word(at(i)[p]));
+        for (int p : lay_.perm) top = std::max<uint64_t>(top, at(i)[p]);
     }
     Key key;
     while (top >> key.bits) ++key.bits;
-    key.words = std::min<int>(static_cast<int>(lay_.perm.size()), 128 / key.bits);
+    key.words = std::min<int>(static_cast<int>(lay_.perm.size()), 96 / key.bits);
     key.exact = key.words == static_cast<int>(lay_.perm.size());
-    const int cbits = key.words * key.bits;
-    key.hi_bits = std::min(cbits, 64);
-    key.lo_bits = cbits - key.hi_bits;
-    key.buf = this;
+    key.total = key.words * key.bits;
+    key.perm = lay_.perm.data();
     key.rank = rank ? rank->data() : nullptr;
-    std::vector<SortEntry> idx(n_);
+    SortIndex idx(n_);
     const bool two = mem_.threads() > 1 && n_ >= kParallelSort;
     run_two(two, [&](int part) {
       const size_t from = two ? n_ / 2 * part : (part ? n_ : 0), to = two && !part ? n_ / 2 : n_;
-      for (size_t i = from; i < to; ++i) idx[i] = {key.hi(at(i)), static_cast<uint32_t>(i)};
+      for (size_t i = from; i < to; ++i) {
+        const unsigned __int128 v = key.value(at(i));
+        idx[i] = {static_cast<uint64_t>(v >> 32), static_cast<uint32_t>(v), static_cast<uint32_t>(i)};
+      }
     });
     sort_entries(idx.data(), idx.size(), key, mem_.threads());
     return idx;
   }
 
   struct Key {
-    int bits = 0, words = 0, hi_bits = 0, lo_bits = 0;
-    bool exact = true;  // the 128 bits hold every word of the key
-    const Buffer* buf = nullptr;
+    int bits = 0, words = 0, total = 0;  // total: the bits of the entries' keys, at most 96
+    bool exact = true;                   // the entries hold every word of the key
+    const int* perm = nullptr;
     const uint32_t* rank = nullptr;  // counting: ids become ranks
 
-    unsigned __int128 concat(const uint32_t* r) const {
+    unsigned __int128 value(const uint32_t* r) const {
       unsigned __int128 v = 0;
-      const int* perm = buf->lay_.perm.data();
       if (rank) {
         for (int j = 0; j < words; ++j) v = v << bits | rank[r[perm[j]]];
       } else {
@@ -654,57 +656,42 @@ class Buffer {
       }
       return v;
     }
-    uint64_t hi(const uint32_t* r) const { return static_cast<uint64_t>(concat(r) >> lo_bits); }
-    uint64_t lo(const uint32_t* r) const {
-      return lo_bits ? static_cast<uint64_t>(concat(r)) & (~uint64_t{0} >> (64 - lo_bits)) : 0;
-    }
   };
 
-  // Entries of equal prefix, in the total order: the next bits, the records, the record numbers
-  void sort_ties(SortEntry* a, size_t n, const Key& key) const {
-    struct Tie {
-      uint64_t lo;
-      uint32_t idx;
-    };
-    std::vector<Tie> t(n);
-    for (size_t i = 0; i < n; ++i) t[i] = {key.lo(at(a[i].idx)), a[i].idx};
-    std::sort(t.begin(), t.end(), [&](const Tie& x, const Tie& y) {
-      if (x.lo != y.lo) return x.lo < y.lo;
-      if (!key.exact) {
-        int c = lay_.cmp(at(x.idx), at(y.idx));
-        if (c != 0) return c < 0;
-      }
-      return x.idx < y.idx;
-    });
-    for (size_t i = 0; i < n; ++i) a[i].idx = t[i].idx;
+  static bool key_less(const SortEntry& a, const SortEntry& b) { return a.hi != b.hi ? a.hi < b.hi : a.lo < b.lo; }
+  static bool key_equal(const SortEntry& a, const SortEntry& b) { return a.hi == b.hi && a.lo == b.lo; }
+  // the bits of an entry's key from `shift` up, under `mask`
+  static size_t digit(const SortEntry& e, int shift, size_t mask) {
+    const uint64_t v = shift >= 32 ? e.hi >> (shift - 32) : (e.hi << (32 - shift)) | (e.lo >> shift);
+    return static_cast<size_t>(v & mask);
   }
 
   // Radix sort, most significant digit first, in place (American flag sort): the entries agree on
-  // every bit of their prefixes from `below` up. Small ranges are sorted by insertion.
-  static void sort_prefixes(SortEntry* a, size_t n, int below) {
+  // every bit of their keys from `below` up. Small ranges are sorted by insertion.
+  static void sort_keys(SortEntry* a, size_t n, int below) {
     size_t count[size_t{1} << 11];
     for (;;) {
       if (n <= 32) {
         for (size_t i = 1; i < n; ++i) {
           SortEntry e = a[i];
           size_t j = i;
-          for (; j > 0 && a[j - 1].prefix > e.prefix; --j) a[j] = a[j - 1];
+          for (; j > 0 && key_less(e, a[j - 1]); --j) a[j] = a[j - 1];
           a[j] = e;
         }
         return;
       }
       if (below == 0) return;
-      const int digit = std::min(below, n >= 4096 ? 11 : 8), shift = below - digit;
-      const size_t buckets = size_t{1} << digit;
+      const int width = std::min(below, n >= 4096 ? 11 : 8), shift = below - width;
+      const size_t buckets = size_t{1} << width;
       std::fill(count, count + buckets, 0);
-      for (size_t i = 0; i < n; ++i) ++count[(a[i].prefix >> shift) & (buckets - 1)];
-      if (count[(a[0].prefix >> shift) & (buckets - 1)] == n) {
+      for (size_t i = 0; i < n; ++i) ++count[digit(a[i], shift, buckets - 1)];
+      if (count[digit(a[0], shift, buckets - 1)] == n) {
         below = shift;
         continue;
       }
       permute(a, count, buckets, shift);
       for (size_t b = 0, at = 0; b < buckets; at += count[b++])
-        if (count[b] > 1) sort_prefixes(a + at, count[b], shift);
+        if (count[b] > 1) sort_keys(a + at, count[b], shift);
       return;
     }
   }
@@ -716,19 +703,27 @@ class Buffer {
     for (size_t b = 0; b < buckets; ++b) {
       while (next[b] < end[b]) {
         SortEntry e = a[next[b]];
-        for (size_t d = (e.prefix >> shift) & (buckets - 1); d != b; d = (e.prefix >> shift) & (buckets - 1))
+        for (size_t d = digit(e, shift, buckets - 1); d != b; d = digit(e, shift, buckets - 1))
           std::swap(e, a[next[d]++]);
         a[next[b]++] = e;
       }
     }
   }
 
-  // the runs of equal prefixes, put in order
-  void sort_all_ties(SortEntry* a, size_t n, const Key& key) const {
+  // the runs of equal keys in the total order: by the records (when the keys hold only some of
+  // their words), then by record number
+  void sort_ties(SortEntry* a, size_t n, const Key& key) const {
     for (size_t i = 0; i < n;) {
       size_t j = i + 1;
-      while (j < n && a[j].prefix == a[i].prefix) ++j;
-      if (j - i > 1) sort_ties(a + i, j - i, key);
+      while (j < n && key_equal(a[j], a[i])) ++j;
+      if (j - i > 1)
+        std::sort(a + i, a + j, [&](const SortEntry& x, const SortEntry& y) {
+          if (!key.exact) {
+            int c = lay_.cmp(at(x.idx), at(y.idx));
+            if (c != 0) return c < 0;
+          }
+          return x.idx < y.idx;
+        });
       i = j;
     }
   }
@@ -737,24 +732,23 @@ class Buffer {
   void sort_entries(SortEntry* v, size_t n, const Key& key, int threads) const {
     const bool two = threads > 1 && n >= kParallelSort;
     if (!two) {
-      sort_prefixes(v, n, key.hi_bits);
-      sort_all_ties(v, n, key);
+      sort_keys(v, n, key.total);
+      sort_ties(v, n, key);
       return;
     }
     constexpr int kDigit = 11;
-    constexpr size_t kBuckets = size_t{1} << kDigit;
-    std::vector<size_t> count(kBuckets);
-    int below = key.hi_bits, shift = 0;
+    std::vector<size_t> count(size_t{1} << kDigit);
+    int below = key.total, shift = 0;
     for (;;) {
       if (below == 0) {
-        sort_all_ties(v, n, key);
+        sort_ties(v, n, key);
         return;
       }
       shift = std::max(below - kDigit, 0);
       const size_t mask = (size_t{1} << (below - shift)) - 1;
       std::fill(count.begin(), count.end(), 0);
-      for (size_t i = 0; i < n; ++i) ++count[(v[i].prefix >> shift) & mask];
-      if (count[(v[0].prefix >> shift) & mask] != n) break;
+      for (size_t i = 0; i < n; ++i) ++count[digit(v[i], shift, mask)];
+      if (count[digit(v[0], shift, mask)] != n) break;
       below = shift;
     }
     const size_t buckets = size_t{1} << (below - shift);
@@ -766,8 +760,8 @@ class Buffer {
     run_two(true, [&](int part) {
       const size_t from = part ? split : 0, to = part ? buckets : split;
       for (size_t b = from; b < to; ++b)
-        if (count[b] > 1) sort_prefixes(v + start[b], count[b], shift);
-      sort_all_ties(v + start[from], start[to] - start[from], key);
+        if (count[b] > 1) sort_keys(v + start[b], count[b], shift);
+      sort_ties(v + start[from], start[to] - start[from], key);
     });
   }
 
@@ -820,7 +814,7 @@ class Buffer {
   std::vector<std::unique_ptr<uint32_t[]>> blocks_;
   size_t n_ = 0;
   std::vector<uint64_t> slots_;  // a record number, and above it the top half of its hash
-  std::vector<SortEntry> index_;
+  SortIndex index_;
   std::vector<std::string> runs_;
   size_t held_ = 0, slot_charge_ = 0;
   bool reading_ = false;

@@ -29,6 +29,7 @@
 #include <pybind11/stl.h>
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -47,6 +48,8 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <new>
+#include <utility>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -145,6 +148,113 @@ int suffix_cmp(const uint32_t* a, const uint32_t* b, int n) {
     if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
   return 0;
 }
+
+// Large arrays live in huge pages (2 MB, transparent huge pages on request where the kernel allows
+// them), which are kept once given back and lent again: the hash tables, the sort indexes and the
+// records are read all over hundreds of megabytes (a TLB miss per 4 KB page took a third of the
+// estimator's time in a virtual machine), and a fresh page costs a fault and its zeroing (there,
+// more than the sorts). A run of pages is made contiguous by moving them (mremap moves page
+// tables, not bytes). The pages go back to the system once no counter is left.
+constexpr size_t kHugePage = size_t{2} << 20;
+
+class PagePool {
+ public:
+  static PagePool& get() {
+    static PagePool* pool = new PagePool;  // never destroyed: no order of destruction to mind at exit
+    return *pool;
+  }
+
+  // `pages` contiguous pages, aligned on a huge page
+  char* take(size_t pages) {
+    const size_t bytes = pages * kHugePage;
+    // an aligned place: one page more than needed, the ends given back
+    void* r = ::mmap(nullptr, bytes + kHugePage, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (r == MAP_FAILED) throw std::bad_alloc();
+    const uintptr_t start = reinterpret_cast<uintptr_t>(r);
+    const uintptr_t base = (start + kHugePage - 1) & ~(kHugePage - 1);
+    if (base > start) ::munmap(r, base - start);
+    if (start + kHugePage > base) ::munmap(reinterpret_cast<void*>(base + bytes), start + kHugePage - base);
+    char* at = reinterpret_cast<char*>(base);
+    size_t moved = 0;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (; moved < pages && !free_.empty(); ++moved) {
+        void* to = at + moved * kHugePage;
+        if (::mremap(free_.back(), kHugePage, kHugePage, MREMAP_MAYMOVE | MREMAP_FIXED, to) != to) break;
+        free_.pop_back();
+      }
+    }
+    if (moved < pages) {
+      void* rest = at + moved * kHugePage;
+      if (::mmap(rest, bytes - moved * kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
+                 0) != rest) {
+        ::munmap(at, bytes);
+        throw std::bad_alloc();
+      }
+      ::madvise(rest, bytes - moved * kHugePage, MADV_HUGEPAGE);  // refused: small pages, no harm
+    }
+    return at;
+  }
+
+  void give(char* p, size_t pages) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (size_t i = 0; i < pages; ++i) free_.push_back(p + i * kHugePage);
+  }
+
+  // a counter starts (its pages are kept) or ends (the last one's are given back to the system)
+  void enter() {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++users_;
+  }
+  void leave() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (--users_ > 0) return;
+    for (char* p : free_) ::munmap(p, kHugePage);
+    free_.clear();
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<char*> free_;
+  int users_ = 0;
+};
+
+size_t huge_pages(size_t bytes) { return (bytes + kHugePage - 1) / kHugePage; }
+
+// std::vector's allocator for the large arrays: pages of the pool from kHugePage up, the heap
+// below; elements are default-initialized (an index is written whole after its allocation)
+template <class T>
+struct HugeAllocator {
+  using value_type = T;
+  HugeAllocator() = default;
+  template <class U>
+  HugeAllocator(const HugeAllocator<U>&) {}
+  T* allocate(size_t n) {
+    const size_t bytes = n * sizeof(T);
+    if (bytes < kHugePage) return static_cast<T*>(::operator new(bytes));
+    return reinterpret_cast<T*>(PagePool::get().take(huge_pages(bytes)));
+  }
+  void deallocate(T* p, size_t n) {
+    const size_t bytes = n * sizeof(T);
+    if (bytes < kHugePage) {
+      ::operator delete(p);
+    } else {
+      PagePool::get().give(reinterpret_cast<char*>(p), huge_pages(bytes));
+    }
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    if constexpr (sizeof...(Args) == 0) {
+      ::new (static_cast<void*>(p)) U;
+    } else {
+      ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+    }
+  }
+  template <class U>
+  bool operator==(const HugeAllocator<U>&) const { return true; }
+  template <class U>
+  bool operator!=(const HugeAllocator<U>&) const { return false; }
+};
 
 // f(0) on a thread of its own and f(1) on this one when `two`, else both here, one after the other
 template <class F>
@@ -359,7 +469,7 @@ class Buffer;
 // being read spills to disk (the one asking included), which gives long runs and few of them.
 class Memory {
  public:
-  Memory(uint64_t budget, int threads) : budget_(budget), threads_(threads) {}
+  Memory(uint64_t budget, int threads) : budget_(budget), threads_(threads) { PagePool::get().enter(); }
   int threads() const { return threads_; }
   // read and write buffers of the temporary files: small next to the budget, even at the fan-in
   size_t io_bytes() const { return std::clamp<uint64_t>(budget_ / 4096, 16u << 10, 1u << 20); }
@@ -370,6 +480,14 @@ class Memory {
   void release(size_t bytes) { used_ -= bytes; }
   void enroll(Buffer* b) { buffers_.push_back(b); }
   void leave(Buffer* b) { buffers_.erase(std::remove(buffers_.begin(), buffers_.end(), b), buffers_.end()); }
+
+  // Huge pages for the records' blocks (a large budget's blocks): the pool keeps them
+  bool paged() const { return budget_ >= 32 * kHugePage; }
+  char* take_page() { return PagePool::get().take(1); }
+  void give_page(char* p) { PagePool::get().give(p, 1); }
+  ~Memory() { PagePool::get().leave(); }
+  Memory(const Memory&) = delete;
+  Memory& operator=(const Memory&) = delete;
 
  private:
   uint64_t budget_, used_ = 0;
@@ -389,13 +507,21 @@ class Buffer {
   Buffer(Memory& mem, TempDir& tmp, Layout lay, Kind kind, bool aggregate = false)
       : mem_(mem), tmp_(tmp), lay_(std::move(lay)), kind_(kind), aggregate_(aggregate) {
     // a dozen buffers may each hold a part-filled block, charged whole: small blocks leave the
-    // budget to records, and a tiny budget (the tests') gives runs of single records
-    size_t target = std::max<uint64_t>(lay_.bytes(), std::min<uint64_t>(1u << 20, mem.budget() / 32));
+    // budget to records, and a tiny budget (the tests') gives runs of single records. A large
+    // budget's blocks are cut out of huge pages, several to a page (little of it left unused).
+    paged_ = mem.paged();
+    const uint64_t block = paged_ ? kHugePage / 8 : std::min<uint64_t>(1u << 20, mem.budget() / 32);
+    size_t target = std::max<uint64_t>(lay_.bytes(), block);
     per_block_ = 1;
     shift_ = 0;
     while (per_block_ * 2 * lay_.bytes() <= target) per_block_ *= 2, ++shift_;
     // the sort index is allocated when sorting, but counted from the start
-    block_charge_ = per_block_ * (lay_.bytes() + (kind_ == kSorted ? sizeof(SortEntry) : 0));
+    const size_t index_bytes = kind_ == kSorted ? sizeof(SortEntry) : 0;
+    block_charge_ = per_block_ * (lay_.bytes() + index_bytes);
+    if (paged_) {
+      blocks_per_page_ = kHugePage / (per_block_ * lay_.bytes());
+      block_charge_ = kHugePage + blocks_per_page_ * per_block_ * index_bytes;  // by the page
+    }
     if (aggregate_) slots_.assign(kInitialSlots, kEmpty);
     mem_.enroll(this);
   }
@@ -408,7 +534,7 @@ class Buffer {
 
   size_t held() const { return held_; }
   bool evictable() const { return !reading_ && n_ > 0; }
-  const uint32_t* at(size_t i) const { return blocks_[i >> shift_].get() + (i & (per_block_ - 1)) * lay_.words; }
+  const uint32_t* at(size_t i) const { return blocks_[i >> shift_] + (i & (per_block_ - 1)) * lay_.words; }
 
   void append(const uint32_t* rec) { copy_words(push(), rec, lay_.words); }
 
@@ -524,7 +650,7 @@ class Buffer {
   std::unique_ptr<Stream> open() {
     reading_ = true;
     if (aggregate_) {
-      std::vector<uint64_t>().swap(slots_);
+      decltype(slots_)().swap(slots_);
       mem_.release(slot_charge_);
       held_ -= slot_charge_;
       slot_charge_ = 0;
@@ -557,7 +683,7 @@ class Buffer {
     uint64_t hi;
     uint32_t lo, idx;
   };
-  using SortIndex = std::vector<SortEntry>;
+  using SortIndex = std::vector<SortEntry, HugeAllocator<SortEntry>>;
   // a record number is below 2^31, so no slot in use is kEmpty
   static constexpr uint64_t kEmpty = ~uint64_t{0}, kTagMask = ~uint64_t{0} << 32;
   // a slot's tag spares a visit to the records of the other keys on its way: the table fills up to
@@ -587,16 +713,28 @@ class Buffer {
     size_t i_ = 0;
   };
 
-  uint32_t* rec(size_t i) { return blocks_[i >> shift_].get() + (i & (per_block_ - 1)) * lay_.words; }
+  uint32_t* rec(size_t i) { return blocks_[i >> shift_] + (i & (per_block_ - 1)) * lay_.words; }
 
   // room for one more record; asking for it may spill this very buffer
   uint32_t* push() {
     if (n_ >= kMaxRecords) spill();
     if (n_ == blocks_.size() * per_block_) {
-      mem_.make_room(block_charge_);
-      blocks_.emplace_back(new uint32_t[per_block_ * lay_.words]);
-      held_ += block_charge_;
-      mem_.charge(block_charge_);
+      if (!paged_ || blocks_.size() % blocks_per_page_ == 0) {
+        mem_.make_room(block_charge_);  // may spill this buffer: then its first block is wanted
+        if (paged_) {
+          pages_.push_back(mem_.take_page());
+        } else {
+          owned_.emplace_back(new uint32_t[per_block_ * lay_.words]);
+        }
+        held_ += block_charge_;
+        mem_.charge(block_charge_);
+      }
+      if (paged_) {
+        const size_t in_page = blocks_.size() % blocks_per_page_;
+        blocks_.push_back(reinterpret_cast<uint32_t*>(pages_.back()) + in_page * per_block_ * lay_.words);
+      } else {
+        blocks_.push_back(owned_.back().get());
+      }
     }
     return rec(n_++);
   }
@@ -787,9 +925,12 @@ class Buffer {
 
   void clear_memory() noexcept {
     blocks_.clear();
+    owned_.clear();
+    for (char* p : pages_) mem_.give_page(p);
+    pages_.clear();
     n_ = 0;
     if (aggregate_ && !reading_) slots_.assign(kInitialSlots, kEmpty), slots_.shrink_to_fit();
-    if (!aggregate_) std::vector<uint64_t>().swap(slots_);
+    if (!aggregate_) decltype(slots_)().swap(slots_);
     mem_.release(held_);
     held_ = 0;
     slot_charge_ = 0;
@@ -811,9 +952,13 @@ class Buffer {
   Kind kind_;
   bool aggregate_;
   size_t per_block_ = 1, shift_ = 0, block_charge_ = 0;
-  std::vector<std::unique_ptr<uint32_t[]>> blocks_;
+  bool paged_ = false;
+  size_t blocks_per_page_ = 0;
+  std::vector<uint32_t*> blocks_;
+  std::vector<std::unique_ptr<uint32_t[]>> owned_;  // the blocks, when not on pages
+  std::vector<char*> pages_;
   size_t n_ = 0;
-  std::vector<uint64_t> slots_;  // a record number, and above it the top half of its hash
+  std::vector<uint64_t, HugeAllocator<uint64_t>> slots_;  // a record number, and above it the top half of its hash
   SortIndex index_;
   std::vector<std::string> runs_;
   size_t held_ = 0, slot_charge_ = 0;

@@ -1246,17 +1246,23 @@ class KneserNeyCounter {
     }
   }
 
+  ~KneserNeyCounter() { close(); }
+  KneserNeyCounter(const KneserNeyCounter&) = delete;
+  KneserNeyCounter& operator=(const KneserNeyCounter&) = delete;
+
   // Lines of UTF-8 text (checked by the caller), each split at whitespace as Python's str.split()
   // splits it; a line with no word is skipped, as `cad lm` skips blank lines (the token lists
   // handed to `add` come joined by single spaces, one list per line, none empty)
   void add_lines(std::string_view text) {
     if (adjusted_done_) throw std::logic_error("add() after the counts were adjusted");
-    std::vector<uint32_t> w;
+    if (closed_) throw std::logic_error("the counter is closed");
+    Chunk c;
     size_t pos = 0;
     while (pos < text.size()) {
       size_t end = text.find('\n', pos);
       if (end == std::string_view::npos) end = text.size();
-      w.assign(1, kBos);
+      const size_t first = c.ids.size();
+      c.ids.push_back(kBos);
       size_t p = pos;
       while (p < end) {
         size_t sp = space_at(text, p, end);
@@ -1268,16 +1274,29 @@ class KneserNeyCounter {
         while (q < end && !space_at(text, q, end)) ++q;
         uint32_t t = id(text.substr(p, q - p));
         if (t == kBos || t == kEos) reserved_ = true;
-        w.push_back(t);
+        c.ids.push_back(t);
         p = q;
       }
-      if (w.size() > 1) {
-        w.push_back(kEos);
+      if (c.ids.size() - first > 1) {
+        c.ids.push_back(kEos);
+        c.lens.push_back(static_cast<uint32_t>(c.ids.size() - first));
         ++sentences_;
-        count_sentence(w);
+      } else {
+        c.ids.resize(first);
       }
       pos = end + 1;
     }
+    if (mem_.threads() == 1) {
+      count_chunk(c);
+      return;
+    }
+    // the counting thread takes it; at most two chunks wait, which keeps the reader a chunk ahead
+    std::unique_lock<std::mutex> lock(count_mu_);
+    if (!count_thread_.joinable()) count_thread_ = std::thread([this] { count_loop(); });
+    count_cv_.wait(lock, [this] { return count_todo_.size() < 2 || count_err_; });
+    if (count_err_) std::rethrow_exception(count_err_);
+    count_todo_.push_back(std::move(c));
+    count_cv_.notify_all();
   }
 
   int64_t sentences() const { return sentences_; }
@@ -1338,6 +1357,10 @@ class KneserNeyCounter {
 
   // frees the memory and removes the temporary directory; the counter is unusable afterwards
   void close() noexcept {
+    try {
+      finish_counting();
+    } catch (...) {  // reported by the call that needed the counts, or of no interest any more
+    }
     grams_.clear();
     contexts_.clear();
     tmp_.remove();
@@ -1354,7 +1377,10 @@ class KneserNeyCounter {
       if (e.hash == h && words_[e.id] == w) return e.id;
     }
     uint32_t i = static_cast<uint32_t>(words_.size());
-    words_.emplace_back(w);
+    {
+      std::lock_guard<std::mutex> lock(vocab_mu_);  // refresh_ranks() may be reading
+      words_.emplace_back(w);
+    }
     word_slots_[s] = {h, i};
     if (words_.size() * 2 > word_slots_.size()) {
       std::vector<WordSlot> old(word_slots_.size() * 2, WordSlot{0, kNoWord});
@@ -1370,9 +1396,54 @@ class KneserNeyCounter {
     return i;
   }
 
-  void count_sentence(const std::vector<uint32_t>& w) {
-    if (closed_) throw std::logic_error("the counter is closed");
-    const int len = static_cast<int>(w.size());
+  // sentences as word ids, <s> and </s> included, one after the other
+  struct Chunk {
+    std::vector<uint32_t> ids, lens;
+  };
+
+  void count_chunk(const Chunk& c) {
+    const uint32_t* w = c.ids.data();
+    for (uint32_t len : c.lens) {
+      count_sentence(w, static_cast<int>(len));
+      w += len;
+    }
+  }
+
+  // the counting thread: chunks in the order they came, until finish_counting()
+  void count_loop() {
+    std::unique_lock<std::mutex> lock(count_mu_);
+    for (;;) {
+      count_cv_.wait(lock, [this] { return !count_todo_.empty() || count_stop_; });
+      if (count_todo_.empty()) return;
+      Chunk c = std::move(count_todo_.front());
+      lock.unlock();
+      try {
+        count_chunk(c);
+      } catch (...) {
+        lock.lock();
+        count_err_ = std::current_exception();
+        count_todo_.clear();
+        count_cv_.notify_all();
+        return;
+      }
+      lock.lock();
+      count_todo_.pop_front();
+      count_cv_.notify_all();
+    }
+  }
+
+  // every chunk counted (the counting thread gone); its error, if any, is thrown here
+  void finish_counting() {
+    {
+      std::lock_guard<std::mutex> lock(count_mu_);
+      count_stop_ = true;
+    }
+    count_cv_.notify_all();
+    if (count_thread_.joinable()) count_thread_.join();
+    if (count_err_) std::rethrow_exception(count_err_);
+  }
+
+  void count_sentence(const uint32_t* w, int len) {
     Buffer& top = *grams_[order_ - 1];
     const int grams = len - order_ + 1;
     if (grams > 0) {
@@ -1399,7 +1470,9 @@ class KneserNeyCounter {
     for (size_t r = 0; r < order.size(); ++r) rank[order[r]] = static_cast<uint32_t>(r);
     return rank;
   }
+  // (on the counting thread, while the reading thread may add words)
   void refresh_ranks() {
+    std::lock_guard<std::mutex> lock(vocab_mu_);
     if (rank_.size() != words_.size()) rank_ = word_ranks();
   }
 
@@ -1423,6 +1496,7 @@ class KneserNeyCounter {
     if (closed_) throw std::logic_error("the counter is closed");
     if (adjusted_done_) return;
     adjusted_done_ = true;
+    finish_counting();
     rank_ = word_ranks();
     by_rank_.resize(words_.size());
     for (size_t i = 0; i < words_.size(); ++i) by_rank_[rank_[i]] = &words_[i];
@@ -1740,6 +1814,13 @@ class KneserNeyCounter {
   std::vector<Level> levels_;
   std::vector<uint32_t> scratch_;
   std::vector<uint64_t> hashes_;                   // counting: a sentence's n-grams'
+  // the counting thread (threads > 1) and what it is handed
+  std::thread count_thread_;
+  std::mutex count_mu_, vocab_mu_;
+  std::condition_variable count_cv_;
+  std::deque<Chunk> count_todo_;
+  bool count_stop_ = false;
+  std::exception_ptr count_err_;
   std::vector<uint64_t> uni_count_;
   std::vector<char> uni_present_;
   std::vector<double> uni_prob_;

@@ -1,4 +1,6 @@
+import gzip
 import math
+import os
 import random
 
 import pytest
@@ -180,6 +182,21 @@ def test_native_estimate_threads_change_no_byte(tmp_path):
         train_lm(text, tmp_path / "t.arpa", 5, engine="native", memory=memory, temp_dir=tmp, threads=threads)
         assert (tmp_path / "t.arpa").read_bytes() == (tmp_path / "p.arpa").read_bytes(), (threads, memory)
         assert list(tmp.iterdir()) == []
+    # a plain file is written by the formatting threads; a gzip file through Python, in order as well
+    train_lm(text, tmp_path / "t.arpa.gz", 5, engine="native", threads=2)
+    assert gzip.decompress((tmp_path / "t.arpa.gz").read_bytes()) == (tmp_path / "p.arpa").read_bytes()
+
+
+def test_native_estimate_names_an_output_it_cannot_write(tmp_path):
+    if not native.available():
+        pytest.skip("cad.lm._kn is not built")
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    from cad.lm.native import estimate_to_arpa
+
+    sents = [["a", "b", str(k % 50)] for k in range(2000)]
+    with pytest.raises(CadError, match="/dev/full.*cannot write: No space left on device"):
+        estimate_to_arpa(iter(sents), 3, "/dev/full", temp_dir=tmp_path)
 
 
 def test_native_file_reader_splits_as_str_split(tmp_path):
@@ -188,8 +205,6 @@ def test_native_file_reader_splits_as_str_split(tmp_path):
     CRLF and a last line without newline, gzip, and chunk boundaries; the Python reference's bytes."""
     if not native.available():
         pytest.skip("cad.lm._kn is not built")
-    import gzip
-
     from cad.lm import native as lm_native
     from cad.train.pipeline import train_lm
 

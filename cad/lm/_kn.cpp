@@ -46,6 +46,7 @@
 #include <exception>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -1088,14 +1089,25 @@ void append_log10(std::string& out, double p) {
   out.append(buf, format_g9(buf, p > 0 ? std::log10(p) : -99.0));
 }
 
-// The ARPA text, formatted on a thread of its own while the estimation goes on (a quarter of the
+// The write failed (disk full, ...) when the formatting threads write the ARPA text themselves:
+// Python names the output
+class OutputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The ARPA text, formatted on threads of their own while the estimation goes on (a quarter of the
 // estimator's time was the log10s and the printing; lmplz also writes in a thread of its own). The
-// lines are queued in chunks of records and come back as text in the order they were queued; only
-// the calling thread touches Python (the `write` callback), the formatting thread never does.
+// lines are queued in chunks of records and come out as text in the order they were queued: written
+// to the file descriptor by the formatting threads themselves (a plain file), or handed to `write`
+// by the calling thread, the only one that touches Python.
 class ArpaFormatter {
  public:
-  ArpaFormatter(const std::vector<const std::string*>& by_rank, uint32_t bos, int order, const py::function& write)
-      : by_rank_(by_rank), bos_(bos), order_(order), write_(write), thread_([this] { run(); }) {}
+  ArpaFormatter(const std::vector<const std::string*>& by_rank, uint32_t bos, int order, const py::function& write,
+                int fd, int workers)
+      : by_rank_(by_rank), bos_(bos), order_(order), write_(write), fd_(fd) {
+    for (int i = 0; i < workers; ++i) threads_.emplace_back([this] { run(); });
+  }
 
   ~ArpaFormatter() {
     {
@@ -1103,7 +1115,7 @@ class ArpaFormatter {
       stop_ = true;
     }
     wake_.notify_all();
-    thread_.join();
+    for (std::thread& t : threads_) t.join();
   }
 
   void text(const std::string& s) {
@@ -1123,43 +1135,48 @@ class ArpaFormatter {
   void finish() {
     submit();
     std::unique_lock<std::mutex> lock(mu_);
-    while (!todo_.empty() || busy_ || !done_.empty()) {
+    while (written_ < queued_) {
       drain(lock);
-      if (!todo_.empty() || busy_) wake_.wait(lock);
+      if (written_ < queued_) wake_.wait(lock);
     }
+    if (!write_error_.empty()) throw OutputError(write_error_);
   }
 
  private:
   static constexpr size_t kChunkLines = 1 << 15;
-  static constexpr size_t kInFlight = 4;
+  static constexpr uint64_t kInFlight = 6;
   struct Chunk {
     std::vector<uint32_t> keys;
     std::vector<double> vals;        // p and back-off per n-gram line
     std::vector<int32_t> lens;       // > 0: an n-gram line of that length; < 0: literal -(i+1)
     std::vector<std::string> literals;
+    uint64_t seq = 0;
   };
 
   void submit() {
     if (cur_->lens.empty()) return;
     std::unique_lock<std::mutex> lock(mu_);
+    cur_->seq = queued_++;
     todo_.push_back(std::move(cur_));
     cur_ = std::make_unique<Chunk>();
     wake_.notify_all();
     drain(lock);
-    while (todo_.size() + (busy_ ? 1 : 0) > kInFlight) {
+    while (queued_ - written_ > kInFlight) {
       wake_.wait(lock);
       drain(lock);
     }
   }
 
-  // writes the finished texts (the lock is let go during the Python call)
+  // the calling thread hands the texts done, in order, to Python (the lock let go meanwhile)
   void drain(std::unique_lock<std::mutex>& lock) {
-    while (!done_.empty()) {
-      std::string text = std::move(done_.front());
-      done_.pop_front();
+    if (fd_ >= 0) return;
+    for (auto it = done_.find(written_); it != done_.end(); it = done_.find(written_)) {
+      std::string text = std::move(it->second);
+      done_.erase(it);
       lock.unlock();
       write_(py::bytes(text));
       lock.lock();
+      ++written_;
     }
   }
 
@@ -1170,14 +1187,41 @@ class ArpaFormatter {
       if (todo_.empty()) return;
       std::unique_ptr<Chunk> c = std::move(todo_.front());
       todo_.pop_front();
-      busy_ = true;
       lock.unlock();
       std::string out = format(*c);
       lock.lock();
-      busy_ = false;
-      done_.push_back(std::move(out));
+      done_.emplace(c->seq, std::move(out));
+      if (fd_ >= 0 && !writing_) write_in_order(lock);
       wake_.notify_all();
     }
+  }
+
+  // one formatting thread at a time writes the texts done, in order, to the file descriptor
+  void write_in_order(std::unique_lock<std::mutex>& lock) {
+    writing_ = true;
+    for (auto it = done_.find(written_); it != done_.end(); it = done_.find(written_)) {
+      std::string text = std::move(it->second);
+      done_.erase(it);
+      lock.unlock();
+      std::string error = write_error_.empty() ? write_all(text) : std::string();
+      lock.lock();
+      if (!error.empty() && write_error_.empty()) write_error_ = error;
+      ++written_;
+      wake_.notify_all();
+    }
+    writing_ = false;
+  }
+
+  std::string write_all(const std::string& text) const {
+    for (size_t off = 0; off < text.size();) {
+      ssize_t w = ::write(fd_, text.data() + off, text.size() - off);
+      if (w < 0) {
+        if (errno == EINTR) continue;
+        return std::strerror(errno);
+      }
+      off += static_cast<size_t>(w);
+    }
+    return std::string();
   }
 
   std::string format(const Chunk& c) const {
@@ -1219,13 +1263,16 @@ class ArpaFormatter {
   uint32_t bos_;
   int order_;
   const py::function& write_;
+  int fd_;
   std::unique_ptr<Chunk> cur_ = std::make_unique<Chunk>();
   std::mutex mu_;
   std::condition_variable wake_;
   std::deque<std::unique_ptr<Chunk>> todo_;
-  std::deque<std::string> done_;
-  bool busy_ = false, stop_ = false;
-  std::thread thread_;         // last: it starts once everything it reads is built
+  std::map<uint64_t, std::string> done_;  // by sequence number, until written
+  uint64_t queued_ = 0, written_ = 0;
+  bool writing_ = false, stop_ = false;
+  std::string write_error_;
+  std::vector<std::thread> threads_;  // last: they start once everything they read is built
 };
 
 class KneserNeyCounter {
@@ -1309,14 +1356,14 @@ class KneserNeyCounter {
     return coc_;
   }
 
-  // the ARPA text, handed to `write` in pieces
-  void write_arpa(const std::vector<std::array<double, 3>>& discounts, const py::function& write) {
+  // the ARPA text, written to `fd` (>= 0) by the formatting threads, else handed to `write` in pieces
+  void write_arpa(const std::vector<std::array<double, 3>>& discounts, const py::function& write, int fd) {
     adjust();
     if (static_cast<int>(discounts.size()) != order_) throw std::invalid_argument("one discount triple per order");
     if (written_) throw std::logic_error("write_arpa() runs once");
     written_ = true;
     unigram_probabilities(discounts[0]);
-    ArpaFormatter out(by_rank_, bos_, order_, write);
+    ArpaFormatter out(by_rank_, bos_, order_, write, fd, mem_.threads());
     out_ = &out;
     std::string head = "\\data\\\n";
     for (int n = 0; n < order_; ++n) head += "ngram " + std::to_string(n + 1) + "=" + std::to_string(sizes_[n]) + "\n";
@@ -1839,6 +1886,7 @@ class KneserNeyCounter {
 PYBIND11_MODULE(_kn, m) {
   m.doc() = "Modified Kneser-Ney counting and ARPA writing (cad.lm.kneser_ney's native engine)";
   py::register_exception<TempFileError>(m, "TempFileError", PyExc_OSError);
+  py::register_exception<OutputError>(m, "OutputError", PyExc_OSError);
   py::class_<KneserNeyCounter>(m, "KneserNeyCounter")
       .def(py::init<int, uint64_t, const std::string&, int>(), py::arg("order"), py::arg("memory"), py::arg("temp_dir"),
            py::arg("threads") = 1)
@@ -1859,7 +1907,7 @@ PYBIND11_MODULE(_kn, m) {
       .def("reserved", &KneserNeyCounter::reserved)
       .def("temp_files", &KneserNeyCounter::temp_files)
       .def("counts_of_counts", &KneserNeyCounter::counts_of_counts)
-      .def("write_arpa", &KneserNeyCounter::write_arpa, py::arg("discounts"), py::arg("write"))
+      .def("write_arpa", &KneserNeyCounter::write_arpa, py::arg("discounts"), py::arg("write"), py::arg("fd") = -1)
       .def("close", &KneserNeyCounter::close);
   // the ARPA writer's number format, for the tests: f"{x:.9g}"
   m.def("format_g9", [](double x) {

@@ -4,6 +4,7 @@ followed by cad.lm.arpa.write_arpa, byte for byte, at a fraction of the time and
 
 from __future__ import annotations
 
+import io
 import logging
 import os
 import re
@@ -94,7 +95,16 @@ def _estimate(count, order: int, out: str | os.PathLike, discount_fallback: bool
         discounts = [discounts_from_counts_of_counts(list(t), n + 1, discount_fallback)
                      for n, t in enumerate(counter.counts_of_counts())]
         with atomic_output(out, binary=True) as fh:
-            counter.write_arpa([list(d) for d in discounts], fh.write)
+            # a plain file (not standard output's buffer, not gzip) is written by the formatting
+            # threads themselves, without a pass through Python
+            fd = -1
+            if isinstance(fh, io.BufferedWriter):
+                fh.flush()
+                fd = fh.fileno()
+            try:
+                counter.write_arpa([list(d) for d in discounts], fh.write, fd)
+            except _kn.OutputError as exc:
+                raise CadError(f"cannot write: {exc}; nothing was written there", os.fspath(out)) from None
         files = counter.temp_files()
     except _kn.TempFileError as exc:
         raise CadError(f"language model estimation: {exc} (temporary files under {tmp}: see --temp-dir, "

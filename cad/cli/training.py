@@ -293,8 +293,9 @@ def add_training_parsers(sub, command: str | None = None) -> None:
                    help="directory for the sorted runs of the native engine, in a subdirectory removed when "
                         "done (default: the system's temporary directory, $TMPDIR or /tmp)")
     s.add_argument("--threads", type=_positive_int, default=None, metavar="N",
-                   help="threads of the native engine's sorts, 1 or 2 (more count as 2); the output is the same "
-                        "whatever their number (default: 2, or 1 on a machine of one core)")
+                   help="threads of the native engine, 1 or 2 (more count as 2): counting while the text is "
+                        "read, the sorts and the ARPA formatting shared; the output is the same whatever their "
+                        "number (default: 2, or 1 on a machine of one core)")
     add_out(s, "--out", required=True, help="ARPA file")
     s.set_defaults(func=_cmd_lm)
 

@@ -17,14 +17,21 @@
 //      already in suffix order, merged with that order's <s> n-grams and passed further down; every
 //      order's adjusted counts go to a buffer in context order, and their counts of counts to Python;
 //   3. per order, in context order: each context's denominator, N1/N2/N3+ and so its γ (the back-off
-//      of the context), and each n-gram's discounted term, re-sorted by suffix (words 2..n, then 1)
-//      so that a merge with the lower order's probabilities, in word order, finds p(w|c') for the
-//      interpolation; the result is sorted back into word order, which is the ARPA order, and
-//      written while the next order is interpolated against it.
+//      of the context), and each n-gram's discounted term. When the lower order's probabilities fit
+//      in memory, each n-gram's is computed there, p(w|c') found by hashing the suffix, and comes
+//      out in word order, which is the ARPA order; otherwise the terms are re-sorted by suffix
+//      (words 2..n, then 1) so that a merge with the lower order's probabilities, in word order,
+//      finds p(w|c'), and the result is sorted back into word order. The lower order is written
+//      while the next one is computed against it.
 // Word ids become ranks (the words' UTF-8 byte order, Python's str order) once the vocabulary is
 // complete, so that "word order" is a plain comparison of ids from pass 2 on. Runs spilled during
 // counting are sorted by the ranks of the vocabulary so far: adding words never changes the
 // relative order of the words already seen, so those runs are also sorted by the final ranks.
+//
+// With two threads (the default), the n-grams are counted on a thread of their own while the next
+// chunk's words are found, large sorts are shared, and two threads format the ARPA text; every
+// sort is by a strict total order and every output comes out in the order it was queued, so the
+// bytes are the same with one thread or two.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -470,7 +477,8 @@ class Buffer;
 // being read spills to disk (the one asking included), which gives long runs and few of them.
 class Memory {
  public:
-  Memory(uint64_t budget, int threads) : budget_(budget), threads_(threads) { PagePool::get().enter(); }
+  // (more than two threads would not be used: two share the sorts, one counts while one reads)
+  Memory(uint64_t budget, int threads) : budget_(budget), threads_(std::min(threads, 2)) { PagePool::get().enter(); }
   int threads() const { return threads_; }
   // read and write buffers of the temporary files: small next to the budget, even at the fan-in
   size_t io_bytes() const { return std::clamp<uint64_t>(budget_ / 4096, 16u << 10, 1u << 20); }

@@ -27,7 +27,8 @@ log = logging.getLogger(__name__)
 BATCH = 4_096       # sentences handed to the counter at once
 CHUNK_BYTES = 1 << 20       # bytes of a file handed to the counter at once
 DEFAULT_MEMORY = 1 << 30
-# the estimator's sorts split between two threads at most; a machine of one core gains nothing
+# two threads at most share the estimator's work (counting while reading, the sorts, the ARPA
+# formatting); a machine of one core gains nothing
 DEFAULT_THREADS = min(2, os.cpu_count() or 1)
 # below this a size is more likely a forgotten unit (--memory 500) than a wish for millions of runs
 MIN_MEMORY = 1 << 20
@@ -58,7 +59,7 @@ def estimate_to_arpa(sentences: Iterable[list[str]], order: int, out: str | os.P
     holding about `memory` bytes of n-grams (plus the vocabulary); the rest goes to sorted runs in a
     private directory under `temp_dir` (default: the system's), removed whatever happens. Returns
     the number of temporary files written (0: everything fitted in memory). `threads` (1 or 2) share
-    the sorts; the bytes are the same whatever their number."""
+    the counting, the sorts and the formatting; the bytes are the same whatever their number."""
     return _estimate(lambda counter: _count(counter, sentences), order, out, discount_fallback, memory, temp_dir,
                      threads)
 

@@ -18,7 +18,7 @@ def train_lm(text: Path, out: Path, order: int, engine: str = "native", memory: 
     """Modified Kneser-Ney ARPA of the non-blank lines of `text`; `engine` "native" (cad/lm/_kn.cpp)
     or "python" (cad.lm.kneser_ney, the reference), which write the same bytes. The native engine
     holds about `memory` bytes of n-grams (None: its default) and spills the rest under `temp_dir`;
-    it sorts with `threads` threads (None: its default), which change no byte."""
+    it works on `threads` threads (None: its default), which change no byte."""
     if engine == "native":
         estimate_file_to_arpa(text, order, out, memory=DEFAULT_MEMORY if memory is None else memory,
                               temp_dir=temp_dir, threads=DEFAULT_THREADS if threads is None else threads)

@@ -518,7 +518,7 @@ class Buffer {
     // a dozen buffers may each hold a part-filled block, charged whole: small blocks leave the
     // budget to records, and a tiny budget (the tests') gives runs of single records. A large
     // budget's blocks are cut out of huge pages, several to a page (little of it left unused).
-    paged_ = mem.paged();
+    paged_ = mem.paged() && lay_.bytes() <= kHugePage / 8;
     const uint64_t block = paged_ ? kHugePage / 8 : std::min<uint64_t>(1u << 20, mem.budget() / 32);
     size_t target = std::max<uint64_t>(lay_.bytes(), block);
     per_block_ = 1;

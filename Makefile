@@ -174,9 +174,14 @@ moses-ini: install
 
 train: $(OUT)/moses.ini
 
+# cad train runs at every make (it skips its stages whose inputs did not change); cad moses-ini check only
+# when moses.ini or a table or LM beside it is newer than its last check (the large model's take a minute)
+CHECKED = $(OUT)/.moses-ini.checked
 $(OUT)/moses.ini: install $(if $(filter large,$(MODEL)),$(CORPUS).$(SRC))
 	$(CAD) train $(TRAIN_ARGS)
-	$(CAD) moses-ini check $(OUT)/moses.ini
+	if [ -f $(CHECKED) ] && [ -z "$$(find $(OUT) -maxdepth 1 -newer $(CHECKED) \( -name moses.ini -o -name '*.gz' \
+		-o -name '*.arpa' \) -print -quit)" ]; then echo "$@: checked since its last change"; \
+	else $(CAD) moses-ini check $(OUT)/moses.ini && touch $(CHECKED); fi
 
 # The large model's corpus, as a Moses user builds one: the raw Hansard tokenized and cleaned in shards
 # ($(OUT)/hansard.*, cased), then the tokenized 33k corpus and it concatenated, documents and all; cad train

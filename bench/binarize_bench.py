@@ -8,8 +8,10 @@ The first --lines lines of the model's phrase-table.gz and reordering-table.wbe-
 gzipped, into a temporary folder (removed at the end; --work keeps them), with a moses.ini naming
 just those two tables. Each engine then binarizes them (`binarize_model(..., force=True)`, into a
 folder of its own) in a process of its own, once per --prune value: its wall time, its CPU time
-(user + system: less disturbed by other jobs than the wall clock) and its peak RSS (the whole
-process: the interpreter and its imports included). Last, whether both engines wrote the same bytes.
+(user + system: less disturbed by other jobs than the wall clock), its peak RSS (the whole
+process: the interpreter and its imports included) and, pruned, the size of its temporary of kept
+pairs (on disk beside the tables while the reordering table is written). Last, whether both
+engines wrote the same bytes.
 
 --records N: besides, a phrase table of N source phrases of one line each (plain text, in the
 temporary folder), binarized by the native engine alone: the index's memory, which grows with the
@@ -32,15 +34,24 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 TABLES = ("phrase-table.gz", "reordering-table.wbe-msd-bidirectional-fe.gz")
 
-# run in a process of its own: one engine's binarize_model, timed, and the process's peak RSS
+# run in a process of its own: one engine's binarize_model, timed, the process's peak RSS, and the
+# kept pairs' temporary, sized as binarize_model removes it
 TIMED = """
-import json, resource, sys, time
+import json, os, resource, sys, time
+kept, unlink = 0, os.unlink
+def sized(path, *args, **kwargs):
+    global kept
+    if ".kept.tmp" in os.fspath(path):
+        kept += os.stat(path).st_size
+    unlink(path, *args, **kwargs)
+os.unlink = sized
 from cad.moses.binarize import binarize_model
 ini, out, prune, engine = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 t, c = time.perf_counter(), time.process_time()
 binarize_model(ini, out, force=True, prune=prune, engine=engine)
 wall, cpu = time.perf_counter() - t, time.process_time() - c
-print(json.dumps({"wall": wall, "cpu": cpu, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+print(json.dumps({"wall": wall, "cpu": cpu, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "kept_mb": kept / 1e6}))
 """
 
 INI = """[feature]
@@ -108,13 +119,14 @@ def main() -> None:
         print(f"{lines:,} lines of {model}'s phrase table ({pt_size / 1e6:.0f} MB of text, "
               f"{(work / TABLES[0]).stat().st_size / 1e6:.0f} MB gzipped) and reordering table "
               f"({ro_size / 1e6:.0f} MB, {(work / TABLES[1]).stat().st_size / 1e6:.0f} MB)", flush=True)
-        print(f"{'prune':>5}  {'engine':<7} {'wall s':>8} {'cpu s':>8} {'peak RSS MB':>12} {'MB written':>11}")
+        print(f"{'prune':>5}  {'engine':<7} {'wall s':>8} {'cpu s':>8} {'peak RSS MB':>12} {'MB written':>11} "
+              f"{'kept MB':>8}")
         for prune in a.prune:
             got = {}
             for engine in a.engines:
                 got[engine] = r = run(ini, work / f"out.{engine}", prune, engine)
                 print(f"{prune:>5}  {engine:<7} {r['wall']:>8.1f} {r['cpu']:>8.1f} {r['rss_mb']:>12.0f} "
-                      f"{r['bytes'] / 1e6:>11.0f}", flush=True)
+                      f"{r['bytes'] / 1e6:>11.0f} {r['kept_mb']:>8.1f}", flush=True)
             if len(got) == 2:
                 n, p = got["native"], got["python"]
                 print(f"       native/python: {p['wall'] / n['wall']:.1f}x faster (wall), {p['cpu'] / n['cpu']:.1f}x "

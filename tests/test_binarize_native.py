@@ -3,6 +3,7 @@
 the same error: the same message, file and line."""
 
 import gzip
+import os
 import random
 import struct
 from pathlib import Path
@@ -11,10 +12,11 @@ import pytest
 
 from cad.cli import main
 from cad.core.errors import CadError
+from cad.moses import binarize
 from cad.moses import binarize_native as native
 from cad.moses.binarize import binarize_model
-from cad.moses.binarized import (BinaryPhraseTable, KeptPairs, Pruner, binarize_phrase_table,
-                                 binarize_reordering_table)
+from cad.moses.binarized import (BinaryPhraseTable, BinaryReorderingTable, KeptPairs, Pruner,
+                                 binarize_phrase_table, binarize_reordering_table)
 from conftest import write
 from decoder_fixtures import random_model
 
@@ -44,7 +46,7 @@ def same_phrase_table(tmp: Path, text: Path, num: int = 4, prune: int = 0, ok: b
     """Both engines on `text`: the same binary table (and kept pairs) or the same error (`ok`:
     not an error). The Python engine's kept pairs, for a reordering table."""
     py_out, nat_out = tmp / "py.cadphr", tmp / "nat.cadphr"
-    py_kept, nat_kept = tmp / "py.kept", tmp / "nat.kept"
+    py_kept, nat_kept = tmp / "py.kept.gz", tmp / "nat.kept.gz"
     got = {}
     for engine, run in (("python", lambda: _python_pt(text, py_out, num, prune, py_kept)),
                         ("native", lambda: native.binarize_phrase_table(text, nat_out, num, "TM0", prune, nat_kept))):
@@ -58,8 +60,8 @@ def same_phrase_table(tmp: Path, text: Path, num: int = 4, prune: int = 0, ok: b
         assert not py_out.exists() and not nat_out.exists()
         return py_kept
     assert nat_out.read_bytes() == py_out.read_bytes()
-    if prune:
-        assert nat_kept.read_bytes() == py_kept.read_bytes()
+    if prune:       # gzip's headers differ between zlib and Python's gzip: the text is the same
+        assert gzip.decompress(nat_kept.read_bytes()) == gzip.decompress(py_kept.read_bytes())
     return py_kept
 
 
@@ -392,8 +394,6 @@ def test_alignment_points_with_leading_zeros(tmp_path):
 def test_a_reordering_table_pruned_by_an_up_to_date_phrase_table(tmp_path):
     """Only the reordering table rewritten: the pairs come from the binary phrase table
     (binarize._kept_pairs_of), read by either engine."""
-    import os
-
     ini, _ = random_model(tmp_path, 6)
     ro = tmp_path / "ro"
     ro.write_text("".join(sorted(ro.read_text(encoding="utf-8").splitlines(keepends=True))), encoding="utf-8")
@@ -407,3 +407,98 @@ def test_a_reordering_table_pruned_by_an_up_to_date_phrase_table(tmp_path):
         assert [Path(p).name for _, p in done.written] == ["ro.cadlexr"]
         outs[engine] = (tmp_path / "ro.cadlexr").read_bytes()
     assert outs["native"] == outs["python"]
+
+
+# ---- the kept pairs' temporary ------------------------------------------------------------------
+
+def _sorted_model(tmp_path, seed):
+    ini, _ = random_model(tmp_path, seed)
+    ro = tmp_path / "ro"
+    ro.write_text("".join(sorted(ro.read_text(encoding="utf-8").splitlines(keepends=True))), encoding="utf-8")
+    return ini
+
+
+def test_the_kept_pairs_temporary_is_gzip_and_removed(tmp_path, monkeypatch):
+    """binarize_model's temporary of kept pairs, caught as the reordering table is given it: gzip
+    (it was 1.9 GB of text beside a large model's tables), the same text from either engine,
+    written by the phrase table's writer or from an up-to-date binary phrase table; gone after."""
+    ini = _sorted_model(tmp_path, 10)
+    seen = []
+    real = binarize._reordering_table
+
+    def spy(engine, path, dst, f, kept_file, phrase_table, prune):
+        data = Path(kept_file).read_bytes()
+        seen.append((engine, Path(kept_file).name, data[:2], gzip.decompress(data)))
+        return real(engine, path, dst, f, kept_file, phrase_table, prune)
+
+    monkeypatch.setattr(binarize, "_reordering_table", spy)
+    ro = tmp_path / "ro"
+    then = ro.stat().st_mtime_ns
+    for engine in ("python", "native"):
+        os.utime(ro, ns=(then, then))
+        binarize_model(ini, force=True, prune=2, engine=engine)          # the phrase table's writer
+        os.utime(ro, ns=(then + 10**9, then + 10**9))
+        binarize_model(ini, prune=2, engine=engine)                      # the binary phrase table
+    assert [(e, name, magic) for e, name, magic, _ in seen] == [
+        (e, name, b"\x1f\x8b") for e in ("python", "native") for name in ("pt.cadphr.kept.tmp.gz",
+                                                                           "ro.cadlexr.kept.tmp.gz")]
+    assert len({text for *_, text in seen}) == 1 and b" ||| " in seen[0][3]
+    assert not list(tmp_path.glob("*.tmp*"))
+
+
+@pytest.mark.parametrize("engine", ["python", "native"])
+def test_the_kept_pairs_temporary_is_removed_on_an_error_or_ctrl_c(tmp_path, monkeypatch, engine):
+    ini = _sorted_model(tmp_path, 11)
+    pt = tmp_path / "pt"
+    good = pt.read_text(encoding="utf-8")
+    # the phrase table's writer fails with the temporary half written: no kept_file came back
+    pt.write_text(good + "zz ||| x ||| 1 1\n", encoding="utf-8")
+    with pytest.raises(CadError, match="2 scores"):
+        binarize_model(ini, force=True, prune=2, engine=engine)
+    assert not list(tmp_path.glob("*.tmp*"))
+    pt.write_text(good, encoding="utf-8")
+
+    def interrupted(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(binarize, "_reordering_table", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        binarize_model(ini, force=True, prune=2, engine=engine)
+    assert not list(tmp_path.glob("*.tmp*"))
+
+
+def test_a_kept_line_longer_than_a_chunk(tmp_path):
+    """A source phrase with tens of thousands of targets ("." in a large model): its line of kept
+    pairs, 5 MB, longer than a chunk of the compiled engine's gzip reader (4 MB), is read whole."""
+    rng = random.Random(12)
+    pad = " ".join(["mot"] * 20)
+    pairs = [(".", f"t{k:06d} {pad}") for k in range(70_000)]
+    pairs += [(s, f"t{k} {pad}") for s in (",", "a", "b") for k in range(5)]
+    pt_lines = sorted((f"{s} ||| {t} ||| 0.5 0.5 {rng.choice(['0.25', '0.5', repr(rng.random())])} 0.5 ||| 0-0\n"
+                       for s, t in pairs), key=str.encode)
+    ro_lines = sorted((f"{s} ||| {t} ||| 0.1 0.2 0.3 0.4 0.5 0.6\n" for s, t in pairs + [(".", "zz"), ("a", "zz")]),
+                      key=str.encode)
+    pt, ro = write(tmp_path / "pt.gz", gzip.compress("".join(pt_lines).encode())), write(tmp_path / "ro",
+                                                                                        "".join(ro_lines))
+    kept = same_phrase_table(tmp_path, pt, prune=60_000, ok=True)
+    lines = gzip.decompress(kept.read_bytes()).decode().splitlines()
+    assert max(len(line) for line in lines) > 5 << 20 and len(lines) == 4
+    assert same_reordering_table(tmp_path, ro, kept=kept, prune=60_000) is None
+    table = BinaryReorderingTable(tmp_path / "nat.cadlexr")
+    assert len(table.lookup(".")) == 60_000 and len(table.lookup("a")) == 5
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full")
+@pytest.mark.parametrize("targets", [3, 60_000])
+def test_a_full_disk_under_the_kept_pairs_names_their_file(tmp_path, targets):
+    """A few pairs fail at the gzip stream's close; a long line of random targets (1 MB
+    gzipped), while it is written."""
+    rng = random.Random(13)
+    pt = write(tmp_path / "pt", "".join(f"a ||| {rng.getrandbits(128):032x} ||| 1 1 0.5 1\n" for _ in range(targets)))
+    kept = tmp_path / "kept.gz"
+    kept.symlink_to("/dev/full")
+    with pytest.raises(CadError) as exc:
+        native.binarize_phrase_table(pt, tmp_path / "o", 4, "TM0", targets, kept)
+    assert (exc.value.message, exc.value.path) == (
+        "cannot write: No space left on device; nothing was written there", str(kept))
+    assert not (tmp_path / "o").exists()

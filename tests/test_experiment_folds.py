@@ -10,7 +10,7 @@ from cad.core.errors import CadError
 from cad.decoder import Decoder, DecoderModel
 from cad.moses.ini import parse_config, write_config
 from coref.records import Candidate, PronounResolution, write_jsonl
-from tests.test_cm_feature import tiny_model
+from test_cm_feature import tiny_model
 
 TAIL, TAIL_FR = " in the garden today", " dans le jardin aujourd'hui"
 

@@ -125,6 +125,27 @@ def test_fuzz_phrase_table(path):
                 None).load(None)
 
 
+def _same_outcome(a, b, path):
+    """a(path) and b(path) return the same or raise the same CadError (message, file, line)."""
+    outcome = []
+    for f in (a, b):
+        try:
+            outcome.append(("ok", f(path)))
+        except CadError as exc:
+            outcome.append(("error", str(exc), exc.path, exc.line))
+    assert outcome[0] == outcome[1]
+
+
+@fuzz(PHRASES, "phrase-table")
+def test_fuzz_table_check_by_the_compiled_reader(path):
+    """cad moses-ini check's compiled reader accepts and refuses what the Python one does, alike."""
+    from cad.moses import binarize_native
+    from cad.moses.check import check_phrase_table
+
+    if binarize_native.available():
+        _same_outcome(lambda p: check_phrase_table(str(p), 4), lambda p: binarize_native.check_text_table(p, 4), path)
+
+
 @fuzz(REORDERING, "reordering-table")
 def test_fuzz_reordering_table(path):
     from cad.decoder.tables import ReorderingTable
@@ -155,6 +176,24 @@ def test_fuzz_arpa(path):
     from cad.lm.arpa import read_arpa
 
     read_arpa(path)
+
+
+@fuzz(_arpa_text(), "lm.arpa")
+def test_fuzz_arpa_check_refuses_what_read_arpa_refuses(path):
+    """check_arpa (cad moses-ini check, streamed) raises read_arpa's error, except that it counts
+    an n-gram written twice twice (read_arpa keeps one)."""
+    from cad.lm.arpa import check_arpa, read_arpa
+
+    errors = []
+    for f in (read_arpa, check_arpa):
+        try:
+            f(path)
+            errors.append(None)
+        except CadError as exc:
+            errors.append((str(exc), exc.path, exc.line))
+    if any(e is not None and "but the file has" in e[0] for e in errors):
+        return          # a duplicated n-gram: counted once by read_arpa, twice by check_arpa
+    assert errors[0] == errors[1]
 
 
 def test_arpa_round_trip(tmp_path):
@@ -405,6 +444,25 @@ def test_fuzz_gzipped_phrase_table(path):
 
     PhraseTable(Feature("PhraseDictionaryMemory", "TranslationModel0", {"num-features": "4", "path": str(path)}),
                 None).load(None)
+
+
+@fuzz(_gz(PHRASES), "phrase-table.gz")
+def test_fuzz_gzipped_table_check_by_the_compiled_reader(path):
+    """The same on a damaged gzip stream: accepted by both alike or refused by both (the compiled
+    reader may meet the damaged bytes' text before zlib's verdict on the stream, Python the other
+    way round)."""
+    from cad.moses import binarize_native
+    from cad.moses.check import check_phrase_table
+
+    if not binarize_native.available():
+        return
+    outcome = []
+    for f in (lambda p: check_phrase_table(str(p), 4), lambda p: binarize_native.check_text_table(p, 4)):
+        try:
+            outcome.append(("ok", f(path)))
+        except CadError as exc:
+            outcome.append(("error",))
+    assert outcome[0] == outcome[1]
 
 
 CLASS_TABLE = (b"it-subj-fem-sing ||| elle ||| 0.5 ||| 12.5\nit-subj-fem-sing ||| ce ||| 0.25 ||| 12.5\n"

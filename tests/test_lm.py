@@ -1,4 +1,6 @@
+import gzip
 import math
+import os
 import random
 
 import pytest
@@ -172,6 +174,29 @@ def test_native_estimate_threads_change_no_byte(tmp_path):
     assert int(arpa.split("ngram 1=")[1].split()[0]) > 1 << 12         # words of 13 bits and more: 4 to a prefix
     train_lm(text, tmp_path / "p.arpa", 5, engine="python")
     assert (tmp_path / "n.arpa").read_bytes() == (tmp_path / "p.arpa").read_bytes()
+    # sorts shared by two threads or done by one, in memory or in runs of tens of thousands of records
+    # (sorted by two threads as well), the same bytes
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    for threads, memory in ((1, None), (2, None), (1, 4 << 20), (2, 4 << 20)):
+        train_lm(text, tmp_path / "t.arpa", 5, engine="native", memory=memory, temp_dir=tmp, threads=threads)
+        assert (tmp_path / "t.arpa").read_bytes() == (tmp_path / "p.arpa").read_bytes(), (threads, memory)
+        assert list(tmp.iterdir()) == []
+    # a plain file is written by the formatting threads; a gzip file through Python, in order as well
+    train_lm(text, tmp_path / "t.arpa.gz", 5, engine="native", threads=2)
+    assert gzip.decompress((tmp_path / "t.arpa.gz").read_bytes()) == (tmp_path / "p.arpa").read_bytes()
+
+
+def test_native_estimate_names_an_output_it_cannot_write(tmp_path):
+    if not native.available():
+        pytest.skip("cad.lm._kn is not built")
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    from cad.lm.native import estimate_to_arpa
+
+    sents = [["a", "b", str(k % 50)] for k in range(2000)]
+    with pytest.raises(CadError, match="/dev/full.*cannot write: No space left on device"):
+        estimate_to_arpa(iter(sents), 3, "/dev/full", temp_dir=tmp_path)
 
 
 def test_native_file_reader_splits_as_str_split(tmp_path):
@@ -180,8 +205,6 @@ def test_native_file_reader_splits_as_str_split(tmp_path):
     CRLF and a last line without newline, gzip, and chunk boundaries; the Python reference's bytes."""
     if not native.available():
         pytest.skip("cad.lm._kn is not built")
-    import gzip
-
     from cad.lm import native as lm_native
     from cad.train.pipeline import train_lm
 
@@ -246,8 +269,8 @@ def test_native_spilling_is_byte_identical_on_the_hand_corpus(tmp_path, order):
     write_arpa(estimate(CORPUS, order), tmp_path / "python.arpa")
     assert in_memory == (tmp_path / "python.arpa").read_bytes()
     # 1 byte: every record spills as a run of its own (past the merge fan-in of 64 runs, so merged
-    # in two levels); 300 bytes: runs of a few records, some buffers staying in memory
-    for memory in (1, 300):
+    # in two levels); 200 bytes: runs of a few records, some buffers staying in memory
+    for memory in (1, 200):
         spilled, files = _native(tmp_path, CORPUS, order, f"spill{memory}.arpa", memory=memory, temp_dir=tmp)
         assert spilled == in_memory, memory
         assert files > (50 if memory == 1 else 3), (memory, files)

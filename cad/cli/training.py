@@ -77,7 +77,8 @@ def _cmd_extract(a: argparse.Namespace) -> None:
 def _cmd_lm(a: argparse.Namespace) -> None:
     from cad.lm.train import train_lm
 
-    train_lm(Path(a.text), Path(a.out), a.order, engine=a.engine, memory=a.memory, temp_dir=a.temp_dir)
+    train_lm(Path(a.text), Path(a.out), a.order, engine=a.engine, memory=a.memory, temp_dir=a.temp_dir,
+             threads=a.threads)
 
 
 def _cmd_truecase_train(a: argparse.Namespace) -> None:
@@ -102,6 +103,16 @@ def _memory_size(text: str) -> int:
         return parse_memory(text)
     except CadError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _positive_int(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: give at least 1")
+    return n
 
 
 def _cmd_ini_write(a: argparse.Namespace) -> None:
@@ -281,6 +292,10 @@ def add_training_parsers(sub, command: str | None = None) -> None:
     s.add_argument("--temp-dir", metavar="DIR",
                    help="directory for the sorted runs of the native engine, in a subdirectory removed when "
                         "done (default: the system's temporary directory, $TMPDIR or /tmp)")
+    s.add_argument("--threads", type=_positive_int, default=None, metavar="N",
+                   help="threads of the native engine, 1 or 2 (more count as 2): counting while the text is "
+                        "read, the sorts and the ARPA formatting shared; the output is the same whatever their "
+                        "number (default: 2, or 1 on a machine of one core)")
     add_out(s, "--out", required=True, help="ARPA file")
     s.set_defaults(func=_cmd_lm)
 

@@ -17,18 +17,26 @@
 //      already in suffix order, merged with that order's <s> n-grams and passed further down; every
 //      order's adjusted counts go to a buffer in context order, and their counts of counts to Python;
 //   3. per order, in context order: each context's denominator, N1/N2/N3+ and so its γ (the back-off
-//      of the context), and each n-gram's discounted term, re-sorted by suffix (words 2..n, then 1)
-//      so that a merge with the lower order's probabilities, in word order, finds p(w|c') for the
-//      interpolation; the result is sorted back into word order, which is the ARPA order, and
-//      written while the next order is interpolated against it.
+//      of the context), and each n-gram's discounted term. When the lower order's probabilities fit
+//      in memory, each n-gram's is computed there, p(w|c') found by hashing the suffix, and comes
+//      out in word order, which is the ARPA order; otherwise the terms are re-sorted by suffix
+//      (words 2..n, then 1) so that a merge with the lower order's probabilities, in word order,
+//      finds p(w|c'), and the result is sorted back into word order. The lower order is written
+//      while the next one is computed against it.
 // Word ids become ranks (the words' UTF-8 byte order, Python's str order) once the vocabulary is
 // complete, so that "word order" is a plain comparison of ids from pass 2 on. Runs spilled during
 // counting are sorted by the ranks of the vocabulary so far: adding words never changes the
 // relative order of the words already seen, so those runs are also sorted by the final ranks.
+//
+// With two threads (the default), the n-grams are counted on a thread of their own while the next
+// chunk's words are found, large sorts are shared, and two threads format the ARPA text; every
+// sort is by a strict total order and every output comes out in the order it was queued, so the
+// bytes are the same with one thread or two.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -42,16 +50,19 @@
 #include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <exception>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <new>
+#include <utility>
 #include <numeric>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <thread>
-#include <unordered_map>
 #include <vector>
 
 namespace py = pybind11;
@@ -144,6 +155,139 @@ int suffix_cmp(const uint32_t* a, const uint32_t* b, int n) {
   for (int i = n - 1; i >= 0; --i)
     if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
   return 0;
+}
+
+// Large arrays live in huge pages (2 MB, transparent huge pages on request where the kernel allows
+// them), which are kept once given back and lent again: the hash tables, the sort indexes and the
+// records are read all over hundreds of megabytes (a TLB miss per 4 KB page took a third of the
+// estimator's time in a virtual machine), and a fresh page costs a fault and its zeroing (there,
+// more than the sorts). A run of pages is made contiguous by moving them (mremap moves page
+// tables, not bytes). The pages go back to the system once no counter is left.
+constexpr size_t kHugePage = size_t{2} << 20;
+
+class PagePool {
+ public:
+  static PagePool& get() {
+    static PagePool* pool = new PagePool;  // never destroyed: no order of destruction to mind at exit
+    return *pool;
+  }
+
+  // `pages` contiguous pages, aligned on a huge page
+  char* take(size_t pages) {
+    const size_t bytes = pages * kHugePage;
+    // an aligned place: one page more than needed, the ends given back
+    void* r = ::mmap(nullptr, bytes + kHugePage, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (r == MAP_FAILED) throw std::bad_alloc();
+    const uintptr_t start = reinterpret_cast<uintptr_t>(r);
+    const uintptr_t base = (start + kHugePage - 1) & ~(kHugePage - 1);
+    if (base > start) ::munmap(r, base - start);
+    if (start + kHugePage > base) ::munmap(reinterpret_cast<void*>(base + bytes), start + kHugePage - base);
+    char* at = reinterpret_cast<char*>(base);
+    size_t moved = 0;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (; moved < pages && !free_.empty(); ++moved) {
+        void* to = at + moved * kHugePage;
+        if (::mremap(free_.back(), kHugePage, kHugePage, MREMAP_MAYMOVE | MREMAP_FIXED, to) != to) break;
+        free_.pop_back();
+      }
+    }
+    if (moved < pages) {
+      void* rest = at + moved * kHugePage;
+      if (::mmap(rest, bytes - moved * kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
+                 0) != rest) {
+        ::munmap(at, bytes);
+        throw std::bad_alloc();
+      }
+      ::madvise(rest, bytes - moved * kHugePage, MADV_HUGEPAGE);  // refused: small pages, no harm
+    }
+    return at;
+  }
+
+  void give(char* p, size_t pages) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (size_t i = 0; i < pages; ++i) free_.push_back(p + i * kHugePage);
+  }
+
+  // a counter starts (its pages are kept) or ends (the last one's are given back to the system)
+  void enter() {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++users_;
+  }
+  void leave() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (--users_ > 0) return;
+    for (char* p : free_) ::munmap(p, kHugePage);
+    free_.clear();
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<char*> free_;
+  int users_ = 0;
+};
+
+size_t huge_pages(size_t bytes) { return (bytes + kHugePage - 1) / kHugePage; }
+
+// std::vector's allocator for the large arrays: pages of the pool from kHugePage up, the heap
+// below; elements are default-initialized (an index is written whole after its allocation)
+template <class T>
+struct HugeAllocator {
+  using value_type = T;
+  HugeAllocator() = default;
+  template <class U>
+  HugeAllocator(const HugeAllocator<U>&) {}
+  T* allocate(size_t n) {
+    const size_t bytes = n * sizeof(T);
+    if (bytes < kHugePage) return static_cast<T*>(::operator new(bytes));
+    return reinterpret_cast<T*>(PagePool::get().take(huge_pages(bytes)));
+  }
+  void deallocate(T* p, size_t n) {
+    const size_t bytes = n * sizeof(T);
+    if (bytes < kHugePage) {
+      ::operator delete(p);
+    } else {
+      PagePool::get().give(reinterpret_cast<char*>(p), huge_pages(bytes));
+    }
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    if constexpr (sizeof...(Args) == 0) {
+      ::new (static_cast<void*>(p)) U;
+    } else {
+      ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+    }
+  }
+  template <class U>
+  bool operator==(const HugeAllocator<U>&) const { return true; }
+  template <class U>
+  bool operator!=(const HugeAllocator<U>&) const { return false; }
+};
+
+// f(0) on a thread of its own and f(1) on this one when `two`, else both here, one after the other
+template <class F>
+void run_two(bool two, F&& f) {
+  if (!two) {
+    f(0);
+    f(1);
+    return;
+  }
+  std::exception_ptr err;
+  std::thread t([&] {
+    try {
+      f(0);
+    } catch (...) {
+      err = std::current_exception();
+    }
+  });
+  try {
+    f(1);
+  } catch (...) {
+    t.join();
+    throw;
+  }
+  t.join();
+  if (err) std::rethrow_exception(err);
 }
 
 class TempDir {
@@ -333,18 +477,30 @@ class Buffer;
 // being read spills to disk (the one asking included), which gives long runs and few of them.
 class Memory {
  public:
-  explicit Memory(uint64_t budget) : budget_(budget) {}
+  // (more than two threads would not be used: two share the sorts, one counts while one reads)
+  Memory(uint64_t budget, int threads) : budget_(budget), threads_(std::min(threads, 2)) { PagePool::get().enter(); }
+  int threads() const { return threads_; }
   // read and write buffers of the temporary files: small next to the budget, even at the fan-in
   size_t io_bytes() const { return std::clamp<uint64_t>(budget_ / 4096, 16u << 10, 1u << 20); }
   uint64_t budget() const { return budget_; }
+  bool fits(size_t bytes) const { return used_ + bytes <= budget_; }
   void make_room(size_t bytes);
   void charge(size_t bytes) { used_ += bytes; }
   void release(size_t bytes) { used_ -= bytes; }
   void enroll(Buffer* b) { buffers_.push_back(b); }
   void leave(Buffer* b) { buffers_.erase(std::remove(buffers_.begin(), buffers_.end(), b), buffers_.end()); }
 
+  // Huge pages for the records' blocks (a large budget's blocks): the pool keeps them
+  bool paged() const { return budget_ >= 32 * kHugePage; }
+  char* take_page() { return PagePool::get().take(1); }
+  void give_page(char* p) { PagePool::get().give(p, 1); }
+  ~Memory() { PagePool::get().leave(); }
+  Memory(const Memory&) = delete;
+  Memory& operator=(const Memory&) = delete;
+
  private:
   uint64_t budget_, used_ = 0;
+  int threads_;
   std::vector<Buffer*> buffers_;
 };
 
@@ -360,13 +516,21 @@ class Buffer {
   Buffer(Memory& mem, TempDir& tmp, Layout lay, Kind kind, bool aggregate = false)
       : mem_(mem), tmp_(tmp), lay_(std::move(lay)), kind_(kind), aggregate_(aggregate) {
     // a dozen buffers may each hold a part-filled block, charged whole: small blocks leave the
-    // budget to records, and a tiny budget (the tests') gives runs of single records
-    size_t target = std::max<uint64_t>(lay_.bytes(), std::min<uint64_t>(1u << 20, mem.budget() / 32));
+    // budget to records, and a tiny budget (the tests') gives runs of single records. A large
+    // budget's blocks are cut out of huge pages, several to a page (little of it left unused).
+    paged_ = mem.paged() && lay_.bytes() <= kHugePage / 8;
+    const uint64_t block = paged_ ? kHugePage / 8 : std::min<uint64_t>(1u << 20, mem.budget() / 32);
+    size_t target = std::max<uint64_t>(lay_.bytes(), block);
     per_block_ = 1;
     shift_ = 0;
     while (per_block_ * 2 * lay_.bytes() <= target) per_block_ *= 2, ++shift_;
     // the sort index is allocated when sorting, but counted from the start
-    block_charge_ = per_block_ * (lay_.bytes() + (kind_ == kSorted ? sizeof(SortEntry) : 0));
+    const size_t index_bytes = kind_ == kSorted ? sizeof(SortEntry) : 0;
+    block_charge_ = per_block_ * (lay_.bytes() + index_bytes);
+    if (paged_) {
+      blocks_per_page_ = kHugePage / (per_block_ * lay_.bytes());
+      block_charge_ = kHugePage + blocks_per_page_ * per_block_ * index_bytes;  // by the page
+    }
     if (aggregate_) slots_.assign(kInitialSlots, kEmpty);
     mem_.enroll(this);
   }
@@ -379,23 +543,59 @@ class Buffer {
 
   size_t held() const { return held_; }
   bool evictable() const { return !reading_ && n_ > 0; }
-  const uint32_t* at(size_t i) const { return blocks_[i >> shift_].get() + (i & (per_block_ - 1)) * lay_.words; }
+  const uint32_t* at(size_t i) const { return blocks_[i >> shift_] + (i & (per_block_ - 1)) * lay_.words; }
 
   void append(const uint32_t* rec) { copy_words(push(), rec, lay_.words); }
 
-  // the record of `key`, added with count 0 if absent
-  uint32_t* find_or_add(const uint32_t* key) {
-    size_t h = hash(key);
+  bool in_memory() const { return runs_.empty(); }
+
+  // Record numbers by key, for lookups while the buffer is read (all of it in memory, pinned there
+  // from now on): false, and nothing changed, when the slots do not fit in the budget
+  bool build_index() {
+    size_t size = kInitialSlots;
+    while ((n_ + 1) * kLoadDen > size * kLoadNum) size *= 2;
+    const size_t bytes = size * sizeof(uint64_t);
+    const bool was_reading = reading_;
+    reading_ = true;  // not spilled to make room for its own index
+    mem_.make_room(bytes);
+    if (!mem_.fits(bytes)) {
+      reading_ = was_reading;
+      return false;
+    }
+    slots_.assign(size, kEmpty);
+    for (size_t i = 0; i < n_; ++i) place(hash(at(i)), static_cast<uint32_t>(i));
+    slot_charge_ += bytes;
+    held_ += bytes;
+    mem_.charge(bytes);
+    return true;
+  }
+
+  // the record of `key` (build_index), or nullptr; `h` is hash(key)
+  const uint32_t* find(const uint32_t* key, uint64_t h) const {
+    const uint64_t tag = h & kTagMask;
     for (size_t mask = slots_.size() - 1, s = h & mask;; s = (s + 1) & mask) {
-      uint32_t e = slots_[s];
-      if (e == kEmpty) break;
-      uint32_t* r = rec(e);
+      uint64_t e = slots_[s];
+      if (e == kEmpty) return nullptr;
+      if ((e & kTagMask) != tag) continue;
+      const uint32_t* r = at(static_cast<uint32_t>(e));
       if (lay_.same_key(key, r)) return r;
     }
-    if ((n_ + 1) * 2 > slots_.size()) {
-      size_t extra = slots_.size() * sizeof(uint32_t);
+  }
+
+  // the record of `key`, added with count 0 if absent; `h` is hash(key)
+  uint32_t* find_or_add(const uint32_t* key, uint64_t h) {
+    const uint64_t tag = h & kTagMask;
+    for (size_t mask = slots_.size() - 1, s = h & mask;; s = (s + 1) & mask) {
+      uint64_t e = slots_[s];
+      if (e == kEmpty) break;
+      if ((e & kTagMask) != tag) continue;
+      uint32_t* r = rec(static_cast<uint32_t>(e));
+      if (lay_.same_key(key, r)) return r;
+    }
+    if ((n_ + 1) * kLoadDen > slots_.size() * kLoadNum) {
+      size_t extra = slots_.size() * sizeof(uint64_t);
       mem_.make_room(extra);  // may spill this table, which then needs no bigger one
-      if ((n_ + 1) * 2 > slots_.size()) {
+      if ((n_ + 1) * kLoadDen > slots_.size() * kLoadNum) {
         rehash(slots_.size() * 2);
         slot_charge_ += extra;
         held_ += extra;
@@ -409,6 +609,30 @@ class Buffer {
     return r;
   }
 
+  // The table is larger than the caches: the slot of an n-gram about to be counted is fetched
+  // while the ones before it are counted (first its slot, then the record its tag points at)
+  void prefetch_slot(uint64_t h) const { __builtin_prefetch(&slots_[h & (slots_.size() - 1)]); }
+  void prefetch_record(uint64_t h) const {
+    const uint64_t tag = h & kTagMask;
+    for (size_t mask = slots_.size() - 1, s = h & mask;; s = (s + 1) & mask) {
+      uint64_t e = slots_[s];
+      if (e == kEmpty) return;
+      if ((e & kTagMask) == tag) {
+        __builtin_prefetch(at(static_cast<uint32_t>(e)));
+        return;
+      }
+    }
+  }
+
+  uint64_t hash(const uint32_t* k) const {
+    uint64_t h = 0x9E3779B97F4A7C15ull;
+    for (int i = 0; i < lay_.key; ++i) {
+      h ^= k[i] + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+      h *= 0xff51afd7ed558ccdull;
+    }
+    return h ^ (h >> 29);
+  }
+
   // Called from Memory: the records in memory go to disk
   void spill() {
     if (n_ == 0) return;
@@ -418,10 +642,14 @@ class Buffer {
       for (size_t i = 0; i < n_; ++i) w.put(at(i), lay_.words);
       w.finish();
     } else {
-      std::vector<SortEntry> idx = sorted_index();
+      SortIndex idx = sorted_index();
       runs_.push_back(tmp_.new_file());
       FileWriter w(runs_.back(), false, mem_.io_bytes());
-      for (const SortEntry& e : idx) w.put(at(e.idx), lay_.words);
+      // the records are visited in sorted order, all over memory: fetched a few ahead
+      for (size_t i = 0; i < idx.size(); ++i) {
+        if (i + kAhead < idx.size()) __builtin_prefetch(at(idx[i + kAhead].idx));
+        w.put(at(idx[i].idx), lay_.words);
+      }
       w.finish();
     }
     clear_memory();
@@ -431,7 +659,7 @@ class Buffer {
   std::unique_ptr<Stream> open() {
     reading_ = true;
     if (aggregate_) {
-      std::vector<uint32_t>().swap(slots_);
+      decltype(slots_)().swap(slots_);
       mem_.release(slot_charge_);
       held_ -= slot_charge_;
       slot_charge_ = 0;
@@ -450,7 +678,7 @@ class Buffer {
 
   void drop() noexcept {
     clear_memory();
-    std::vector<SortEntry>().swap(index_);
+    SortIndex().swap(index_);
     for (const std::string& p : runs_) ::unlink(p.c_str());
     runs_.clear();
     reading_ = false;
@@ -459,20 +687,32 @@ class Buffer {
   std::function<void()> before_sort;  // counting: refresh the ranks of the growing vocabulary
 
  private:
+  // a record's number and its key's first 96 bits (hi: the top 64)
   struct SortEntry {
-    uint64_t prefix;
-    uint32_t idx;
+    uint64_t hi;
+    uint32_t lo, idx;
   };
-  static constexpr uint32_t kEmpty = UINT32_MAX;
+  using SortIndex = std::vector<SortEntry, HugeAllocator<SortEntry>>;
+  // a record number is below 2^31, so no slot in use is kEmpty
+  static constexpr uint64_t kEmpty = ~uint64_t{0}, kTagMask = ~uint64_t{0} << 32;
+  // a slot's tag spares a visit to the records of the other keys on its way: the table fills up to
+  // 70% (a new key looks at a few slots, mostly in one cache line)
+  static constexpr size_t kLoadNum = 7, kLoadDen = 10;
   static constexpr size_t kInitialSlots = 16;
   static constexpr size_t kMaxRecords = size_t{1} << 31;  // record numbers are uint32
+  static constexpr size_t kAhead = 8;  // records fetched ahead of a walk in sorted order
+  static constexpr size_t kParallelSort = size_t{1} << 14;  // fewer entries: not worth a thread
 
   class MemoryStream : public Stream {
    public:
     explicit MemoryStream(const Buffer& b) : b_(b) {}
     const uint32_t* next() override {
       if (i_ == b_.n_) return nullptr;
-      size_t k = b_.index_.empty() ? i_ : b_.index_[i_].idx;
+      size_t k = i_;
+      if (!b_.index_.empty()) {
+        if (i_ + kAhead < b_.n_) __builtin_prefetch(b_.at(b_.index_[i_ + kAhead].idx));
+        k = b_.index_[i_].idx;
+      }
       ++i_;
       return b_.at(k);
     }
@@ -482,88 +722,194 @@ class Buffer {
     size_t i_ = 0;
   };
 
-  uint32_t* rec(size_t i) { return blocks_[i >> shift_].get() + (i & (per_block_ - 1)) * lay_.words; }
+  uint32_t* rec(size_t i) { return blocks_[i >> shift_] + (i & (per_block_ - 1)) * lay_.words; }
 
   // room for one more record; asking for it may spill this very buffer
   uint32_t* push() {
     if (n_ >= kMaxRecords) spill();
     if (n_ == blocks_.size() * per_block_) {
-      mem_.make_room(block_charge_);
-      blocks_.emplace_back(new uint32_t[per_block_ * lay_.words]);
-      held_ += block_charge_;
-      mem_.charge(block_charge_);
+      if (!paged_ || blocks_.size() % blocks_per_page_ == 0) {
+        mem_.make_room(block_charge_);  // may spill this buffer: then its first block is wanted
+        if (paged_) {
+          pages_.push_back(mem_.take_page());
+        } else {
+          owned_.emplace_back(new uint32_t[per_block_ * lay_.words]);
+        }
+        held_ += block_charge_;
+        mem_.charge(block_charge_);
+      }
+      if (paged_) {
+        const size_t in_page = blocks_.size() % blocks_per_page_;
+        blocks_.push_back(reinterpret_cast<uint32_t*>(pages_.back()) + in_page * per_block_ * lay_.words);
+      } else {
+        blocks_.push_back(owned_.back().get());
+      }
     }
     return rec(n_++);
   }
 
-  // As many significant words as fit in 64 bits (at the width of the largest one) ride along with
-  // the record number: most comparisons, or all, end there without a visit to the record
-  std::vector<SortEntry> sorted_index() {
+  // The key of a record is a bit string, its words (ranks) in the layout's order of significance at
+  // the width of the largest: as many words as fit in 96 bits ride along with the record number
+  // (in the 16 bytes an entry takes anyway) and decide every comparison unless the vocabulary is
+  // too large for the whole n-gram to fit; equal ones go on to the records, then to the record
+  // numbers. That is a strict total order, so the result is the one sorted permutation whatever the
+  // algorithm and however many threads share it.
+  SortIndex sorted_index() {
     if (before_sort) before_sort();
-    auto word = [this](uint32_t id) -> uint64_t { return lay_.rank ? (*lay_.rank)[id] : id; };
+    const std::vector<uint32_t>* rank = lay_.rank;
     // the widest word: from what the layout knows (a pass over every record costs as much as the
     // radix passes), else read
     uint64_t top = 1;
-    if (lay_.rank != nullptr) {
-      if (!lay_.rank->empty()) top = std::max<uint64_t>(top, lay_.rank->size() - 1);
+    if (rank != nullptr) {
+      if (!rank->empty()) top = std::max<uint64_t>(top, rank->size() - 1);
     } else if (lay_.bound > 0) {
       top = std::max<uint64_t>(top, lay_.bound - 1);
     } else {
       for (size_t i = 0; i < n_; ++i)
-        for (int p : lay_.perm) top = std::max(top, word(at(i)[p]));
+        for (int p : lay_.perm) top = std::max<uint64_t>(top, at(i)[p]);
     }
-    int bits = 0;
-    while (top >> bits) ++bits;
-    const size_t packed = std::min<size_t>(lay_.perm.size(), 64 / bits);
-    std::vector<SortEntry> idx(n_);
-    for (size_t i = 0; i < n_; ++i) {
-      const uint32_t* r = at(i);
-      uint64_t v = 0;
-      for (size_t j = 0; j < packed; ++j) v = v << bits | word(r[lay_.perm[j]]);
-      idx[i] = {v, static_cast<uint32_t>(i)};
-    }
-    // the order is (prefix, then the record where the prefix holds only some of its words, then
-    // the record number): a strict total order, so the result is the one sorted permutation. The
-    // prefixes are radix-sorted, which is stable, and the index starts in record-number order, so
-    // equal prefixes stay in record-number order; only runs of equal prefixes whose records have
-    // more words than the prefix holds need comparisons
-    radix_sort(idx, static_cast<int>(packed) * bits);
-    if (packed < lay_.perm.size()) {
-      auto less = [this](const SortEntry& a, const SortEntry& b) {
-        int c = lay_.cmp(at(a.idx), at(b.idx));
-        return c != 0 ? c < 0 : a.idx < b.idx;
-      };
-      for (size_t i = 0; i < idx.size();) {
-        size_t j = i + 1;
-        while (j < idx.size() && idx[j].prefix == idx[i].prefix) ++j;
-        if (j - i > 1) std::sort(idx.begin() + static_cast<std::ptrdiff_t>(i), idx.begin() + static_cast<std::ptrdiff_t>(j), less);
-        i = j;
+    Key key;
+    while (top >> key.bits) ++key.bits;
+    key.words = std::min<int>(static_cast<int>(lay_.perm.size()), 96 / key.bits);
+    key.exact = key.words == static_cast<int>(lay_.perm.size());
+    key.total = key.words * key.bits;
+    key.perm = lay_.perm.data();
+    key.rank = rank ? rank->data() : nullptr;
+    SortIndex idx(n_);
+    const bool two = mem_.threads() > 1 && n_ >= kParallelSort;
+    run_two(two, [&](int part) {
+      const size_t from = two ? n_ / 2 * part : (part ? n_ : 0), to = two && !part ? n_ / 2 : n_;
+      for (size_t i = from; i < to; ++i) {
+        const unsigned __int128 v = key.value(at(i));
+        idx[i] = {static_cast<uint64_t>(v >> 32), static_cast<uint32_t>(v), static_cast<uint32_t>(i)};
       }
-    }
+    });
+    sort_entries(idx.data(), idx.size(), key, mem_.threads());
     return idx;
   }
 
-  // least significant digit first, kDigitBits at a time, each pass stable; a pass whose digit is
-  // the same in every entry moves nothing and is skipped
-  static void radix_sort(std::vector<SortEntry>& v, int key_bits) {
-    constexpr int kDigitBits = 11;
-    constexpr size_t kBuckets = size_t{1} << kDigitBits;
-    if (v.size() < 2) return;
-    std::vector<SortEntry> other(v.size());
-    std::vector<size_t> count(kBuckets);
-    for (int shift = 0; shift < key_bits; shift += kDigitBits) {
-      std::fill(count.begin(), count.end(), 0);
-      for (const SortEntry& e : v) ++count[(e.prefix >> shift) & (kBuckets - 1)];
-      if (count[(v[0].prefix >> shift) & (kBuckets - 1)] == v.size()) continue;
-      size_t sum = 0;
-      for (size_t& c : count) {
-        size_t k = c;
-        c = sum;
-        sum += k;
+  struct Key {
+    int bits = 0, words = 0, total = 0;  // total: the bits of the entries' keys, at most 96
+    bool exact = true;                   // the entries hold every word of the key
+    const int* perm = nullptr;
+    const uint32_t* rank = nullptr;  // counting: ids become ranks
+
+    unsigned __int128 value(const uint32_t* r) const {
+      unsigned __int128 v = 0;
+      if (rank) {
+        for (int j = 0; j < words; ++j) v = v << bits | rank[r[perm[j]]];
+      } else {
+        for (int j = 0; j < words; ++j) v = v << bits | r[perm[j]];
       }
-      for (const SortEntry& e : v) other[count[(e.prefix >> shift) & (kBuckets - 1)]++] = e;
-      v.swap(other);
+      return v;
     }
+  };
+
+  static bool key_less(const SortEntry& a, const SortEntry& b) { return a.hi != b.hi ? a.hi < b.hi : a.lo < b.lo; }
+  static bool key_equal(const SortEntry& a, const SortEntry& b) { return a.hi == b.hi && a.lo == b.lo; }
+  // the bits of an entry's key from `shift` up, under `mask`
+  static size_t digit(const SortEntry& e, int shift, size_t mask) {
+    const uint64_t v = shift >= 32 ? e.hi >> (shift - 32) : (e.hi << (32 - shift)) | (e.lo >> shift);
+    return static_cast<size_t>(v & mask);
+  }
+
+  // Radix sort, most significant digit first, in place (American flag sort): the entries agree on
+  // every bit of their keys from `below` up. Small ranges are sorted by insertion.
+  static void sort_keys(SortEntry* a, size_t n, int below) {
+    size_t count[size_t{1} << 11];
+    for (;;) {
+      if (n <= 32) {
+        for (size_t i = 1; i < n; ++i) {
+          SortEntry e = a[i];
+          size_t j = i;
+          for (; j > 0 && key_less(e, a[j - 1]); --j) a[j] = a[j - 1];
+          a[j] = e;
+        }
+        return;
+      }
+      if (below == 0) return;
+      const int width = std::min(below, n >= 4096 ? 11 : 8), shift = below - width;
+      const size_t buckets = size_t{1} << width;
+      std::fill(count, count + buckets, 0);
+      for (size_t i = 0; i < n; ++i) ++count[digit(a[i], shift, buckets - 1)];
+      if (count[digit(a[0], shift, buckets - 1)] == n) {
+        below = shift;
+        continue;
+      }
+      permute(a, count, buckets, shift);
+      for (size_t b = 0, at = 0; b < buckets; at += count[b++])
+        if (count[b] > 1) sort_keys(a + at, count[b], shift);
+      return;
+    }
+  }
+
+  // moves every entry to its bucket of the digit at `shift` (count: the size of each bucket)
+  static void permute(SortEntry* a, const size_t* count, size_t buckets, int shift) {
+    size_t next[size_t{1} << 11], end[size_t{1} << 11];
+    for (size_t b = 0, at = 0; b < buckets; at += count[b++]) next[b] = at, end[b] = at + count[b];
+    for (size_t b = 0; b < buckets; ++b) {
+      while (next[b] < end[b]) {
+        SortEntry e = a[next[b]];
+        for (size_t d = digit(e, shift, buckets - 1); d != b; d = digit(e, shift, buckets - 1))
+          std::swap(e, a[next[d]++]);
+        a[next[b]++] = e;
+      }
+    }
+  }
+
+  // the runs of equal keys in the total order: by the records (when the keys hold only some of
+  // their words), then by record number
+  void sort_ties(SortEntry* a, size_t n, const Key& key) const {
+    for (size_t i = 0; i < n;) {
+      size_t j = i + 1;
+      while (j < n && key_equal(a[j], a[i])) ++j;
+      if (j - i > 1)
+        std::sort(a + i, a + j, [&](const SortEntry& x, const SortEntry& y) {
+          if (!key.exact) {
+            int c = lay_.cmp(at(x.idx), at(y.idx));
+            if (c != 0) return c < 0;
+          }
+          return x.idx < y.idx;
+        });
+      i = j;
+    }
+  }
+
+  // the first digit by one thread, then each of two threads sorts the buckets of half the entries
+  void sort_entries(SortEntry* v, size_t n, const Key& key, int threads) const {
+    const bool two = threads > 1 && n >= kParallelSort;
+    if (!two) {
+      sort_keys(v, n, key.total);
+      sort_ties(v, n, key);
+      return;
+    }
+    constexpr int kDigit = 11;
+    std::vector<size_t> count(size_t{1} << kDigit);
+    int below = key.total, shift = 0;
+    for (;;) {
+      if (below == 0) {
+        sort_ties(v, n, key);
+        return;
+      }
+      shift = std::max(below - kDigit, 0);
+      const size_t mask = (size_t{1} << (below - shift)) - 1;
+      std::fill(count.begin(), count.end(), 0);
+      for (size_t i = 0; i < n; ++i) ++count[digit(v[i], shift, mask)];
+      if (count[digit(v[0], shift, mask)] != n) break;
+      below = shift;
+    }
+    const size_t buckets = size_t{1} << (below - shift);
+    permute(v, count.data(), buckets, shift);
+    std::vector<size_t> start(buckets + 1);
+    for (size_t b = 0; b < buckets; ++b) start[b + 1] = start[b] + count[b];
+    size_t split = 0;
+    while (split < buckets && start[split + 1] <= n / 2) ++split;
+    run_two(true, [&](int part) {
+      const size_t from = part ? split : 0, to = part ? buckets : split;
+      for (size_t b = from; b < to; ++b)
+        if (count[b] > 1) sort_keys(v + start[b], count[b], shift);
+      sort_ties(v + start[from], start[to] - start[from], key);
+    });
   }
 
   std::vector<std::unique_ptr<Stream>> open_runs(const std::vector<std::string>& paths) const {
@@ -588,25 +934,21 @@ class Buffer {
 
   void clear_memory() noexcept {
     blocks_.clear();
+    owned_.clear();
+    for (char* p : pages_) mem_.give_page(p);
+    pages_.clear();
     n_ = 0;
     if (aggregate_ && !reading_) slots_.assign(kInitialSlots, kEmpty), slots_.shrink_to_fit();
+    if (!aggregate_) decltype(slots_)().swap(slots_);
     mem_.release(held_);
     held_ = 0;
     slot_charge_ = 0;
   }
 
-  size_t hash(const uint32_t* k) const {
-    uint64_t h = 0x9E3779B97F4A7C15ull;
-    for (int i = 0; i < lay_.key; ++i) {
-      h ^= k[i] + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
-      h *= 0xff51afd7ed558ccdull;
-    }
-    return static_cast<size_t>(h ^ (h >> 29));
-  }
-  void place(size_t h, uint32_t e) {
+  void place(uint64_t h, uint32_t e) {
     size_t mask = slots_.size() - 1, s = h & mask;
     while (slots_[s] != kEmpty) s = (s + 1) & mask;
-    slots_[s] = e;
+    slots_[s] = (h & kTagMask) | e;
   }
   void rehash(size_t size) {
     slots_.assign(size, kEmpty);
@@ -619,10 +961,14 @@ class Buffer {
   Kind kind_;
   bool aggregate_;
   size_t per_block_ = 1, shift_ = 0, block_charge_ = 0;
-  std::vector<std::unique_ptr<uint32_t[]>> blocks_;
+  bool paged_ = false;
+  size_t blocks_per_page_ = 0;
+  std::vector<uint32_t*> blocks_;
+  std::vector<std::unique_ptr<uint32_t[]>> owned_;  // the blocks, when not on pages
+  std::vector<char*> pages_;
   size_t n_ = 0;
-  std::vector<uint32_t> slots_;
-  std::vector<SortEntry> index_;
+  std::vector<uint64_t, HugeAllocator<uint64_t>> slots_;  // a record number, and above it the top half of its hash
+  SortIndex index_;
   std::vector<std::string> runs_;
   size_t held_ = 0, slot_charge_ = 0;
   bool reading_ = false;
@@ -636,6 +982,25 @@ void Memory::make_room(size_t bytes) {
     if (!victim) return;
     victim->spill();
   }
+}
+
+// of a word's bytes, eight at a time (words are short: one or two rounds)
+inline uint64_t word_hash(std::string_view w) {
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ (w.size() * 0xff51afd7ed558ccdull);
+  size_t i = 0;
+  for (; i + 8 <= w.size(); i += 8) {
+    uint64_t x;
+    std::memcpy(&x, w.data() + i, 8);
+    h = (h ^ x) * 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 32;
+  }
+  if (i < w.size()) {
+    uint64_t x = 0;
+    std::memcpy(&x, w.data() + i, w.size() - i);
+    h = (h ^ x) * 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 32;
+  }
+  return h * 0xff51afd7ed558ccdull ^ (h >> 29);
 }
 
 // The length in bytes of the character at s[p] (before `end`) when it is whitespace as Python's
@@ -732,14 +1097,25 @@ void append_log10(std::string& out, double p) {
   out.append(buf, format_g9(buf, p > 0 ? std::log10(p) : -99.0));
 }
 
-// The ARPA text, formatted on a thread of its own while the estimation goes on (a quarter of the
+// The write failed (disk full, ...) when the formatting threads write the ARPA text themselves:
+// Python names the output
+class OutputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The ARPA text, formatted on threads of their own while the estimation goes on (a quarter of the
 // estimator's time was the log10s and the printing; lmplz also writes in a thread of its own). The
-// lines are queued in chunks of records and come back as text in the order they were queued; only
-// the calling thread touches Python (the `write` callback), the formatting thread never does.
+// lines are queued in chunks of records and come out as text in the order they were queued: written
+// to the file descriptor by the formatting threads themselves (a plain file), or handed to `write`
+// by the calling thread, the only one that touches Python.
 class ArpaFormatter {
  public:
-  ArpaFormatter(const std::vector<const std::string*>& by_rank, uint32_t bos, int order, const py::function& write)
-      : by_rank_(by_rank), bos_(bos), order_(order), write_(write), thread_([this] { run(); }) {}
+  ArpaFormatter(const std::vector<const std::string*>& by_rank, uint32_t bos, int order, const py::function& write,
+                int fd, int workers)
+      : by_rank_(by_rank), bos_(bos), order_(order), write_(write), fd_(fd) {
+    for (int i = 0; i < workers; ++i) threads_.emplace_back([this] { run(); });
+  }
 
   ~ArpaFormatter() {
     {
@@ -747,7 +1123,7 @@ class ArpaFormatter {
       stop_ = true;
     }
     wake_.notify_all();
-    thread_.join();
+    for (std::thread& t : threads_) t.join();
   }
 
   void text(const std::string& s) {
@@ -767,43 +1143,48 @@ class ArpaFormatter {
   void finish() {
     submit();
     std::unique_lock<std::mutex> lock(mu_);
-    while (!todo_.empty() || busy_ || !done_.empty()) {
+    while (written_ < queued_) {
       drain(lock);
-      if (!todo_.empty() || busy_) wake_.wait(lock);
+      if (written_ < queued_) wake_.wait(lock);
     }
+    if (!write_error_.empty()) throw OutputError(write_error_);
   }
 
  private:
   static constexpr size_t kChunkLines = 1 << 15;
-  static constexpr size_t kInFlight = 4;
+  static constexpr uint64_t kInFlight = 6;
   struct Chunk {
     std::vector<uint32_t> keys;
     std::vector<double> vals;        // p and back-off per n-gram line
     std::vector<int32_t> lens;       // > 0: an n-gram line of that length; < 0: literal -(i+1)
     std::vector<std::string> literals;
+    uint64_t seq = 0;
   };
 
   void submit() {
     if (cur_->lens.empty()) return;
     std::unique_lock<std::mutex> lock(mu_);
+    cur_->seq = queued_++;
     todo_.push_back(std::move(cur_));
     cur_ = std::make_unique<Chunk>();
     wake_.notify_all();
     drain(lock);
-    while (todo_.size() + (busy_ ? 1 : 0) > kInFlight) {
+    while (queued_ - written_ > kInFlight) {
       wake_.wait(lock);
       drain(lock);
     }
   }
 
-  // writes the finished texts (the lock is let go during the Python call)
+  // the calling thread hands the texts done, in order, to Python (the lock let go meanwhile)
   void drain(std::unique_lock<std::mutex>& lock) {
-    while (!done_.empty()) {
-      std::string text = std::move(done_.front());
-      done_.pop_front();
+    if (fd_ >= 0) return;
+    for (auto it = done_.find(written_); it != done_.end(); it = done_.find(written_)) {
+      std::string text = std::move(it->second);
+      done_.erase(it);
       lock.unlock();
       write_(py::bytes(text));
       lock.lock();
+      ++written_;
     }
   }
 
@@ -814,14 +1195,41 @@ class ArpaFormatter {
       if (todo_.empty()) return;
       std::unique_ptr<Chunk> c = std::move(todo_.front());
       todo_.pop_front();
-      busy_ = true;
       lock.unlock();
       std::string out = format(*c);
       lock.lock();
-      busy_ = false;
-      done_.push_back(std::move(out));
+      done_.emplace(c->seq, std::move(out));
+      if (fd_ >= 0 && !writing_) write_in_order(lock);
       wake_.notify_all();
     }
+  }
+
+  // one formatting thread at a time writes the texts done, in order, to the file descriptor
+  void write_in_order(std::unique_lock<std::mutex>& lock) {
+    writing_ = true;
+    for (auto it = done_.find(written_); it != done_.end(); it = done_.find(written_)) {
+      std::string text = std::move(it->second);
+      done_.erase(it);
+      lock.unlock();
+      std::string error = write_error_.empty() ? write_all(text) : std::string();
+      lock.lock();
+      if (!error.empty() && write_error_.empty()) write_error_ = error;
+      ++written_;
+      wake_.notify_all();
+    }
+    writing_ = false;
+  }
+
+  std::string write_all(const std::string& text) const {
+    for (size_t off = 0; off < text.size();) {
+      ssize_t w = ::write(fd_, text.data() + off, text.size() - off);
+      if (w < 0) {
+        if (errno == EINTR) continue;
+        return std::strerror(errno);
+      }
+      off += static_cast<size_t>(w);
+    }
+    return std::string();
   }
 
   std::string format(const Chunk& c) const {
@@ -863,19 +1271,23 @@ class ArpaFormatter {
   uint32_t bos_;
   int order_;
   const py::function& write_;
+  int fd_;
   std::unique_ptr<Chunk> cur_ = std::make_unique<Chunk>();
   std::mutex mu_;
   std::condition_variable wake_;
   std::deque<std::unique_ptr<Chunk>> todo_;
-  std::deque<std::string> done_;
-  bool busy_ = false, stop_ = false;
-  std::thread thread_;         // last: it starts once everything it reads is built
+  std::map<uint64_t, std::string> done_;  // by sequence number, until written
+  uint64_t queued_ = 0, written_ = 0;
+  bool writing_ = false, stop_ = false;
+  std::string write_error_;
+  std::vector<std::thread> threads_;  // last: they start once everything they read is built
 };
 
 class KneserNeyCounter {
  public:
-  KneserNeyCounter(int order, uint64_t memory, const std::string& temp_dir)
-      : order_(order), mem_(memory), tmp_(temp_dir) {
+  KneserNeyCounter(int order, uint64_t memory, const std::string& temp_dir, int threads)
+      : order_(order), mem_(memory, threads), tmp_(temp_dir) {
+    if (threads < 1) throw std::invalid_argument("at least one thread");
     if (order < 1) throw std::invalid_argument("language model order must be at least 1");
     if (memory == 0) throw std::invalid_argument("the memory budget must be positive");
     for (const char* w : {"<s>", "</s>", "<unk>"}) id(w);
@@ -889,17 +1301,23 @@ class KneserNeyCounter {
     }
   }
 
+  ~KneserNeyCounter() { close(); }
+  KneserNeyCounter(const KneserNeyCounter&) = delete;
+  KneserNeyCounter& operator=(const KneserNeyCounter&) = delete;
+
   // Lines of UTF-8 text (checked by the caller), each split at whitespace as Python's str.split()
   // splits it; a line with no word is skipped, as `cad lm` skips blank lines (the token lists
   // handed to `add` come joined by single spaces, one list per line, none empty)
   void add_lines(std::string_view text) {
     if (adjusted_done_) throw std::logic_error("add() after the counts were adjusted");
-    std::vector<uint32_t> w;
+    if (closed_) throw std::logic_error("the counter is closed");
+    Chunk c;
     size_t pos = 0;
     while (pos < text.size()) {
       size_t end = text.find('\n', pos);
       if (end == std::string_view::npos) end = text.size();
-      w.assign(1, kBos);
+      const size_t first = c.ids.size();
+      c.ids.push_back(kBos);
       size_t p = pos;
       while (p < end) {
         size_t sp = space_at(text, p, end);
@@ -911,16 +1329,29 @@ class KneserNeyCounter {
         while (q < end && !space_at(text, q, end)) ++q;
         uint32_t t = id(text.substr(p, q - p));
         if (t == kBos || t == kEos) reserved_ = true;
-        w.push_back(t);
+        c.ids.push_back(t);
         p = q;
       }
-      if (w.size() > 1) {
-        w.push_back(kEos);
+      if (c.ids.size() - first > 1) {
+        c.ids.push_back(kEos);
+        c.lens.push_back(static_cast<uint32_t>(c.ids.size() - first));
         ++sentences_;
-        count_sentence(w);
+      } else {
+        c.ids.resize(first);
       }
       pos = end + 1;
     }
+    if (mem_.threads() == 1) {
+      count_chunk(c);
+      return;
+    }
+    // the counting thread takes it; at most two chunks wait, which keeps the reader a chunk ahead
+    std::unique_lock<std::mutex> lock(count_mu_);
+    if (!count_thread_.joinable()) count_thread_ = std::thread([this] { count_loop(); });
+    count_cv_.wait(lock, [this] { return count_todo_.size() < 2 || count_err_; });
+    if (count_err_) std::rethrow_exception(count_err_);
+    count_todo_.push_back(std::move(c));
+    count_cv_.notify_all();
   }
 
   int64_t sentences() const { return sentences_; }
@@ -933,14 +1364,14 @@ class KneserNeyCounter {
     return coc_;
   }
 
-  // the ARPA text, handed to `write` in pieces
-  void write_arpa(const std::vector<std::array<double, 3>>& discounts, const py::function& write) {
+  // the ARPA text, written to `fd` (>= 0) by the formatting threads, else handed to `write` in pieces
+  void write_arpa(const std::vector<std::array<double, 3>>& discounts, const py::function& write, int fd) {
     adjust();
     if (static_cast<int>(discounts.size()) != order_) throw std::invalid_argument("one discount triple per order");
     if (written_) throw std::logic_error("write_arpa() runs once");
     written_ = true;
     unigram_probabilities(discounts[0]);
-    ArpaFormatter out(by_rank_, bos_, order_, write);
+    ArpaFormatter out(by_rank_, bos_, order_, write, fd, mem_.threads());
     out_ = &out;
     std::string head = "\\data\\\n";
     for (int n = 0; n < order_; ++n) head += "ngram " + std::to_string(n + 1) + "=" + std::to_string(sizes_[n]) + "\n";
@@ -948,6 +1379,12 @@ class KneserNeyCounter {
     if (order_ == 1) write_unigrams(nullptr);
     std::unique_ptr<Buffer> lower;  // the probabilities of the previous order, in word order
     for (int len = 2; len <= order_; ++len) {
+      if (len > 2 && lower->in_memory() && lower->build_index()) {
+        auto prob = std::make_unique<Buffer>(mem_, tmp_, word_order(len, 2), Buffer::kSequential);
+        join_pass(len, discounts[len - 1], *lower, *prob);
+        lower = std::move(prob);
+        continue;
+      }
       auto backoff = std::make_unique<Buffer>(mem_, tmp_, word_order(len - 1, 2), Buffer::kSequential);
       std::unique_ptr<Buffer> terms =
           len == 2 ? std::make_unique<Buffer>(mem_, tmp_, word_order(2, 2), Buffer::kSequential)
@@ -975,6 +1412,10 @@ class KneserNeyCounter {
 
   // frees the memory and removes the temporary directory; the counter is unusable afterwards
   void close() noexcept {
+    try {
+      finish_counting();
+    } catch (...) {  // reported by the call that needed the counts, or of no interest any more
+    }
     grams_.clear();
     contexts_.clear();
     tmp_.remove();
@@ -983,22 +1424,95 @@ class KneserNeyCounter {
 
  private:
   uint32_t id(std::string_view w) {
-    auto it = ids_.find(w);
-    if (it != ids_.end()) return it->second;
+    const uint64_t h = word_hash(w);
+    size_t mask = word_slots_.size() - 1, s = h & mask;
+    for (;; s = (s + 1) & mask) {
+      const WordSlot& e = word_slots_[s];
+      if (e.id == kNoWord) break;
+      if (e.hash == h && words_[e.id] == w) return e.id;
+    }
     uint32_t i = static_cast<uint32_t>(words_.size());
-    words_.emplace_back(w);
-    ids_.emplace(words_.back(), i);
+    {
+      std::lock_guard<std::mutex> lock(vocab_mu_);  // refresh_ranks() may be reading
+      words_.emplace_back(w);
+    }
+    word_slots_[s] = {h, i};
+    if (words_.size() * 2 > word_slots_.size()) {
+      std::vector<WordSlot> old(word_slots_.size() * 2, WordSlot{0, kNoWord});
+      old.swap(word_slots_);
+      mask = word_slots_.size() - 1;
+      for (const WordSlot& e : old) {
+        if (e.id == kNoWord) continue;
+        size_t t = e.hash & mask;
+        while (word_slots_[t].id != kNoWord) t = (t + 1) & mask;
+        word_slots_[t] = e;
+      }
+    }
     return i;
   }
 
-  void count_sentence(const std::vector<uint32_t>& w) {
-    if (closed_) throw std::logic_error("the counter is closed");
-    const int len = static_cast<int>(w.size());
+  // sentences as word ids, <s> and </s> included, one after the other
+  struct Chunk {
+    std::vector<uint32_t> ids, lens;
+  };
+
+  void count_chunk(const Chunk& c) {
+    const uint32_t* w = c.ids.data();
+    for (uint32_t len : c.lens) {
+      count_sentence(w, static_cast<int>(len));
+      w += len;
+    }
+  }
+
+  // the counting thread: chunks in the order they came, until finish_counting()
+  void count_loop() {
+    std::unique_lock<std::mutex> lock(count_mu_);
+    for (;;) {
+      count_cv_.wait(lock, [this] { return !count_todo_.empty() || count_stop_; });
+      if (count_todo_.empty()) return;
+      Chunk c = std::move(count_todo_.front());
+      lock.unlock();
+      try {
+        count_chunk(c);
+      } catch (...) {
+        lock.lock();
+        count_err_ = std::current_exception();
+        count_todo_.clear();
+        count_cv_.notify_all();
+        return;
+      }
+      lock.lock();
+      count_todo_.pop_front();
+      count_cv_.notify_all();
+    }
+  }
+
+  // every chunk counted (the counting thread gone); its error, if any, is thrown here
+  void finish_counting() {
+    {
+      std::lock_guard<std::mutex> lock(count_mu_);
+      count_stop_ = true;
+    }
+    count_cv_.notify_all();
+    if (count_thread_.joinable()) count_thread_.join();
+    if (count_err_) std::rethrow_exception(count_err_);
+  }
+
+  void count_sentence(const uint32_t* w, int len) {
     Buffer& top = *grams_[order_ - 1];
-    for (int i = 0; i + order_ <= len; ++i) bump(top.find_or_add(&w[i]), order_);
+    const int grams = len - order_ + 1;
+    if (grams > 0) {
+      hashes_.resize(grams);
+      for (int i = 0; i < grams; ++i) top.prefetch_slot(hashes_[i] = top.hash(&w[i]));
+      for (int i = 0; i < grams; ++i) top.prefetch_record(hashes_[i]);
+      for (int i = 0; i < grams; ++i) bump(top.find_or_add(&w[i], hashes_[i]), order_);
+    }
     // n-grams that begin at <s> keep raw counts at every order below the highest (a padded
     // sentence shorter than the order is itself such an n-gram)
-    for (int n = 1; n < std::min(order_, len + 1); ++n) bump(grams_[n - 1]->find_or_add(&w[0]), n);
+    for (int n = 1; n < std::min(order_, len + 1); ++n) {
+      Buffer& b = *grams_[n - 1];
+      bump(b.find_or_add(&w[0], b.hash(&w[0])), n);
+    }
   }
   static void bump(uint32_t* rec, int key) { set_u64(rec + key, get_u64(rec + key) + 1); }
 
@@ -1011,7 +1525,9 @@ class KneserNeyCounter {
     for (size_t r = 0; r < order.size(); ++r) rank[order[r]] = static_cast<uint32_t>(r);
     return rank;
   }
+  // (on the counting thread, while the reading thread may add words)
   void refresh_ranks() {
+    std::lock_guard<std::mutex> lock(vocab_mu_);
     if (rank_.size() != words_.size()) rank_ = word_ranks();
   }
 
@@ -1035,6 +1551,7 @@ class KneserNeyCounter {
     if (closed_) throw std::logic_error("the counter is closed");
     if (adjusted_done_) return;
     adjusted_done_ = true;
+    finish_counting();
     rank_ = word_ranks();
     by_rank_.resize(words_.size());
     for (size_t i = 0; i < words_.size(); ++i) by_rank_[rank_[i]] = &words_[i];
@@ -1175,13 +1692,13 @@ class KneserNeyCounter {
     return denom > 0 ? (static_cast<double>(a) - disc) / static_cast<double>(denom) : 0.0;
   }
 
-  // The len-grams in context order: each context's γ goes to `backoff`, each n-gram's discounted
-  // term and γ to `terms` (bigrams: their probability, as the unigrams are in memory). A context's
-  // n-grams are held at once: at most one per word of the vocabulary.
-  void context_pass(int len, const std::array<double, 3>& d, Buffer& backoff, Buffer& terms) {
+  // The len-grams in context order, a context at a time, f(its n-grams, how many, the sum of their
+  // counts, γ); a context's n-grams are held at once: at most one per word of the vocabulary
+  template <class F>
+  void for_each_context(int len, const std::array<double, 3>& d, F&& f) {
     auto in = contexts_[len]->open();
     const int w = len + 2;
-    std::vector<uint32_t> group, out(std::max(len + 4, len + 1));
+    std::vector<uint32_t> group;
     size_t n = 0;
     auto flush_group = [&] {
       uint64_t denom = 0;
@@ -1191,8 +1708,27 @@ class KneserNeyCounter {
         denom += a;
         if (a > 0) ++nk[std::min<uint64_t>(a, 3) - 1];
       }
-      double g = gamma(d, nk, denom);
-      copy_words(out.data(), group.data(), len - 1);
+      f(group.data(), n, denom, gamma(d, nk, denom));
+      n = 0;
+    };
+    while (const uint32_t* r = in->next()) {
+      if (n > 0 && !same_words(r, group.data(), len - 1)) flush_group();
+      group.resize((n + 1) * w);
+      copy_words(&group[n * w], r, w);
+      ++n;
+    }
+    if (n > 0) flush_group();
+    in.reset();
+    contexts_[len].reset();
+  }
+
+  // Each context's γ goes to `backoff`, each n-gram's discounted term and γ to `terms` (bigrams:
+  // their probability, as the unigrams are in memory)
+  void context_pass(int len, const std::array<double, 3>& d, Buffer& backoff, Buffer& terms) {
+    const int w = len + 2;
+    std::vector<uint32_t> out(std::max(len + 4, len + 1));
+    for_each_context(len, d, [&](const uint32_t* group, size_t n, uint64_t denom, double g) {
+      copy_words(out.data(), group, len - 1);
       set_f64(&out[len - 1], g);
       backoff.append(out.data());
       for (size_t i = 0; i < n; ++i) {
@@ -1207,17 +1743,56 @@ class KneserNeyCounter {
         }
         terms.append(out.data());
       }
-      n = 0;
+    });
+  }
+
+  // With the (len-1)-grams' probabilities in memory and indexed (`lower`), each n-gram's probability
+  // at once, p = term + γ p(suffix), in context order, which is word order: no sort on the way to
+  // the ARPA file, where the other way (context_pass, interpolate) sorts every n-gram twice more.
+  // The (len-1)-grams are written out as the contexts pass them, a context with its γ as back-off.
+  void join_pass(int len, const std::array<double, 3>& d, Buffer& lower, Buffer& prob) {
+    auto fs = lower.open();
+    section(len - 1);
+    const int n = len - 1, w = len + 2;
+    const uint32_t* f = fs->next();
+    // n-grams waiting for their suffix's probability, whose slots are fetched meanwhile
+    std::vector<uint32_t> keys;
+    std::vector<double> terms;  // u and γ
+    std::vector<uint64_t> hashes;
+    std::vector<uint32_t> out(len + 2);
+    auto resolve = [&] {
+      for (uint64_t h : hashes) lower.prefetch_record(h);
+      for (size_t i = 0; i < hashes.size(); ++i) {
+        const uint32_t* key = &keys[i * len];
+        const uint32_t* s = lower.find(key + 1, hashes[i]);
+        if (!s) throw std::logic_error("an n-gram's suffix is missing from the lower order");
+        copy_words(out.data(), key, len);
+        set_f64(&out[len], terms[2 * i] + terms[2 * i + 1] * get_f64(s + n));
+        prob.append(out.data());
+      }
+      keys.clear();
+      terms.clear();
+      hashes.clear();
     };
-    while (const uint32_t* r = in->next()) {
-      if (n > 0 && !same_words(r, group.data(), len - 1)) flush_group();
-      group.resize((n + 1) * w);
-      copy_words(&group[n * w], r, w);
-      ++n;
-    }
-    if (n > 0) flush_group();
-    in.reset();
-    contexts_[len].reset();
+    for_each_context(len, d, [&](const uint32_t* group, size_t count, uint64_t denom, double g) {
+      for (; f && word_cmp(f, group, n) < 0; f = fs->next()) line(f, n, get_f64(f + n), 1.0);
+      if (f && same_words(f, group, n)) {
+        // lmplz gives no backoff to n-grams ending in </s> or <unk>: they are never contexts
+        line(f, n, get_f64(f + n), f[n - 1] == eos_ || f[n - 1] == unk_ ? 1.0 : g);
+        f = fs->next();
+      }
+      for (size_t i = 0; i < count; ++i) {
+        const uint32_t* r = &group[i * w];
+        keys.insert(keys.end(), r, r + len);
+        terms.push_back(uninterpolated(d, get_u64(r + len), denom));
+        terms.push_back(g);
+        hashes.push_back(lower.hash(r + 1));
+        lower.prefetch_slot(hashes.back());
+      }
+      if (hashes.size() >= kJoinBatch) resolve();
+    });
+    resolve();
+    for (; f; f = fs->next()) line(f, n, get_f64(f + n), 1.0);
   }
 
   // p = term + γ p(suffix): `terms` in suffix-word order meets the (len-1)-grams' probabilities in
@@ -1273,17 +1848,34 @@ class KneserNeyCounter {
 
   void line(const uint32_t* key, int len, double p, double bo) { out_->line(key, len, p, bo); }
 
+  static constexpr size_t kJoinBatch = 64;  // n-grams whose suffixes are looked up together
+
   int order_;
   Memory mem_;
   TempDir tmp_;
-  std::deque<std::string> words_;                  // a deque: ids_ views its strings, which must not move
-  std::unordered_map<std::string_view, uint32_t> ids_;
+  std::deque<std::string> words_;                  // a deque: by_rank_ points at its strings, which must not move
+  // the ids of the words (open addressing: a node per word cost the counting thread a cache miss
+  // a token, and the hash spares most string comparisons)
+  struct WordSlot {
+    uint64_t hash;
+    uint32_t id;
+  };
+  static constexpr uint32_t kNoWord = UINT32_MAX;
+  std::vector<WordSlot> word_slots_ = std::vector<WordSlot>(1024, WordSlot{0, kNoWord});
   std::vector<uint32_t> rank_;                     // id -> rank; from pass 2 on, records hold ranks
   std::vector<const std::string*> by_rank_;
   uint32_t bos_ = 0, eos_ = 1, unk_ = 2;
   std::vector<std::unique_ptr<Buffer>> grams_, contexts_;
   std::vector<Level> levels_;
   std::vector<uint32_t> scratch_;
+  std::vector<uint64_t> hashes_;                   // counting: a sentence's n-grams'
+  // the counting thread (threads > 1) and what it is handed
+  std::thread count_thread_;
+  std::mutex count_mu_, vocab_mu_;
+  std::condition_variable count_cv_;
+  std::deque<Chunk> count_todo_;
+  bool count_stop_ = false;
+  std::exception_ptr count_err_;
   std::vector<uint64_t> uni_count_;
   std::vector<char> uni_present_;
   std::vector<double> uni_prob_;
@@ -1302,8 +1894,10 @@ class KneserNeyCounter {
 PYBIND11_MODULE(_kn, m) {
   m.doc() = "Modified Kneser-Ney counting and ARPA writing (cad.lm.kneser_ney's native engine)";
   py::register_exception<TempFileError>(m, "TempFileError", PyExc_OSError);
+  py::register_exception<OutputError>(m, "OutputError", PyExc_OSError);
   py::class_<KneserNeyCounter>(m, "KneserNeyCounter")
-      .def(py::init<int, uint64_t, const std::string&>(), py::arg("order"), py::arg("memory"), py::arg("temp_dir"))
+      .def(py::init<int, uint64_t, const std::string&, int>(), py::arg("order"), py::arg("memory"), py::arg("temp_dir"),
+           py::arg("threads") = 1)
       .def("add",
            [](KneserNeyCounter& c, const std::string& text) {
              py::gil_scoped_release unlocked;  // Python reads the next batch meanwhile
@@ -1321,7 +1915,7 @@ PYBIND11_MODULE(_kn, m) {
       .def("reserved", &KneserNeyCounter::reserved)
       .def("temp_files", &KneserNeyCounter::temp_files)
       .def("counts_of_counts", &KneserNeyCounter::counts_of_counts)
-      .def("write_arpa", &KneserNeyCounter::write_arpa, py::arg("discounts"), py::arg("write"))
+      .def("write_arpa", &KneserNeyCounter::write_arpa, py::arg("discounts"), py::arg("write"), py::arg("fd") = -1)
       .def("close", &KneserNeyCounter::close);
   // the ARPA writer's number format, for the tests: f"{x:.9g}"
   m.def("format_g9", [](double x) {

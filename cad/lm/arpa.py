@@ -65,17 +65,25 @@ def arpa_order(path: str | os.PathLike) -> int:
     return order
 
 
-def read_arpa(path: str | os.PathLike) -> KNModel:
-    """Read an ARPA file into a queryable model (log10 values converted to linear)."""
+class _Sections:
+    """What arpa_entries has read of the header and the sections so far."""
+
+    def __init__(self):
+        self.declared: dict[int, int] = {}
+        self.sections = 0
+
+
+def arpa_entries(path: str | os.PathLike, seen: _Sections | None = None):
+    """The n-grams of an ARPA file as (order, words, log10 probability, log10 back-off or None),
+    streamed and checked line by line (a CadError names the file and line); `seen` gets the
+    header's declared counts and the number of sections."""
     p = str(path)
-    lines = read_lines(p)
-    declared: dict[int, int] = {}
+    seen = _Sections() if seen is None else seen
+    declared = seen.declared
     state = "start"
-    prob: list[dict[Gram, float]] = []
-    backoff: list[dict[Gram, float]] = []
     cur_n = 0
     lineno = 0
-    for lineno, line in enumerate(lines, 1):
+    for lineno, line in enumerate(read_lines(p), 1):
         s = line.strip()
         if state == "start":
             if s == "\\data\\":
@@ -99,10 +107,9 @@ def read_arpa(path: str | os.PathLike) -> KNModel:
         m = re.match(r"^\\(\d+)-grams:$", s)
         if m:
             cur_n = int(m.group(1))
-            if cur_n != len(prob) + 1 or cur_n not in declared:
+            if cur_n != seen.sections + 1 or cur_n not in declared:
                 raise CadError(f"unexpected section {s}", p, lineno)
-            prob.append({})
-            backoff.append({})
+            seen.sections += 1
             continue
         if cur_n == 0:
             raise CadError("n-gram line outside an n-gram section", p, lineno)
@@ -124,20 +131,56 @@ def read_arpa(path: str | os.PathLike) -> KNModel:
             raise CadError("log10 value is not a finite number", p, lineno)
         if lp > 0:      # KenLM refuses these too (a probability above 1)
             raise CadError(f"positive log10 probability {parts[0]}", p, lineno)
-        g = tuple(words)
-        # <s> is never predicted, whatever its file says (lmplz 0, SRILM -99)
-        prob[-1][g] = 0.0 if lp <= LOG_ZERO or g == (BOS,) else 10 ** lp
         if rest:
             try:
-                backoff[-1][g] = 10 ** bo
+                10 ** bo
             except OverflowError:
                 raise CadError(f"log10 back-off {rest[0]} out of range", p, lineno) from None
+        yield cur_n, tuple(words), lp, (bo if rest else None)
     if state != "end":
         raise CadError("missing \\end\\", p, lineno)
+
+
+def _check_counts(declared: dict[int, int], found: list[int], p: str) -> None:
     for n, c in declared.items():
-        if n > len(prob) or len(prob[n - 1]) != c:
+        if n > len(found) or found[n - 1] != c:
             raise CadError(f"header declares {c} {n}-grams but the file has "
-                           f"{len(prob[n - 1]) if n <= len(prob) else 0}", p)
+                           f"{found[n - 1] if n <= len(found) else 0}", p)
+
+
+def check_arpa(path: str | os.PathLike) -> list[int]:
+    """read_arpa's checks, streamed, holding no n-gram (a large model's ARPA file takes gigabytes
+    as a KNModel): the number of n-grams of each order. Unlike read_arpa it counts an n-gram
+    written twice twice."""
+    seen = _Sections()
+    found: list[int] = []
+    for n, _, _, _ in arpa_entries(path, seen):
+        if n > len(found):
+            found.append(0)
+        found[n - 1] += 1
+    found += [0] * (seen.sections - len(found))
+    _check_counts(seen.declared, found, str(path))
+    return found
+
+
+def read_arpa(path: str | os.PathLike) -> KNModel:
+    """Read an ARPA file into a queryable model (log10 values converted to linear)."""
+    p = str(path)
+    seen = _Sections()
+    prob: list[dict[Gram, float]] = []
+    backoff: list[dict[Gram, float]] = []
+    for n, g, lp, bo in arpa_entries(p, seen):
+        while n > len(prob):
+            prob.append({})
+            backoff.append({})
+        # <s> is never predicted, whatever its file says (lmplz 0, SRILM -99)
+        prob[-1][g] = 0.0 if lp <= LOG_ZERO or g == (BOS,) else 10 ** lp
+        if bo is not None:
+            backoff[-1][g] = 10 ** bo
+    while seen.sections > len(prob):
+        prob.append({})
+        backoff.append({})
+    _check_counts(seen.declared, [len(level) for level in prob], p)
     model = KNModel(len(prob), [])
     model.prob = prob
     model.backoff = backoff[:-1] if backoff else []

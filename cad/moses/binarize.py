@@ -12,6 +12,7 @@ binary form is up to date is not written again.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import logging
 import os
@@ -24,7 +25,7 @@ from cad.moses import binarize_native
 from cad.moses.binarized import (BINARY_PHRASE_TABLE, KENLM_MAGIC, LM_SUFFIX, PHRASE_MAGIC, PHRASE_SUFFIX,
                                  REORDERING_MAGIC, REORDERING_SUFFIX, BinaryPhraseTable, BinaryReorderingTable,
                                  KeptPairs, Pruner, binarize_phrase_table, binarize_reordering_table, lm_twin,
-                                 magic_of, source_stamp, twin_path)
+                                 magic_of, open_kept_pairs, source_stamp, twin_path)
 from cad.moses.ini import MosesConfig, parse_config, write_config
 
 log = logging.getLogger(__name__)
@@ -77,13 +78,17 @@ def binarize_model(config: str | os.PathLike, out_dir: str | os.PathLike | None 
     order = sorted(range(len(new.features)), key=lambda k: new.features[k].type != "PhraseDictionaryMemory")
     pt_binary = _target(tables[0].path, PHRASE_SUFFIX, target_dir, new.features.index(tables[0])) if prune else None
     kept_file = None
+    # each temporary named before it is created: one the writer fails in (or Ctrl-C stops) is
+    # removed too, although no kept_file came back to name it
+    temporaries: list[str] = []
     try:
         for k in order:
             kept_file = _binarize_feature(cfg, new.features[k], k, target_dir, force, prune, kept_file, out,
-                                          pt_binary, engine)
+                                          pt_binary, engine, temporaries)
     finally:
-        if kept_file is not None and os.path.exists(kept_file):
-            os.unlink(kept_file)
+        for tmp in temporaries:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
     if target_dir is not None:
         new.source = str(target_dir / "moses.ini")
         write_config(new, new.source)
@@ -92,8 +97,10 @@ def binarize_model(config: str | os.PathLike, out_dir: str | os.PathLike | None 
 
 
 def _binarize_feature(cfg: MosesConfig, f, k: int, target_dir: Path | None, force: bool, prune: int,
-                      kept_file: str | None, out: Binarized, pt_binary: Path | None, engine: str) -> str | None:
-    """One feature's file in binary form (when it has one); the pruned phrase table's kept pairs."""
+                      kept_file: str | None, out: Binarized, pt_binary: Path | None, engine: str,
+                      temporaries: list[str]) -> str | None:
+    """One feature's file in binary form (when it has one); the pruned phrase table's kept pairs
+    (their file's name also added to `temporaries`, for the caller to remove)."""
     path = f.path
     if path is None:
         return kept_file
@@ -122,13 +129,16 @@ def _binarize_feature(cfg: MosesConfig, f, k: int, target_dir: Path | None, forc
                  else "")
         if magic == PHRASE_MAGIC:
             if prune:
-                kept_file = f"{dst}.kept.tmp"
+                # gzipped: beside a large model's tables this temporary set the disk's peak
+                kept_file = f"{dst}.kept.tmp.gz"
+                temporaries.append(kept_file)
             lines, pruned = _phrase_table(engine, path, dst, f, prune, kept_file)
             if prune:
                 log.info("%s: %d of %d entries kept", f.name, lines - pruned, lines)
         elif magic == REORDERING_MAGIC:
             if prune and kept_file is None:       # the phrase table was up to date: its pairs again
-                kept_file = str(dst) + ".kept.tmp"
+                kept_file = str(dst) + ".kept.tmp.gz"
+                temporaries.append(kept_file)
                 _kept_pairs_of(pt_binary, kept_file)
             _reordering_table(engine, path, dst, f, kept_file if prune else None, str(pt_binary), prune)
         else:
@@ -169,7 +179,7 @@ def _reordering_table(engine: str, path: str, dst: Path, f, kept_file: str | Non
 def _kept_pairs_of(pt_binary: Path, kept_file: str) -> None:
     """The pairs of an up-to-date pruned binary phrase table, as Pruner writes them."""
     table = BinaryPhraseTable(pt_binary)
-    with open(kept_file, "w", encoding="utf-8", newline="\n") as out:
+    with open_kept_pairs(kept_file) as out:
         for key, body in table.keys():
             out.write(key.decode("utf-8") + " ||| " + "\t".join(" ".join(w) for w, _, _ in table.entries(body)) + "\n")
 

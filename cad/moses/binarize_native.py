@@ -73,3 +73,17 @@ def _write(write, text, out, num_scores: int, what: str, prune: int, **kw):
         except _binarize.TableError as exc:
             message, where, line = exc.args
             raise CadError(message, where, line) from None
+
+
+def check_text_table(text: str | os.PathLike, num_scores: int) -> int:
+    """cad.moses.check.check_phrase_table by the compiled reader: the entries of a text phrase or
+    reordering table, or the same CadError (message, file, line)."""
+    check_engine("native")
+    path = str(text)
+    if os.path.isdir(path):
+        raise CadError("is a directory, expected a file", path)
+    try:
+        return _binarize.check_text_table(path, path.endswith(".gz"), num_scores)
+    except _binarize.TableError as exc:
+        message, where, line = exc.args
+        raise CadError(message, where, line) from None

@@ -179,3 +179,49 @@ def test_tune_folds_reports_each_fold_held_out(tmp_path, capsys):
     assert main(["-q", "tune", "folds", "--config", str(ini), "--source", str(tmp_path / "src"), "--reference",
                  str(tmp_path / "ref"), "--docs", str(tmp_path / "docs"), "--out", str(out), "--folds", "5"]) == 1
     assert "docs" in capsys.readouterr().err
+
+
+def test_tune_folds_resumes_after_the_folds_it_finished(tmp_path, capsys):
+    """A fold already tuned with the same model, tuning set and options is not tuned again (its
+    weights file untouched, the report the same); a changed option, a changed table or a weights
+    file written by something else tunes it again."""
+    import json
+    import os
+
+    from cad.cli import main
+
+    ini, _, _ = _reachable_task(tmp_path, 16)
+    (tmp_path / "docs").write_text("0\ta\n4\tb\n8\tc\n12\td\n")
+    out = tmp_path / "folds"
+
+    def run(*extra):
+        assert main(["-q", "tune", "folds", "--config", str(ini), "--source", str(tmp_path / "src"), "--reference",
+                     str(tmp_path / "ref"), "--docs", str(tmp_path / "docs"), "--out", str(out), "--nbest", "30",
+                     *extra]) == 0
+        capsys.readouterr()
+        return {k: os.stat(out / f"fold{k}.ini").st_mtime_ns for k in (1, 2)}, json.loads((out / "report.json").read_text())
+
+    first, rep1 = run("--iterations", "3")
+    # an interrupted run: fold 2's weights lost, fold 1's kept
+    os.remove(out / "fold2.ini")
+    again, rep2 = run("--iterations", "3")
+    assert again[1] == first[1] and (out / "fold2.ini").exists()
+    strip = [{k: v for k, v in f.items() if k != "seconds"} for f in rep1["folds"]]
+    assert [{k: v for k, v in f.items() if k != "seconds"} for f in rep2["folds"]] == strip
+    assert rep2["pooled_bleu_tuned"] == rep1["pooled_bleu_tuned"]
+    # another option: tuned again
+    other, _ = run("--iterations", "2")
+    assert other[1] != again[1] and other[2] != again[2]
+    # the same option, but a table of the model touched since: tuned again
+    from cad.moses.ini import parse_config
+    table = next(f.path for f in parse_config(ini).features if f.type.startswith("PhraseDictionary"))
+    os.utime(table, ns=(os.stat(table).st_atime_ns, os.stat(table).st_mtime_ns + 10**9))
+    touched, _ = run("--iterations", "2")
+    assert touched[1] != other[1]
+    # a weights file written over by something else is not taken
+    kept, _ = run("--iterations", "2")
+    assert kept[1] == touched[1]
+    (out / "fold1.ini").write_text((out / "fold1.ini").read_text() + "\n")
+    mtime = os.stat(out / "fold1.ini").st_mtime_ns
+    rewritten, _ = run("--iterations", "2")
+    assert rewritten[1] != mtime

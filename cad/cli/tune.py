@@ -96,7 +96,8 @@ def add_tune_parsers(sub, command: str | None = None) -> None:
     s.add_argument("--folds", type=int, default=2,
                    help="consecutive runs of documents, each held out once (default: %(default)s)")
     s.add_argument("--out", required=True, help="folder of the fold configurations, the pooled outputs and "
-                                                "report.{json,md} (the report also goes to stdout)")
+                                                "report.{json,md} (the report also goes to stdout); a fold an earlier run tuned "
+                                                "with the same model, tuning set and options is kept")
     s.add_argument("--final", help="then MERT on every document into this moses.ini (the weights a model ships), "
                                    "starting from the last fold's weights")
     s.set_defaults(func=_folds)

@@ -5,8 +5,10 @@ the folds and compared by corpus BLEU with a paired bootstrap (Koehn 2004)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
+import os
 import random
 import time
 from dataclasses import asdict, dataclass, field
@@ -110,13 +112,55 @@ def _sacrebleu(hyp: list[str], ref: list[str]) -> tuple[float, str]:
     return metric.corpus_score(hyp, [ref]).score, str(metric.get_signature())
 
 
+def run_key(config: str, inputs: list[str], options: dict) -> str:
+    """What a MERT run's weights depend on: the configuration's text, the files it names (path, size,
+    modification time, as the pronoun experiment keys its stages), the tuning set's contents and
+    MERT's options. The number of workers is left out: it changes no output."""
+    h = hashlib.sha256(Path(config).read_bytes())
+    for path in [f.path for f in parse_config(config).features if f.path]:
+        st = os.stat(path)
+        h.update(f"{os.path.abspath(path)}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+    for path in inputs:
+        h.update(Path(path).read_bytes())
+    h.update(json.dumps({k: v for k, v in options.items() if k != "workers"}, sort_keys=True, default=str).encode())
+    return h.hexdigest()
+
+
+def _digest(path: str) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def resumed_mert(config: str, source: str, reference: str, out: str, docs: str, **options) -> tuple[int, float]:
+    """MERT into `out`, or the result of an earlier run with the same key: (iterations, tuning-set
+    BLEU). `out`.key is written once `out` is, with `out`'s digest, so that a file another command
+    wrote there since is not taken. A fold of `make tune` on the large model takes a quarter of an
+    hour: an interrupted run resumes after the last fold it finished."""
+    key = run_key(config, [source, reference, docs], options)
+    stamp = Path(f"{out}.key")
+    if Path(out).exists() and stamp.exists():
+        try:
+            saved = json.loads(stamp.read_text(encoding="utf-8"))
+        except ValueError:
+            saved = {}          # a stamp cut short: tune again
+        if saved.get("key") == key and saved.get("weights") == _digest(out):
+            log.info("%s: MERT's weights of an earlier run with the same model, tuning set and options", out)
+            return saved["iterations"], saved["tuning_bleu"]
+    res = mert(config, source, reference, out, docs=docs, **options)
+    with atomic_output(stamp) as fh:
+        json.dump({"key": key, "weights": _digest(out), "iterations": len(res.history),
+                   "tuning_bleu": 100 * res.bleu}, fh)
+        fh.write("\n")
+    return len(res.history), 100 * res.bleu
+
+
 def mert_folds(config: str, source: str, reference: str, docs: str, folds: int, out_dir: str,
                final: str | None = None, workers: int = 1, src_lang: str = "en", tgt_lang: str = "fr",
                **mert_options) -> FoldsReport:
     """Tune on every fold but one, translate that one with the starting and the tuned weights;
     pooled BLEU of both with the bootstrap; `final`: then MERT on every document into that file,
     starting from the last fold's weights.
-    Writes OUT_DIR/fold<k>.ini, OUT_DIR/{start,tuned}.out (pooled) and OUT_DIR/report.{json,md}."""
+    Writes OUT_DIR/fold<k>.ini, OUT_DIR/{start,tuned}.out (pooled) and OUT_DIR/report.{json,md};
+    a fold (or `final`) tuned by an earlier run with the same inputs is not tuned again (resumed_mert)."""
     work = Path(out_dir)
     work.mkdir(parents=True, exist_ok=True)
     src, ref_raw = list(read_lines(source)), list(read_lines(reference))
@@ -134,8 +178,8 @@ def mert_folds(config: str, source: str, reference: str, docs: str, folds: int, 
         test_files = _write_part(work, f"fold{k + 1}.test", src, ref_raw, held)
         tuned = str(work / f"fold{k + 1}.ini")
         log.info("fold %d of %d: MERT on %d documents, held out %d", k + 1, len(parts), len(others), len(held))
-        res = mert(config, tune_files[0], tune_files[1], tuned, docs=tune_files[2], workers=workers,
-                   src_lang=src_lang, tgt_lang=tgt_lang, **mert_options)
+        iterations, tuning_bleu = resumed_mert(config, tune_files[0], tune_files[1], tuned, tune_files[2],
+                                               workers=workers, src_lang=src_lang, tgt_lang=tgt_lang, **mert_options)
         lines = [i for a, b in held for i in range(a, b)]
         for cfg_path, store in ((config, start_out), (tuned, tuned_out)):
             for i, hyp in zip(lines, translate_part(cfg_path, test_files[0], test_files[2], workers, src_lang,
@@ -145,7 +189,7 @@ def mert_folds(config: str, source: str, reference: str, docs: str, folds: int, 
         b0, _ = _sacrebleu([start_out[i] for i in lines], held_ref)
         b1, _ = _sacrebleu([tuned_out[i] for i in lines], held_ref)
         report.folds.append(FoldResult(k + 1, len(held), len(lines), sum(b - a for a, b in others), tuned,
-                                       len(res.history), 100 * res.bleu, b0, b1, round(time.time() - t, 1)))
+                                       iterations, tuning_bleu, b0, b1, round(time.time() - t, 1)))
         log.info("fold %d: held-out BLEU %.2f -> %.2f", k + 1, b0, b1)
     report.pooled_bleu_start, report.bleu_signature = _sacrebleu(start_out, ref)
     report.pooled_bleu_tuned, _ = _sacrebleu(tuned_out, ref)
@@ -158,10 +202,10 @@ def mert_folds(config: str, source: str, reference: str, docs: str, folds: int, 
         # already, MERT needs fewer decoder runs to settle (the held-out figures above all start
         # from the untuned weights)
         t = time.time()
-        res = mert(report.folds[-1].config, source, reference, final, docs=docs, workers=workers,
-                   src_lang=src_lang, tgt_lang=tgt_lang, **mert_options)
-        report.final = {"config": final, "start": report.folds[-1].config, "iterations": len(res.history),
-                        "tuning_bleu": 100 * res.bleu,
+        iterations, tuning_bleu = resumed_mert(report.folds[-1].config, source, reference, final, docs,
+                                               workers=workers, src_lang=src_lang, tgt_lang=tgt_lang, **mert_options)
+        report.final = {"config": final, "start": report.folds[-1].config, "iterations": iterations,
+                        "tuning_bleu": tuning_bleu,
                         "seconds": round(time.time() - t, 1)}
     with atomic_output(work / "report.json") as fh:
         json.dump(asdict(report), fh, indent=2)

@@ -274,38 +274,64 @@ $(OUT)/corpus.coref.jsonl: $(OUT)/moses.ini $(CM_SLICE) $(if $(filter ranker,$(C
 	$(CAD) -q coref --backend $(COREF_BACKEND) --input $(CM_CORPUS).$(SRC) --docs $(CM_CORPUS).docs --out $@ \
 		$(PARALLEL_ARGS)
 
+# What the CM's bundles read besides the antecedent's gender (cad/cm/construction.py): the pronoun's
+# construction from the English parse as the bundle's role (construction), the coreference's referent
+# type, pleonastic, event or entity (referent), and *this*/*that* or an *it* translated *ça* as an antecedent
+# that stands for a situation (demonstrative). CM_PARTS=referent,demonstrative leaves the construction out,
+# and so on (the ablations of docs/results.md); the tables, the configurations and every cad that reads them
+# read CAD_CM_PARTS, and the tables are built again when it changes (or in a checkout from before it existed)
+CM_PARTS_DEFAULT := construction,referent,demonstrative
+CM_PARTS ?= $(or $(CAD_CM_PARTS),$(CM_PARTS_DEFAULT))
+export CAD_CM_PARTS := $(CM_PARTS)
+# The register the class CM learns (cad cm build --domain-weight): the TED talks of the shared corpus count
+# three times, so that its tables speak as TED's French does (a thing or a situation as the subject of a verb is
+# *ça* in 28-33% of TED's *it*, 4-8% of the news', Europarl's and Tatoeba's; docs/results.md); only where the
+# corpus is the shared one, whose talks' document ids start with sated:
+CM_DOMAIN_WEIGHTS ?= $(if $(filter $(SMALL_CORPUS),$(CORPUS))$(filter large,$(MODEL)),sated=3)
+# How the class table is estimated (cad cm build --class-table): joint (each class on the whole bundle) or
+# factored (a bundle that names the antecedent's gender: the pronoun's form from the bundle, times il/elle/ils/elles
+# or le/la from the antecedent alone, learned over every construction together; cad/cm/factored.py)
+CM_CLASS_TABLE ?= joint
+CM_PARTS_STAMP := $(TABLES)/.$(CM_NAME).parts
+$(CM_PARTS_STAMP): FORCE
+	@mkdir -p $(@D); [ "$$(cat $@ 2>/dev/null)" = "$(CM_PARTS) $(CM_DOMAIN_WEIGHTS) $(CM_CLASS_TABLE)" ] \
+		|| echo "$(CM_PARTS) $(CM_DOMAIN_WEIGHTS) $(CM_CLASS_TABLE)" > $@
+
 # one cm build writes both tables and the classifier CM; a checkout from before one existed rebuilds them
-$(TABLES)/$(CM_NAME)/cm.gz $(TABLES)/$(CM_NAME)/classes.gz $(TABLES)/$(CM_NAME)/classifier.json &: $(OUT)/corpus.coref.jsonl
+$(TABLES)/$(CM_NAME)/cm.gz $(TABLES)/$(CM_NAME)/classes.gz $(TABLES)/$(CM_NAME)/classifier.json &: \
+		$(OUT)/corpus.coref.jsonl $(CM_PARTS_STAMP)
 	$(CAD) -q cm build --corpus $(CM_CORPUS) --align $(CM_ALIGN) --coref $< --out $(TABLES)/$(CM_NAME) \
-		$(PARALLEL_ARGS)
+		$(foreach w,$(CM_DOMAIN_WEIGHTS),--domain-weight $(w)) --class-table $(CM_CLASS_TABLE) $(PARALLEL_ARGS)
 
 $(CONFIGS)/$(CM_NAME).ini: $(TABLES)/$(CM_NAME)/cm.gz $(BASE_INI)
 	$(CAD) -q cm config --base $(BASE_INI) --cm $(TABLES)/$(CM_NAME)/cm.gz --out $@
 
 # the class CM (tables/<name>/classes.gz, written by cm build) as a CoreferenceModel decoder feature.
 # CM_READING: how it reads each pronoun's bundles, map (the likeliest alone: the pronoun takes its likeliest
-# antecedent's gender) or mixture (all of them by their weights: hedges towards ce, 2-3 points more C1+C2
-# on the dev talks, 7-9 fewer feminine references; docs/results.md)
+# antecedent's gender) or mixture (all of them by their weights; docs/results.md)
 CM_READING ?= map
+# CM_OBJECTIVE: what the feature scores, likelihood (ln P(class), the probability that the pronoun is the class
+# the reference writes) or credit (ln of the expected C1+C2 credit, which pays ce for il and ça), apt, exact
+CM_OBJECTIVE ?= likelihood
 # CM_AGREEMENT: the weights of the PronounAgreement feature beside the CM (predicates after être agree with the
 # subject pronoun the decoder writes, cad/decoder/agreement.py; docs/results.md): for each agreeing predicate,
 # against each disagreeing one; 0: none
 CM_AGREEMENT ?= 1,3
-# the reading (and agreement weight) the configurations were written with, rewritten only when CM_READING
-# or CM_AGREEMENT changes, so that `make CM_READING=mixture` writes them again
+# the reading, objective and agreement weights the configurations were written with, rewritten only when one
+# of CM_READING, CM_OBJECTIVE or CM_AGREEMENT changes, so that `make CM_READING=mixture` writes them again
 CM_READING_STAMP := $(CONFIGS)/.$(CM_NAME).reading
-CM_SETTINGS = $(CM_READING) agreement=$(CM_AGREEMENT)
+CM_SETTINGS = $(CM_READING) $(CM_OBJECTIVE) agreement=$(CM_AGREEMENT)
 $(CM_READING_STAMP): FORCE
 	@mkdir -p $(@D); [ "$$(cat $@ 2>/dev/null)" = "$(CM_SETTINGS)" ] || echo "$(CM_SETTINGS)" > $@
 FORCE:
 $(CONFIGS)/$(CM_NAME).feature.ini: $(TABLES)/$(CM_NAME)/classes.gz $(BASE_INI) $(CM_READING_STAMP)
-	$(CAD) -q cm config --mode feature --reading $(CM_READING) --agreement-weights $(CM_AGREEMENT) --base $(BASE_INI) \
-		--cm $(TABLES)/$(CM_NAME)/classes.gz --out $@
+	$(CAD) -q cm config --mode feature --reading $(CM_READING) --objective $(CM_OBJECTIVE) \
+		--agreement-weights $(CM_AGREEMENT) --base $(BASE_INI) --cm $(TABLES)/$(CM_NAME)/classes.gz --out $@
 
 # the same feature reading the classifier CM (source words and antecedent features) instead
 $(CONFIGS)/$(CM_NAME).classifier.ini: $(TABLES)/$(CM_NAME)/classifier.json $(BASE_INI) $(CM_READING_STAMP)
-	$(CAD) -q cm config --mode feature --cm-model classifier --reading $(CM_READING) --agreement-weights $(CM_AGREEMENT) \
-		--base $(BASE_INI) --cm $(TABLES)/$(CM_NAME)/classifier.json --out $@
+	$(CAD) -q cm config --mode feature --cm-model classifier --reading $(CM_READING) --objective $(CM_OBJECTIVE) \
+		--agreement-weights $(CM_AGREEMENT) --base $(BASE_INI) --cm $(TABLES)/$(CM_NAME)/classifier.json --out $@
 
 # The Pronoun Language Model (seed 001) over the target side of the training corpus, for
 # `cad plm predict --model $(OUT)/plm`; it needs spaCy's French model, so French targets only
@@ -329,8 +355,10 @@ $(OUT)/dev.coref-cv.jsonl: $(VENV)/.installed $(RANKER_FILES)
 
 # Every pronoun system on the 11 dev documents, tuned on one half by document and reported on the other
 # (BL, PE, CM-backoff, CM-feature, CM-rerank, the gold-coreference oracles): $(OUT)/pronoun-eval.{md,json,png}
-CM_OBJECTIVE ?= credit
 CM_GRID ?= 1,3,6,10,15,25,40
+# what each CM weight is chosen by on the tuning fold: c1c2 (APT's C1+C2 accuracy) or strict (class agreement,
+# which barely moves with the weight and chooses the low ones: docs/results.md)
+CM_TUNE ?= c1c2
 # PRONOUN_EVAL_WEIGHTS: the decoder weights every system translates with, untuned (moses.ini's) or folds (each
 # fold with MERT's weights tuned on the other, $(OUT)/tune/fold<k>.ini of `make tune`, whose folds are these:
 # every system decoded twice); PRONOUN_SYSTEMS: a subset of cad cm experiment's systems (default: all)
@@ -350,6 +378,7 @@ pronoun-eval: cm $(OUT)/dev.coref-cv.jsonl $(if $(filter folds,$(PRONOUN_EVAL_WE
 		--cm $(TABLES)/$(CM_NAME)/cm.gz --source $(SHARED)/en-fr/dev.en --reference $(SHARED)/en-fr/dev.fr \
 		--align-ref $(SHARED)/en-fr/dev.en-fr.alig --docs $(SHARED)/en-fr/dev.docs \
 		--coref $(OUT)/dev.coref-cv.jsonl --objective $(CM_OBJECTIVE) --reading $(CM_READING) --grid $(CM_GRID) \
+		--tune-on $(CM_TUNE) \
 		--gold $(SHARED)/coref/parcorfull/corpus/TED/EN --out $(OUT)/pronoun-eval
 	$(CAD) -q view --source $(SHARED)/en-fr/dev.en --docs $(SHARED)/en-fr/dev.docs --reference $(SHARED)/en-fr/dev.fr \
 		--align-ref $(SHARED)/en-fr/dev.en-fr.alig --coref $(OUT)/dev.coref-cv.jsonl --report $(OUT)/pronoun-eval.json \

@@ -252,19 +252,20 @@ def test_strict_and_feminine_counts():
 
 
 def test_strict_agreement_and_recall_by_reference_class_by_hand(tmp_path):
-    """Eight pronouns counted by hand: strict agreement 3/8; recall per reference class; APT gives
+    """Nine pronouns counted by hand: strict agreement 4/9; recall per reference class; APT gives
     *ce* for *il* and for *ça* the C2 that strict agreement does not."""
     from cad.eval.report import System, build_report, class_agreement, to_markdown
 
     src = ["it is big .", "it is a cat .", "it works .", "it is red .", "they sleep .", "they sleep .",
-           "i saw it .", "it rains ."]
+           "i saw it .", "it rains .", "i like it ."]
+    # the last reference left the pronoun out and says so with the DiscoMT references' NONE
     ref = ["il est grand .", "c' est un chat .", "ça marche .", "elle est rouge .", "elles dorment .",
-           "ils dorment .", "je l' ai vu .", "il pleut ."]
+           "ils dorment .", "je l' ai vu .", "il pleut .", "j' aime NONE ."]
     cand = ["c' est grand .", "c' est un chat .", "c' marche .", "elle est rouge .", "ils dorment .",
-            "ils dorment .", "je la ai vu .", "pleut ."]
+            "ils dorment .", "je la ai vu .", "pleut .", "j' aime ."]
     aligns = ["0-0 1-1 2-2 3-3", "0-0 1-1 2-2 3-3 3-4", "0-0 1-1 2-2", "0-0 1-1 2-2 3-3", "0-0 1-1 2-2",
-              "0-0 1-1 2-2", "0-0 2-1 1-2 1-3 3-4", "0-0 1-1 2-2"]
-    cand_al = aligns[:7] + ["1-0 2-1"]
+              "0-0 1-1 2-2", "0-0 2-1 1-2 1-3 3-4", "0-0 1-1 2-2", "0-0 1-1 2-2 3-3"]
+    cand_al = aligns[:7] + ["1-0 2-1", "0-0 1-1 3-2"]
     files = {}
     for name, lines in (("s", src), ("r", ref), ("c", cand), ("ar", aligns), ("ac", cand_al)):
         files[name] = tmp_path / name
@@ -275,14 +276,16 @@ def test_strict_agreement_and_recall_by_reference_class_by_hand(tmp_path):
     rec = {g: (v["right"], v["references"]) for g, v in row["class_recall"].items()}
     # il: "il est grand" -> c' (wrong), "il pleut" -> nothing (wrong): 0/2; ce 1/1; ça -> c' 0/1;
     # elle 1/1; elles -> ils 0/1; ils 1/1; the clitic l' -> la 0/1 (APT's OTHER = OTHER, not strict)
+    # and the pronoun both left out agrees: 1/1
     assert rec == {"il": (0, 2), "elle": (1, 1), "ils": (1, 1), "elles": (0, 1), "ce": (1, 1), "ça": (0, 1),
-                   "clitic": (0, 1), "on": (0, 0), "other": (0, 0)}
-    assert row["strict"] == 3 and row["strict_agreement"] == pytest.approx(3 / 8)
-    # C1: ce, elle, ils, the clitic (OTHER = OTHER); C2: ce for il, ce for ça
-    assert (row["cases"]["C1"], row["cases"]["C2"]) == (4, 2)
-    assert row["acc_c1_c2"] == pytest.approx(6 / 8)
+                   "clitic": (0, 1), "on": (0, 0), "other": (0, 0), "none": (1, 1)}
+    assert row["strict"] == 4 and row["strict_agreement"] == pytest.approx(4 / 9)
+    # C1: ce, elle, ils, the clitic (OTHER = OTHER); C2: ce for il, ce for ça; APT's C4 for the
+    # candidate that left out what the reference left out (APT reads its NONE as a word)
+    assert (row["cases"]["C1"], row["cases"]["C2"], row["cases"]["C4"]) == (4, 2, 2)
+    assert row["acc_c1_c2"] == pytest.approx(6 / 9)
     assert math.isnan(class_agreement(type("R", (), {"occurrences": []})())["strict_agreement"])    # no pronoun
     md = to_markdown(report)
     head = md.splitlines()[0]
     assert head.index("strict agr.") < head.index("| il |") < head.index("| APT |") < head.index("C1+C2")
-    assert "| sys | 0.375 (3) | 0/2 | 1/1 | 1/1 | 0/1 | 1/1 | 0/1 | 0/1 | 0/0 | 0/0 | 1/2 |" in md
+    assert "| sys | 0.444 (4) | 0/2 | 1/1 | 1/1 | 0/1 | 1/1 | 0/1 | 0/1 | 0/0 | 0/0 | 1/1 | 1/2 |" in md

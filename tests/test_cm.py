@@ -472,3 +472,26 @@ def test_postedit_resolves_with_the_coref_model_it_is_given(tmp_path, capsys):
                  "--coref", str(tmp_path / "recs.jsonl"), "--coref-model", str(tmp_path / "never.json.gz"),
                  "--cm", str(tmp_path / "cm.gz"), "--out", str(tmp_path / "rr")]) == 1
     assert "give one of them" in capsys.readouterr().err and not (tmp_path / "rr").exists()
+
+
+def test_class_table_factored(sample_system, tmp_path):
+    """--class-table factored: the same bundles as the joint table, every distribution a distribution,
+    the bundles without a gender unchanged (without EM, whose posteriors read the gendered ones too),
+    the choice recorded in provenance.json."""
+    out, _ = sample_system
+    args = ["-q", "cm", "build", "--corpus", str(out / "model" / "corpus"), "--align",
+            str(out / "model" / "aligned.grow-diag-final-and"), "--backend", "sieve", "--no-classifier",
+            "--em-iterations", "0"]
+    assert main(args + ["--out", str(tmp_path / "joint")]) == 0
+    assert main(args + ["--class-table", "factored", "--out", str(tmp_path / "fact")]) == 0
+    joint = ClassTable.read(tmp_path / "joint" / "classes.gz")
+    fact = ClassTable.read(tmp_path / "fact" / "classes.gz")
+    assert joint.probs.keys() == fact.probs.keys() and joint.counts == fact.counts
+    gendered = [b for b in fact.probs if len(b.split("-")) > 2 and b.split("-")[2] in ("masc", "fem")]
+    assert gendered and any(fact.probs[b] != pytest.approx(joint.probs[b]) for b in gendered)
+    for b, d in fact.probs.items():
+        assert sum(d.values()) == pytest.approx(1.0, abs=1e-4)
+        if b not in gendered:
+            assert d == pytest.approx(joint.probs[b], abs=1e-5)
+    assert json.loads((tmp_path / "fact" / "provenance.json").read_text())["class_table"] == "factored"
+    assert json.loads((tmp_path / "joint" / "provenance.json").read_text())["class_table"] == "joint"

@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+from cad import defaults as D
 from cad.cm.class_model import ClassTable, antecedent_distribution, coarser, pronoun_mixture, score_class
 from cad.cm.classes import pronoun_class
 from cad.lang import NONE, OTHER
@@ -176,13 +177,19 @@ def test_cli_config_writes_the_reading(tmp_path, capsys):
     args = ["-q", "cm", "config", "--mode", "feature", "--base", str(tmp_path / "base.ini"),
             "--cm", str(tmp_path / "classes.gz"), "--out", str(tmp_path / "out.ini")]
     assert main(args + ["--reading", "map"]) == 0
+    text = (tmp_path / "out.ini").read_text()
+    assert "reading=map" in text and "objective=" not in text          # likelihood, the decoder's default
+    assert main(args + ["--reading", "map", "--objective", "credit"]) == 0
     assert "objective=credit reading=map" in (tmp_path / "out.ini").read_text()
     # the line's implicit reading (mixture) is left out, as in every configuration written before
     assert main(args + ["--reading", "mixture"]) == 0
     assert "reading=" not in (tmp_path / "out.ini").read_text()
-    # without --reading: the pipeline's, make's CM_READING (cad/defaults.py)
+    # without --reading or --objective: the pipeline's, make's CM_READING and CM_OBJECTIVE (cad/defaults.py),
+    # each left out where it is the line's implicit value
     assert main(args) == 0
-    assert "objective=credit reading=map" in (tmp_path / "out.ini").read_text()
+    line = next(x for x in (tmp_path / "out.ini").read_text().splitlines() if x.startswith("CoreferenceModel "))
+    assert f"reading={D.CM_READING}" in line and D.CM_READING != D.CM_IMPLICIT_READING
+    assert ("objective=" not in line) == (D.CM_OBJECTIVE == D.CM_IMPLICIT_OBJECTIVE)
     with pytest.raises(SystemExit) as e:
         main(args + ["--reading", "vote"])
     assert e.value.code == 2 and "invalid choice: 'vote'" in capsys.readouterr().err

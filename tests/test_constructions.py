@@ -71,6 +71,8 @@ CASES = [
     ("it makes sense to wait .", 0, EXTRAPOSITION, False, "makes"),
     ("it is said that he was rich .", 0, EXTRAPOSITION, True, "said"),
     ("it was decided to wait .", 0, EXTRAPOSITION, True, "decided"),
+    # a clause after a noun phrase belongs to it: the passive's *it* refers
+    ("it 's based on this great research that shows it .", 0, COPULA_ADJECTIVE, True, "based"),
     # clefts
     ("it was John who broke it .", 0, CLEFT, False, "John"),
     ("it 's John who broke it .", 0, CLEFT, False, "John"),
@@ -129,3 +131,16 @@ def test_a_documents_pronouns_from_its_own_parse_or_the_resolvers(parser):
     parsed = list(parser.pipe(moses_doc(parser.vocab, s) for s in sents))
     assert pronoun_constructions(sents, positions, parsed) == own
     assert pronoun_constructions(sents, set()) == {}
+
+
+AUXILIARY = [("it has been a long time .", True), ("it will be fine .", True), ("it might be simple .", True),
+             ("it 's going to be delicious .", True), ("it would have been great .", True),
+             ("it 's been hard .", True), ("it is a good idea .", False), ("it was very old .", False),
+             ("it isn 't a problem .", False), ("it is in the box .", False)]
+
+
+@pytest.mark.parametrize("sentence, auxiliary", AUXILIARY, ids=[c[0] for c in AUXILIARY])
+def test_a_copula_after_an_auxiliary_is_marked(parser, sentence, auxiliary):
+    """*ce* needs *être* right after it: *c'est*, but *ça a été*, *ça va être* (Construction.auxiliary)."""
+    got = pronoun_constructions([sentence.split()], {(0, 0)})[(0, 0)]
+    assert got.label in (COPULA_ADJECTIVE, COPULA_NOUN_PHRASE, COPULA_OTHER) and got.auxiliary == auxiliary

@@ -288,7 +288,8 @@ def test_the_fallback_scores_with_the_features_own_objective(tmp_path):
     tiny_model(tmp_path, 2.0)       # its phrase table, LM and base.ini
     dist = {"il": 0.3, "ce": 0.5, "elle": 0.2}
     ClassTable({"it-subj-masc-sing": dict(dist), "it-subj-fem-sing": dict(dist)}).write(tmp_path / "ce.gz")
-    write_config(feature_config(tmp_path / "base.ini", tmp_path / "ce.gz", 2.0), tmp_path / "ce.ini")
+    write_config(feature_config(tmp_path / "base.ini", tmp_path / "ce.gz", 2.0, objective="credit"),
+                 tmp_path / "ce.ini")
     model = DecoderModel.load(tmp_path / "ce.ini")
     scorer = ContextScorer(Decoder(model), None)
     assert scorer.cm.objective == "credit"

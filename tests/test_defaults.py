@@ -25,6 +25,8 @@ def test_the_makefile_states_the_same_defaults():
     make = makefile_values()
     assert make["CM_READING"] == D.CM_READING
     assert make["CM_OBJECTIVE"] == D.CM_OBJECTIVE
+    assert make["CM_TUNE"] == D.CM_TUNE
+    assert make["CM_CLASS_TABLE"] == D.CM_CLASS_TABLE
     assert make["COREF_BACKEND"] == D.COREF_BACKEND
     assert tuple(map(float, make["CM_AGREEMENT"].split(","))) == D.CM_AGREEMENT_WEIGHTS
 
@@ -57,7 +59,9 @@ EVERYWHERE = {"--objective": D.CM_OBJECTIVE, "--reading": D.CM_READING, "--cm-mo
 # the options of one command
 ONE = {
     (("cm", "config"), "--objective"): D.CM_OBJECTIVE,
+    (("cm", "experiment"), "--tune-on"): D.CM_TUNE,
     (("cm", "config"), "--agreement-weights"): ",".join(f"{w:g}" for w in D.CM_AGREEMENT_WEIGHTS),
+    (("cm", "build"), "--class-table"): D.CM_CLASS_TABLE,
     (("translate",), "--cm-weight"): D.CM_RERANK_WEIGHT,
     (("translate",), "--nbest"): D.CM_RERANK_NBEST,
     (("cm", "experiment"), "--nbest"): D.CM_RERANK_NBEST,
@@ -111,7 +115,9 @@ def test_cm_config_writes_the_pipeline_s_defaults(tmp_path):
     assert main(base + ["--mode", "feature", "--out", str(tmp_path / "f.ini")]) == 0
     feature = parse_config(tmp_path / "f.ini")
     line = next(f for f in feature.features if f.type == "CoreferenceModel")
-    assert (line.args["objective"], line.args["reading"]) == (D.CM_OBJECTIVE, D.CM_READING)
+    # a value equal to the line's implicit one is left out, and reads as it (the next test)
+    written = (line.args.get("objective", D.CM_IMPLICIT_OBJECTIVE), line.args.get("reading", D.CM_IMPLICIT_READING))
+    assert written == (D.CM_OBJECTIVE, D.CM_READING)
     assert "model" not in line.args and D.CM_MODEL == D.CM_IMPLICIT_MODEL
     assert feature.weights[line.name] == [D.CM_FEATURE_WEIGHT]
     assert main(base + ["--out", str(tmp_path / "b.ini")]) == 0

@@ -1,5 +1,5 @@
 """The Makefile's own logic where a wrong rule would go unnoticed: the CM configurations are
-written again when CM_READING changes, and only then.
+written again when CM_READING changes, and only then; the CM tables when CM_PARTS changes.
 
 The real Makefile runs with a stand-in for `cad` that writes its arguments to --out, and with the
 configurations' inputs marked old (-o), so that nothing else is built."""
@@ -103,3 +103,34 @@ def test_the_training_corpus_coreference_follows_the_shipped_ranker(workdir):
     assert "--neuralcoref" not in recipe() and "--attention" not in recipe()
     assert "--neuralcoref" in recipe("COREF_NEURALCOREF=1") and "--attention" not in recipe("COREF_NEURALCOREF=1")
     assert "--attention" in recipe("COREF_ATTENTION=1")
+
+
+def test_the_cm_tables_are_built_again_when_their_parts_change(workdir):
+    """CM_PARTS (cad/cm/construction.py) reaches cad through CAD_CM_PARTS, and the tables are built
+    again when it changes (or where no stamp says what they were built with), only then; the
+    feature configurations score the likelihood unless CM_OBJECTIVE says otherwise."""
+    out = workdir / "tables" / "x" / "cm.gz"
+    (workdir / "models" / "x" / "corpus.coref.jsonl").write_text("")
+    env_cad = workdir / "envcad"
+    env_cad.write_text(FAKE_CAD.replace('echo "$args" > "$out"',
+                                        'echo "$args CAD_CM_PARTS=$CAD_CM_PARTS" > "$out/cm.gz"'))
+    env_cad.chmod(0o755)
+
+    def build(*extra):
+        subprocess.run(["make", "-s", "NAME=x", f"CAD={env_cad}", "SHARED=/nonexistent", "-o", "models/x/moses.ini",
+                        "-o", "models/x/corpus.coref.jsonl", *extra, "tables/x/cm.gz"],
+                       cwd=workdir, check=True, capture_output=True, text=True)
+
+    build()
+    assert out.read_text().rstrip().endswith("CAD_CM_PARTS=construction,referent,demonstrative")
+    assert "--domain-weight" not in out.read_text()             # the sample corpus has no TED talks
+    first = out.stat().st_mtime_ns
+    time.sleep(1.1)
+    build()
+    assert out.stat().st_mtime_ns == first
+    build("CM_PARTS=referent")
+    assert out.read_text().rstrip().endswith("CAD_CM_PARTS=referent")
+    build("CM_PARTS=referent", "CM_DOMAIN_WEIGHTS=sated=3")
+    assert "--domain-weight sated=3" in out.read_text()
+    make(workdir, None)
+    assert all("--objective likelihood" in text for text, _ in state(workdir).values())

@@ -13,8 +13,8 @@ from cad.cm.class_model import OBJECTIVES, OBJECTIVES_HELP, READINGS, READINGS_H
 from cad.cm.models import CM_MODELS
 from cad.core.cliargs import add_input_argument as add_in, add_output_argument as add_out
 from cad.core.errors import CadError
-from cad.defaults import (CM_AGREEMENT_WEIGHTS, CM_BACKOFF_WEIGHT, CM_FEATURE_WEIGHT, CM_MODEL, CM_OBJECTIVE,
-                          CM_READING, COREF_BACKEND)
+from cad.defaults import (CM_AGREEMENT_WEIGHTS, CM_BACKOFF_WEIGHT, CM_CLASS_TABLE, CM_FEATURE_WEIGHT, CM_MODEL,
+                          CM_OBJECTIVE, CM_READING, COREF_BACKEND)
 from coref.backends import BACKENDS
 
 # Each command imports its implementation when it runs: `cad` then starts without loading
@@ -69,6 +69,7 @@ def _build(a: argparse.Namespace) -> None:
         return
     st = build_cm(a.corpus, a.align, a.out, a.src, a.tgt, a.docs, a.coref, a.backend, a.humanness, a.single_best,
                   a.smoothing, a.em_iterations, _domain_weights(a), classifier=not a.no_classifier,
+                  factor=a.class_table == "factored",
                   parallel=parallel_from_args(a))
     print(f"{st.entries} entries from {st.triples} triples ({st.with_candidates} of {st.pronouns} pronouns "
           f"with antecedents) -> {a.out}/cm.gz", file=sys.stderr)
@@ -81,6 +82,21 @@ def _show(a: argparse.Namespace) -> None:
 
 
 _DEFAULT_AGREEMENT = ",".join(f"{w:g}" for w in CM_AGREEMENT_WEIGHTS)
+
+
+def cm_weights(text: str) -> float | tuple[float, float]:
+    """--weight "W" or "W,G" (the form's weight and the gender's: a two-valued CoreferenceModel)."""
+    try:
+        got = tuple(float(x) for x in text.split(","))
+    except ValueError:
+        got = ()
+    if len(got) not in (1, 2):
+        raise argparse.ArgumentTypeError(f"{text!r}: a weight W, or two W,G")
+    return got[0] if len(got) == 1 else got
+
+
+def shown_weights(weight: float | tuple[float, ...]) -> str:
+    return f"{weight:g}" if isinstance(weight, (int, float)) else ",".join(f"{w:g}" for w in weight)
 
 
 def agreement_weights(text: str) -> tuple[float, float] | None:
@@ -118,10 +134,15 @@ def _config(a: argparse.Namespace) -> None:
                 raise CadError(f"--agreement-weights: {target.name}, the target of {a.cm}, has no predicate "
                                "agreement (0: no agreement feature)")
             agreement = None
-        write_feature_config(a.base, a.cm, a.out, CM_FEATURE_WEIGHT if a.weight is None else a.weight, objective,
+        weight = CM_FEATURE_WEIGHT if a.weight is None else a.weight
+        if not isinstance(weight, (int, float)) and objective != "likelihood":
+            raise CadError(f"--weight W,G splits ln P(class): --objective likelihood, not {objective}")
+        write_feature_config(a.base, a.cm, a.out, weight, objective,
                              a.cm_model, a.reading, pair, agreement)
     elif a.cm_model != CM_MODEL:
         raise CadError(f"--cm-model {a.cm_model} needs --mode feature (the back-off table is a phrase table)")
+    elif isinstance(a.weight, tuple):
+        raise CadError("--weight W,G: two weights are the CoreferenceModel feature's (--mode feature)")
     else:
         write_cm_config(a.base, a.cm, a.out, CM_BACKOFF_WEIGHT if a.weight is None else a.weight)
     if not is_stdio(a.out):
@@ -154,6 +175,12 @@ def add_cm_parsers(sub, command: str | None = None) -> None:
     s.add_argument("--em-iterations", type=int, default=5,
                    help="classes.gz: EM iterations over each pronoun's latent antecedent bundle (default 5; "
                         "0: seed 003's expected counts under the coreference's weights)")
+    s.add_argument("--class-table", choices=("joint", "factored"), default=CM_CLASS_TABLE,
+                   help="classes.gz: joint (each class on the whole bundle, backing off along one chain) or factored "
+                        "(for a bundle that names the antecedent's gender: P(form | bundle), personal pronoun, ce, ça, "
+                        "clitic..., times P(the class within the target's gender family, French il/elle/ils/elles or "
+                        "le/la | the bundle without its role), learned from every construction together; a target "
+                        f"without such families gets the joint table; default: {CM_CLASS_TABLE})")
     s.add_argument("--no-classifier", action="store_true",
                    help="skip the classifier CM (classifier.json: P(class | source words, antecedent features), "
                         "a logistic regression over the same instances; default: trained, about a minute)")
@@ -181,7 +208,11 @@ def add_cm_parsers(sub, command: str | None = None) -> None:
     s.add_argument("--mode", choices=("backoff", "feature"), default="backoff",
                    help="backoff: seed 004's second table for feature tokens; feature: a CoreferenceModel "
                         "feature scoring every option that translates it/they (default: backoff)")
-    s.add_argument("--weight", type=float, help=f"the CM's weight (default {CM_BACKOFF_WEIGHT:g} backoff, {CM_FEATURE_WEIGHT:g} feature)")
+    s.add_argument("--weight", type=cm_weights, metavar="W[,G]",
+                   help=f"the CM's weight (default {CM_BACKOFF_WEIGHT:g} backoff, {shown_weights(CM_FEATURE_WEIGHT)} "
+                        "feature); feature: two weights W,G score ln P(form) and the gender apart, the "
+                        "pronoun's form (a personal pronoun, ce, ça, nothing, ...) and which personal pronoun or "
+                        "gendered clitic (num-features=2)")
     s.add_argument("--objective", choices=OBJECTIVES, default=CM_OBJECTIVE,
                    help="feature: " + OBJECTIVES_HELP)
     s.add_argument("--reading", choices=READINGS, default=CM_READING,

@@ -9,7 +9,7 @@ import sys
 from cad.cli.lexicons import add_spanish_lexicons
 from cad.cm.class_model import OBJECTIVES, OBJECTIVES_HELP, READINGS, READINGS_HELP
 from cad.core.cliargs import add_input_argument as add_in
-from cad.defaults import CM_OBJECTIVE, CM_READING, CM_RERANK_NBEST, COREF_BACKEND_SPANISH
+from cad.defaults import CM_OBJECTIVE, CM_READING, CM_RERANK_NBEST, CM_TUNE, COREF_BACKEND_SPANISH
 
 # Each command imports its implementation when it runs: `cad` then starts without loading
 # spaCy, scikit-learn or a model it will not use.
@@ -55,16 +55,20 @@ def _experiment(a: argparse.Namespace) -> None:
     from cad.core.errors import CadError
     from cad.eval.report import to_markdown
 
+    from cad.experiments.stages import parse_weight
+
     try:
-        grid = tuple(float(x) for x in a.grid.split(","))
+        grid = tuple(parse_weight(x) for x in a.grid.split(","))
     except ValueError:
-        raise CadError(f"--grid: {a.grid!r} is not a comma-separated list of numbers") from None
+        raise CadError(f"--grid: {a.grid!r} is not a comma-separated list of weights (W, or W:G)") from None
+    if len({isinstance(w, tuple) and len(w) for w in grid}) > 1 or any(isinstance(w, tuple) and len(w) != 2 for w in grid):
+        raise CadError(f"--grid: {a.grid!r} mixes weights and pairs (every entry W, or every entry W:G)")
     systems = None if a.systems is None else parse_systems(a.systems)
     report = run_experiment(a.config, a.classes, a.cm, a.source, a.reference, a.align_ref, a.docs, a.gold, a.out,
                             grid, a.workers, a.nbest, a.folds, systems=systems, objective=a.objective,
                             reading=a.reading, coref_records=a.coref, mert_iterations=a.mert_iterations, mert_nbest=a.mert_nbest,
                             mert_cm_weight=a.mert_cm_weight, classifier=a.classifier,
-                            fold_configs=a.fold_configs.split(",") if a.fold_configs else None)
+                            fold_configs=a.fold_configs.split(",") if a.fold_configs else None, tune_metric=a.tune_on)
     sys.stdout.write(to_markdown(report))
 
 
@@ -81,7 +85,9 @@ def add_experiment_parsers(cs) -> None:
     s.add_argument("--docs", required=True, help="document boundaries of --source")
     s.add_argument("--gold", help="gold coreference of the source (ParCorFull MMAX2 directory): adds the oracles")
     s.add_argument("--grid", default="0.1,0.3,1,3",
-                   help="comma-separated CM weights tried on each tuning fold (default: %(default)s)")
+                   help="comma-separated CM weights tried on each tuning fold, or pairs W:G (the form's weight and "
+                        "the gender's: a two-valued CoreferenceModel, ln P(form) and the gender's log-odds; CM-rerank "
+                        "weighs the two alike) (default: %(default)s)")
     s.add_argument("--folds", type=int, default=2, help="folds by document (default 2)")
     s.add_argument("--nbest", type=int, default=CM_RERANK_NBEST,
                    help=f"distinct n-best size for CM-rerank (default {CM_RERANK_NBEST})")
@@ -104,6 +110,10 @@ def add_experiment_parsers(cs) -> None:
     s.add_argument("--reading", choices=READINGS, default=CM_READING,
                    help="how the CM-feature systems, CM-rerank and the oracles read a pronoun's bundles: " + READINGS_HELP
                         + f" (default: {CM_READING})")
+    s.add_argument("--tune-on", choices=("c1c2", "strict"), default=CM_TUNE,
+                   help="what each CM weight is chosen by on the tuning folds: APT's C1+C2 accuracy (ce right for il "
+                        "and ça) or strict class agreement (the candidate's pronoun class equal to the reference's); "
+                        f"ties: BLEU, then the smaller weight (default: {CM_TUNE})")
     s.add_argument("--coref", help="the ranker's coreference records for --source (JSON Lines, e.g. cad coref-eval "
                                    "--cv-folds K --out): default, the shipped ranker, which trained on ParCorFull TED")
     s.add_argument("--out", required=True, help="report prefix: PREFIX.md, PREFIX.json, PREFIX.png, PREFIX.work/")

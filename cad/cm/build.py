@@ -28,6 +28,7 @@ from cad.cm.class_classifier import MODEL_FILE, train_classifier
 from cad.cm.class_model import ClassTable
 from cad.cm.collect import CMStats, Collection, collect_in_process, collect_in_shards
 from cad.cm import source_table
+from cad.cm.construction import cm_parts
 from cad.core.docs import DocStart, read_docs
 from cad.core.errors import CadError
 from cad.core.shards import Parallel, ShardStore
@@ -44,13 +45,15 @@ def build_cm(corpus: str, align: str, out_dir: str | os.PathLike, src_lang: str 
              docs: str | None = None, coref: str | None = None, backend: str = COREF_BACKEND, with_human: bool = False,
              single_best: bool = False, smoothing: str = "none", em_iterations: int = 5,
              domain_weights: dict[str, float] | None = None, classifier: bool = True,
-             parallel: Parallel | None = None, resolver=None) -> CMStats | source_table.SourceCMStats:
+             parallel: Parallel | None = None, resolver=None,
+             factor: bool = False) -> CMStats | source_table.SourceCMStats:
     """`smoothing` (cm.gz): "none" (seed 004: relative frequencies) or "witten-bell" (back-off to
     coarser bundles). `em_iterations` (classes.gz): EM over each pronoun's latent bundle; 0 keeps
     seed 003's expected counts under the coreference's own weights. `domain_weights` (classes.gz):
     {id prefix: w}, the pronouns of a document whose id starts with `prefix:` count w times (the
     class CM's register follows its data: TED speakers say *ça* where news writes *il*).
-    `classifier`: also train the classifier CM on the same instances (classifier.json).
+    `factor` (classes.gz): a gendered bundle's class as its form times its gender and number
+    (cad/cm/factored.py). `classifier`: also train the classifier CM on the same instances (classifier.json).
     `parallel`: collect the triples and instances in shards of documents (kept in OUT/cm.gz.shards/
     until the tables are written, so that a rerun resumes from them), the same tables again; None:
     in this process, without shards. The pair `src_lang`-`tgt_lang` (cad/lang/pairs.py) gives every
@@ -89,9 +92,10 @@ def build_cm(corpus: str, align: str, out_dir: str | os.PathLike, src_lang: str 
                   "pair": pair.name,
                   "humanness": with_human, "single_best": single_best, "min_probability": MIN_PROB,
                   "smoothing": smoothing, "class_em_iterations": em_iterations,
-                  "class_domain_weights": domain_weights,
+                  "class_table": "factored" if factor else "joint",
+                  "class_domain_weights": domain_weights, "cm_parts": sorted(cm_parts()),
                   "counts": asdict(stats)}
-    _write_class_models(acc, out_dir, em_iterations, classifier, provenance, pair)
+    _write_class_models(acc, out_dir, em_iterations, classifier, provenance, pair, factor)
     with atomic_output(out_dir / "provenance.json") as fh:
         json.dump(provenance, fh, indent=2, sort_keys=True)
         fh.write("\n")
@@ -110,13 +114,14 @@ def _check_domain_weights(domain_weights: dict[str, float], docs: str | None, do
 
 
 def _write_class_models(acc: Collection, out_dir: Path, em_iterations: int, classifier: bool,
-                        provenance: dict, pair: Pair) -> None:
+                        provenance: dict, pair: Pair, factor: bool = False) -> None:
     """classes.gz, and with `classifier` classifier.json (its settings go into `provenance`)."""
-    ClassTable.estimate_em(acc.instances, em_iterations, pair).write(out_dir / "classes.gz")
+    ClassTable.estimate_em(acc.instances, em_iterations, pair, factor).write(out_dir / "classes.gz")
     if not classifier:
         return
     clf = train_classifier([(m, c, w, toks, i) for (m, c, w), (toks, i) in zip(acc.instances, acc.positions)],
-                           acc.halves, em_iterations, pair=pair)
+                           acc.halves, em_iterations, pair=pair, factor_table=factor)
+    clf.meta["cm_parts"] = sorted(cm_parts())
     clf.save(out_dir / MODEL_FILE)
     provenance["classifier"] = clf.meta
     log.info("classifier CM: C=%g, held-out log-loss %s (class table %s)", clf.meta["C"],

@@ -198,10 +198,11 @@ def log_loss(model, instances: list[tuple[dict[str, float], str, float, list[str
 
 
 def train_classifier(instances: list[tuple[dict[str, float], str, float, list[str], int]], halves: list[int],
-                     em_iterations: int = 5, grid=C_GRID, pair: Pair | None = None) -> ClassifierCM:
+                     em_iterations: int = 5, grid=C_GRID, pair: Pair | None = None,
+                     factor_table: bool = False) -> ClassifierCM:
     """Choose C on the two halves (held-out log-loss), then fit on everything. `halves[i]` is
     instance i's half (0/1, by document). The class table of the same halves is scored alike, so
-    the model file says how the two compare."""
+    the model file says how the two compare (`factor_table`: the table factored as cm build estimates it)."""
     X = [features(tokens, index, mix) for mix, _, _, tokens, index in instances]
     y = [c for _, c, _, _, _ in instances]
     w = [wt for _, _, wt, _, _ in instances]
@@ -217,7 +218,7 @@ def train_classifier(instances: list[tuple[dict[str, float], str, float, list[st
             report["heldout_log_loss"][str(C)] = round(sum(losses) / 2, 4)
         table_losses = []
         for k in (0, 1):
-            table = ClassTable.estimate_em([instances[i][:3] for i in parts[k]], em_iterations, pair)
+            table = ClassTable.estimate_em([instances[i][:3] for i in parts[k]], em_iterations, pair, factor_table)
             table_losses.append(log_loss(table, [instances[i] for i in parts[1 - k]]))
         report["table_heldout_log_loss"] = round(sum(table_losses) / 2, 4)
         best = min(grid, key=lambda C: (report["heldout_log_loss"][str(C)], C))

@@ -22,6 +22,8 @@ from collections import defaultdict
 from functools import lru_cache
 from typing import Callable
 
+from cad.cm.construction import SITUATION, cm_parts, reads_as_event
+from cad.cm.factored import accumulate, coarser, factored, form_split, witten_bell
 from cad.cm.models import PronounModel
 from cad.cm.referent import ANIMACY, subject_role
 from cad.core.errors import CadError
@@ -29,6 +31,7 @@ from cad.core.textio import atomic_output, read_lines
 from cad.defaults import CM_IMPLICIT_OBJECTIVE, CM_IMPLICIT_READING, CM_OBJECTIVE
 from cad.lang import NONE, OTHER
 from cad.lang.pairs import Pair, chosen
+from coref.english.referent import best_label
 from coref.records import Candidate, PronounResolution
 
 FLOOR = 1e-7
@@ -49,10 +52,11 @@ def _default(objective: str) -> str:
 
 
 # what each objective scores, for the commands that take --objective
-OBJECTIVES_HELP = ("ln of the expected credit of the option's pronoun with a similar pair (ce for il) worth 1 "
-                   f"(credit{_default('credit')}: C1+C2 accuracy), 0.5 (apt{_default('apt')}: APT's score) or 0 "
-                   f"(exact{_default('exact')}: the same word), or ln P(class) (likelihood{_default('likelihood')}); "
-                   "il earns ce's credit only where the antecedent is not feminine")
+OBJECTIVES_HELP = (f"ln P(class) of the option's pronoun (likelihood{_default('likelihood')}: the probability that it "
+                   "is the class the reference writes, strict class agreement), or ln of its expected credit with a "
+                   f"similar pair (ce for il or ça) worth 1 (credit{_default('credit')}: C1+C2 accuracy), 0.5 "
+                   f"(apt{_default('apt')}: APT's score) or 0 (exact{_default('exact')}: the same word, any other word "
+                   "as one); under credit, il earns ce's credit only where the antecedent is not feminine")
 # ln of the expected credit is floored here: a dropped pronoun earns no credit, but a floor far
 # below the other options' would make dropping impossible whatever the phrase table says
 CREDIT_FLOOR = 0.01
@@ -66,11 +70,6 @@ LINK_PRONOUNS = frozenset({"it", "its", "itself", "they", "them", "their", "thei
 Projection = Callable[[Candidate], "dict[tuple[str, str] | None, float]"]
 
 
-def coarser(bundle: str) -> str | None:
-    head, sep, _ = bundle.rpartition("-")
-    return head if sep else None
-
-
 def np_bundle(base: str, gender: str, number: str, human: bool | None, with_human: bool,
               animacy: str | None = None) -> str:
     b = f"{base}-{gender}-{number}"
@@ -81,62 +80,121 @@ def np_bundle(base: str, gender: str, number: str, human: bool | None, with_huma
     return b
 
 
+def referent_split(r: PronounResolution) -> tuple[float, float, float] | None:
+    """(pleonastic, event, entity): the shares of what the pronoun refers to, from the record's
+    `referent_probs` (coref/referent.py; the ranker writes them: 1 - P(referential), P(referential)
+    · P(a clause | it refers), the rest for the noun phrases), normalized; None where the record
+    has none (another backend, the gold records)."""
+    probs = r.referent_probs
+    if not probs:
+        return None
+    pleo, event = probs.get("pleonastic", 0.0), probs.get("event", 0.0)
+    entity = sum(v for k, v in probs.items() if k.startswith("np:"))
+    z = pleo + event + entity
+    return (pleo / z, event / z, entity / z) if z > 0 else None
+
+
+def _reads_referent(referent: bool | None) -> bool:
+    return "referent" in cm_parts() if referent is None else referent
+
+
 def pronoun_mixture(r: PronounResolution, role: str, project: Projection, with_human: bool = False,
                     animacy: Callable[[Candidate], str | None] | None = None,
-                    pass_through: bool = False) -> dict[str, float]:
+                    pass_through: bool = False, referent: bool | None = None) -> dict[str, float]:
     """{bundle: weight}, weights summing to 1. `animacy`: candidate -> "anim", "ent", "abst" or None
     (cad/cm/referent.py), the finest part of a gendered bundle where it says something; an
     animate antecedent's bundle is read under `subject_role`. `pass_through`: a pronoun candidate
     that says nothing passes its weight to the earlier candidates that do (pass_through_pronouns);
     translation sets it, training does not (the reference's own pronouns mostly say their gender,
-    and where they do not, *c'*, *leur*, reading a noun instead made the tables worse)."""
+    and where they do not, *c'*, *leur*, reading a noun instead made the tables worse).
+    `referent` (None: as CAD_CM_PARTS says, cad/cm/construction.py): the `nonref`, `event` and
+    entity shares are the record's referent probabilities (referent_split), the entity share
+    spread over the noun-phrase candidates; else 1 - anaphoricity, the clause candidates' and the
+    noun phrases' (seed 003's)."""
     base = f"{r.token.lower()}-{role}"
-    if r.anaphoricity is not None:
-        a = min(max(float(r.anaphoricity), 0.0), 1.0)
-    else:
-        a = 1.0 if r.referential else 0.0
+    split = referent_split(r) if _reads_referent(referent) else None
     out: dict[str, float] = defaultdict(float)
-    if a < 1.0:
-        out[f"{base}-nonref"] += 1.0 - a
+    cands = [c for c in r.candidates if c.probability > 0]
+    if split is not None:
+        nonref, event, a = split
+        if event > 0:
+            out[f"{base}-event"] += event
+        # the event model's share stands for the clause candidates' (coref's referent_distribution)
+        cands = [c for c in cands if c.kind != "event"]
+    else:
+        if r.anaphoricity is not None:
+            a = min(max(float(r.anaphoricity), 0.0), 1.0)
+        else:
+            a = 1.0 if r.referential else 0.0
+        nonref = 1.0 - a
+    if nonref > 0.0:
+        out[f"{base}-nonref"] += nonref
     if a > 0.0:
-        cands = [c for c in r.candidates if c.probability > 0]
-        mass = sum(c.probability for c in cands)
-        if not cands or mass <= 0:
-            out[base] += a
-        weights = {id(c): a * c.probability / mass for c in cands}
-        dists = {id(c): project(c) or {None: 1.0} for c in cands if c.kind != "event"}
-        if pass_through:
-            pass_through_pronouns(cands, dists, weights)
-        for c in cands:
-            w = weights[id(c)]
-            if w <= 0:
-                continue
-            if c.kind == "event":
-                out[f"{base}-event"] += w
-                continue
-            dist = dists[id(c)]
-            z = sum(dist.values())
-            kind = animacy(c) if animacy is not None else None
-            for gn, v in dist.items():
-                if gn is None:
-                    out[base] += w * v / z
-                    continue
-                # a pronoun antecedent passes on its chain's animacy with its gender and number
-                kind_gn = gn[2] if len(gn) > 2 and animacy is not None else kind
-                b = np_bundle(f"{r.token.lower()}-{subject_role(role, kind_gn)}", gn[0], gn[1], c.human,
-                              with_human, kind_gn)
-                out[b] += w * v / z
+        _add_candidates(out, r, base, role, cands, a, project, with_human, animacy, pass_through)
     return dict(out)
 
 
-def read_mixture(mixture: dict[str, float], reading: str = CM_IMPLICIT_READING) -> dict[str, float]:
+def _add_candidates(out: dict[str, float], r: PronounResolution, base: str, role: str, cands: list[Candidate],
+                    a: float, project: Projection, with_human: bool, animacy, pass_through: bool) -> None:
+    """Spread the referring share `a` over the candidates' bundles (pronoun_mixture): a clause's
+    (and, with the demonstrative part, *this*/*that*'s) to the `event` bundle, a noun phrase's to
+    the bundles of its translation's gender and number."""
+    mass = sum(c.probability for c in cands)
+    if not cands or mass <= 0:
+        out[base] += a
+        return
+    events = {id(c) for c in cands if reads_as_event(c)}
+    weights = {id(c): a * c.probability / mass for c in cands}
+    dists = {id(c): project(c) or {None: 1.0} for c in cands if id(c) not in events}
+    if pass_through:
+        pass_through_pronouns([c for c in cands if id(c) not in events], dists, weights)
+    for c in cands:
+        w = weights[id(c)]
+        if w <= 0:
+            continue
+        if id(c) in events:
+            out[f"{base}-event"] += w
+            continue
+        dist = dists[id(c)]
+        z = sum(dist.values())
+        kind = animacy(c) if animacy is not None else None
+        for gn, v in dist.items():
+            if gn is None or gn == SITUATION:
+                out[base if gn is None else f"{base}-event"] += w * v / z
+                continue
+            # a pronoun antecedent passes on its chain's animacy with its gender and number
+            kind_gn = gn[2] if len(gn) > 2 and animacy is not None else kind
+            b = np_bundle(f"{r.token.lower()}-{subject_role(role, kind_gn)}", gn[0], gn[1], c.human,
+                          with_human, kind_gn)
+            out[b] += w * v / z
+
+
+def referent_of_bundle(bundle: str) -> str:
+    """What a bundle's pronoun refers to: "pleonastic" (`-nonref`), "event" (`-event`) or "np"."""
+    return "pleonastic" if bundle.endswith("-nonref") else "event" if bundle.endswith("-event") else "np"
+
+
+def read_mixture(mixture: dict[str, float], reading: str = CM_IMPLICIT_READING,
+                 referent: bool | None = None) -> dict[str, float]:
     """The mixture a pronoun model scores under `reading` (READINGS): the mixture itself, or its
     most probable bundle alone ("map"; a tie goes to the bundle first in sorted order). The bundle,
-    not the candidate: the mentions of one entity (*it* ... *it* ... *a mouse*) split its weight."""
+    not the candidate: the mentions of one entity (*it* ... *it* ... *a mouse*) split its weight.
+    `referent` (None: as CAD_CM_PARTS says): "map" first takes the referent the coreference
+    decides from the mixture's pleonastic, event and entity shares (coref's best_label: an event
+    from a quarter of the referring share), then that referent's likeliest bundle; without it, an
+    event share of .3 lost to an entity's .35 wherever the entity's weight stood in one bundle."""
     if reading == "mixture" or not mixture:
         return mixture
     if reading == "map":
-        top = max(sorted(mixture), key=lambda b: mixture[b])
+        pool = mixture
+        if _reads_referent(referent):
+            shares: dict[str, float] = {"np:": 0.0}
+            for b, w in mixture.items():
+                key = "np:" if referent_of_bundle(b) == "np" else referent_of_bundle(b)
+                shares[key] = shares.get(key, 0.0) + w
+            decided = best_label(dict(shares))[0]
+            pool = {b: w for b, w in mixture.items() if referent_of_bundle(b) == decided} or mixture
+        top = max(sorted(pool), key=lambda b: pool[b])
         return {top: 1.0}
     raise CadError(f"unknown CM reading {reading!r} (choose from {', '.join(READINGS)})")
 
@@ -169,7 +227,10 @@ def antecedent_distribution(mixture: dict[str, float], pair: Pair | None = None)
     """What a resolved pronoun passes on to a later pronoun that takes it as antecedent: the
     gender (one of the pair's target genders) and number of its own bundles, with their animacy
     where they have one (None for the bare pronoun-role bundle), renormalized; the nonref and
-    clause shares say nothing of an entity and are left out."""
+    clause shares say nothing of an entity and are left out. (Passing the clause share on as a
+    situation, as situation_translation reads a pronoun translated *ça*, was tried: an object *it*
+    with a small clause share then made the next subject *ça*, *j'ai goûté ça … ça goûtait* for
+    the fish, *elle* in the reference.)"""
     genders = chosen(pair).target.genders
     out: dict[tuple[str, ...] | None, float] = defaultdict(float)
     for b, w in mixture.items():
@@ -183,12 +244,13 @@ def antecedent_distribution(mixture: dict[str, float], pair: Pair | None = None)
     return {k: v / z for k, v in out.items()} if z > 0 else {}
 
 
-def through_chain(gn: tuple[str, str] | None, chain: dict | None) -> dict:
+def through_chain(gn: tuple[str, str] | str | None, chain: dict | None) -> dict:
     """A candidate's projection as pronoun_mixture reads it, where the candidate is a pronoun
     already resolved (`chain`: what antecedent_distribution passed on, None for any other): the
     chain's features when the translation says nothing, its animacy added to the translation's
-    gender and number when it says which (the translated *elle* knows no animacy, its *souris* did)."""
-    if chain is None:
+    gender and number when it says which (the translated *elle* knows no animacy, its *souris* did);
+    SITUATION where the translation took the pronoun as a situation (situation_translation)."""
+    if chain is None or gn == SITUATION:
         return {gn: 1.0}
     if gn is None:
         return chain
@@ -246,6 +308,14 @@ def score_class(dist: dict[str, float], cls: str, objective: str = CM_IMPLICIT_O
     if objective in CREDIT_OF_SIMILAR:
         return math.log(max(credit(dist, cls, CREDIT_OF_SIMILAR[objective], shares, pair), CREDIT_FLOOR))
     raise CadError(f"unknown CM objective {objective!r} (choose from {', '.join(OBJECTIVES)})")
+
+
+def split_scores(dist: dict[str, float], cls: str, pair: Pair | None = None) -> tuple[float, float]:
+    """ln P(form) and the log-odds of `cls` against the likeliest member of its gender family
+    (factored.form_split, the pair's target's families; 0 outside a family), each floored as
+    ln P(cls) is: the two values of a CoreferenceModel feature with num-features=2."""
+    form, member = form_split(dist, cls, chosen(pair).target.gender_families)
+    return math.log(max(form, FLOOR)), math.log(max(member, FLOOR))
 
 
 @lru_cache(maxsize=8)
@@ -329,51 +399,34 @@ class ClassTable(PronounModel):
         return {c: self.mixture_prob(mixture, c) for c in self.classes}
 
     @classmethod
-    def estimate(cls, counts: dict[str, dict[str, float]], pair: Pair | None = None) -> "ClassTable":
+    def estimate(cls, counts: dict[str, dict[str, float]], pair: Pair | None = None, factor: bool = False,
+                 gender_counts: dict[str, dict[str, float]] | None = None) -> "ClassTable":
         """Witten-Bell along the chain of `coarser` from counts of the finest bundles, over the
-        pair's target classes."""
-        classes = chosen(pair).target.classes
-        full: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
-        for bundle, row in counts.items():
-            h: str | None = bundle
-            while h is not None:
-                for c, v in row.items():
-                    full[h][c] += v
-                h = coarser(h)
-        uniform = {c: 1.0 / len(classes) for c in classes}
-        probs: dict[str, dict[str, float]] = {}
-
-        def dist(h: str) -> dict[str, float]:
-            if h not in probs:
-                parent = coarser(h)
-                up = uniform if parent is None else dist(parent)
-                own = full[h]
-                total = sum(own.values())
-                kinds = sum(1 for v in own.values() if v > 0)
-                if total <= 0:
-                    probs[h] = dict(up)
-                else:
-                    probs[h] = {c: (own.get(c, 0.0) + kinds * up[c]) / (total + kinds) for c in classes}
-            return probs[h]
-
-        for h in list(full):
-            dist(h)
+        pair's target classes; `factor`: a gendered bundle's class as its form times its gender and
+        number (cad/cm/factored.py, the target's gender families), the second factor from
+        `gender_counts` where given (each pronoun counted once, whatever its domain's weight: the
+        register decides the form, not the agreement)."""
+        target = chosen(pair).target
+        full = accumulate(counts)
+        probs = factored(counts, target.classes, target.gender_families, gender_counts) if factor \
+            else witten_bell(full, target.classes)
         return cls(probs, {h: sum(row.values()) for h, row in full.items()}, pair)
 
     @classmethod
     def estimate_em(cls, instances: "list[tuple[dict[str, float], str] | tuple[dict[str, float], str, float]]",
-                    iterations: int = 5, pair: Pair | None = None) -> "ClassTable":
+                    iterations: int = 5, pair: Pair | None = None, factor: bool = False) -> "ClassTable":
         """EM over the latent bundle of each pronoun. Expected counts with the coreference's prior
         weights (the `estimate` above) spread a pronoun's count over every candidate, the wrong ones
         too, which flattens P(elle | it-fem-sing) towards P(elle | it-masc-sing). Here each
         instance's weights become the posterior w_b P(class | b) / Σ_b' w_b' P(class | b') under the
         previous table, and the table is re-estimated from those counts (Witten-Bell as above).
-        An instance may carry a third element, its weight (a domain counted several times)."""
-        def counts_of(table: ClassTable | None):
+        An instance may carry a third element, its weight (a domain counted several times).
+        `factor`: each table factored (estimate), its gender factor counting every instance once."""
+        def counts_of(table: ClassTable | None, weighted: bool = True):
             counts: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
             for inst in instances:
                 mix, c = inst[0], inst[1]
-                weight = inst[2] if len(inst) > 2 else 1.0
+                weight = inst[2] if len(inst) > 2 and weighted else 1.0
                 if table is None:
                     post = mix
                 else:
@@ -384,9 +437,12 @@ class ClassTable(PronounModel):
                     counts[b][c] += weight * w
             return counts
 
-        table = cls.estimate(counts_of(None), pair)
+        def fit(table: ClassTable | None) -> ClassTable:
+            return cls.estimate(counts_of(table), pair, factor, counts_of(table, False) if factor else None)
+
+        table = fit(None)
         for _ in range(iterations):
-            table = cls.estimate(counts_of(table), pair)
+            table = fit(table)
         return table
 
     def write(self, path: str | os.PathLike) -> None:

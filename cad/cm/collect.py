@@ -21,6 +21,7 @@ from typing import Callable, Iterator
 from cad.cm.bundles import Bundle
 from cad.cm.class_model import pronoun_mixture
 from cad.cm.classes import aligned_words, pronoun_class
+from cad.cm.construction import SITUATION, cm_roles, situation_translation
 from cad.cm.projection import candidate_features, document_morph, project
 from cad.cm.referent import animacy_of
 from cad.core.aligned_docs import aligned_documents
@@ -32,7 +33,6 @@ from cad.core.textio import is_uint, read_lines
 from cad.lang.pairs import Pair, chosen, pair_named
 from coref.backends import get_backend
 from coref.corpus import BackendSpec, backend_of
-from coref.english.roles import pronoun_roles
 from coref.records import PronounResolution, parse_record, read_jsonl
 
 # the target tagging of the antecedents' sentences dominates: a few seconds a shard
@@ -64,17 +64,25 @@ def collect_class_instances(src: list[list[str]], tgt: list[list[str]], align: l
     classifier CM reads. The pronouns are those the pair's source studies (*it*, *they*)."""
     pair = chosen(pair)
     recs = [r for r in records if r.token.lower() in pair.source.cm_pronouns]
-    roles = pronoun_roles(src, {(r.sentence, r.index) for r in recs})
+    roles = cm_roles(src, {(r.sentence, r.index) for r in recs})
     animacy = animacy_of(src, pair)
     for r in recs:
         cls = pronoun_class(aligned_words(src[r.sentence], tgt[r.sentence], align[r.sentence], r.index, pair), pair)
         mix = pronoun_mixture(r, roles[(r.sentence, r.index)],
-                              lambda c: {candidate_features(c, src, tgt, align, morph, pair): 1.0}, with_human,
-                              animacy)
+                              lambda c: {_read(c, src, tgt, align, morph, roles, pair): 1.0}, with_human, animacy)
         out.append((mix, cls, weight))
         if positions is not None:
             positions.append((src[r.sentence], r.index))
     return len(recs)
+
+
+def _read(c, src, tgt, align, morph, roles, pair: Pair):
+    """What the class CM reads of candidate `c` in the reference: a situation where the reference
+    translated a subject *it* by *ça* (situation_translation), else the gender and number of its
+    translation. `roles`: the bundle roles of the document's *it*/*they*."""
+    if situation_translation(c, tgt[c.sentence], align[c.sentence], roles.get((c.sentence, c.start)), pair):
+        return SITUATION
+    return candidate_features(c, src, tgt, align, morph, pair)
 
 
 def collect_triples(src: list[list[str]], tgt: list[list[str]], align: list[list[tuple[int, int]]],

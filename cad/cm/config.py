@@ -6,9 +6,11 @@ from __future__ import annotations
 import copy
 import os
 from pathlib import Path
+from typing import Sequence
 
 from cad.defaults import (CM_BACKOFF_WEIGHT, CM_FEATURE_WEIGHT, CM_IMPLICIT_MODEL, CM_IMPLICIT_OBJECTIVE,
                           CM_IMPLICIT_READING, CM_OBJECTIVE)
+from cad.core.errors import CadError
 from cad.lang.pairs import Pair, default_pair
 from cad.moses.ini import Feature, MosesConfig, parse_config, write_config
 
@@ -40,7 +42,8 @@ def write_cm_config(base, cm_table, out, weight: float = CM_BACKOFF_WEIGHT) -> M
     return cfg
 
 
-def feature_config(base: str | os.PathLike, classes: str | os.PathLike, weight: float = CM_FEATURE_WEIGHT,
+def feature_config(base: str | os.PathLike, classes: str | os.PathLike,
+                   weight: float | Sequence[float] = CM_FEATURE_WEIGHT,
                    objective: str = CM_OBJECTIVE, model: str = CM_IMPLICIT_MODEL,
                    reading: str = CM_IMPLICIT_READING, pair: Pair | None = None,
                    agreement: tuple[float, float] | None = None) -> MosesConfig:
@@ -51,7 +54,10 @@ def feature_config(base: str | os.PathLike, classes: str | os.PathLike, weight: 
     written before the reading could be chosen (`cad cm config` gives the pipeline's, cad.defaults.CM_READING).
     `pair`: the language pair of the model, written as `pair=` where it is not the default pair.
     `agreement`: the weights of a PronounAgreement feature after it (cad/decoder/agreement.py: the
-    agreeing predicates, minus the disagreeing ones); None: none (a base that has one loses it)."""
+    agreeing predicates, minus the disagreeing ones); None: none (a base that has one loses it).
+    `weight`: one weight (ln P(class)) or two (ln P(form) and the gender's log-odds, num-features=2:
+    cad/cm/feature.py)."""
+    weights = feature_weights(weight)
     pair_arg = {} if pair is None or pair.name == default_pair().name else {"pair": pair.name}
     cfg = copy.deepcopy(parse_config(base))
     cfg.features = [f for f in cfg.features if f.type not in ("CoreferenceModel", "PronounAgreement")]
@@ -59,12 +65,12 @@ def feature_config(base: str | os.PathLike, classes: str | os.PathLike, weight: 
         cfg.weights.pop(name, None)
     idx = max(i for i, f in enumerate(cfg.features) if f.type.startswith("PhraseDictionary")) + 1
     cfg.features.insert(idx, Feature("CoreferenceModel", FEATURE_NAME,
-                                     {"num-features": "1", "path": str(Path(classes).resolve()),
+                                     {"num-features": str(len(weights)), "path": str(Path(classes).resolve()),
                                       **({} if objective == CM_IMPLICIT_OBJECTIVE else {"objective": objective}),
                                       **({} if model == CM_IMPLICIT_MODEL else {"model": model}),
                                       **({} if reading == CM_IMPLICIT_READING else {"reading": reading}),
                                       **pair_arg}))
-    cfg.weights[FEATURE_NAME] = [weight]
+    cfg.weights[FEATURE_NAME] = weights
     if agreement is not None:
         cfg.features.insert(idx + 1, Feature("PronounAgreement", AGREEMENT_NAME, {"num-features": "2", **pair_arg}))
         cfg.weights[AGREEMENT_NAME] = list(agreement)
@@ -72,7 +78,15 @@ def feature_config(base: str | os.PathLike, classes: str | os.PathLike, weight: 
     return cfg
 
 
-def write_feature_config(base, classes, out, weight: float = CM_FEATURE_WEIGHT, objective: str = CM_OBJECTIVE,
+def feature_weights(weight: float | Sequence[float]) -> list[float]:
+    """The CoreferenceModel's weights as a list: one, or the form's and the gender's."""
+    weights = [float(weight)] if isinstance(weight, (int, float)) else [float(w) for w in weight]
+    if len(weights) not in (1, 2):
+        raise CadError(f"a CoreferenceModel has one weight or two (the form's, the gender's), not {len(weights)}")
+    return weights
+
+
+def write_feature_config(base, classes, out, weight: float | Sequence[float] = CM_FEATURE_WEIGHT, objective: str = CM_OBJECTIVE,
                          model: str = CM_IMPLICIT_MODEL, reading: str = CM_IMPLICIT_READING,
                          pair: Pair | None = None, agreement: tuple[float, float] | None = None) -> MosesConfig:
     cfg = feature_config(base, classes, weight, objective, model, reading, pair, agreement)

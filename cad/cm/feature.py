@@ -12,7 +12,11 @@ Per sentence, the caller passes `context={"pronouns": {token index: {bundle: wei
 Σ_pronouns ln P(class), P(class) = Σ_b w_b P(class | b) from the table or the classifier's
 P(class | source words, mixture), the class read from the option's target words aligned to the
 pronoun, with APT's alignment improvement inside the phrase (nothing: NONE); every other option
-scores 0. The phrase table stays whole. `objective=credit` scores ln of the option's expected APT
+scores 0. The phrase table stays whole. With num-features=2 the feature's two values are
+ln P(form) (class_model.split_scores: *il*/*elle*/*ils*/*elles* as one personal pronoun, *ce*,
+*ça*, nothing, ...) and the log-odds of the personal pronoun or gendered clitic written against
+the one the antecedent makes likeliest (0 for that one and for a class without a gender): the
+construction's choice and the antecedent's get a weight each. `objective=credit` scores ln of the option's expected APT
 credit instead of ln P(class) (ClassTable.expected_credit), where *il* earns the credit of a *ce*
 reference only in the share of the mixture whose antecedent is not feminine (class_model.score_class).
 `reading=map` scores the mixture's most probable bundle alone instead of the whole mixture
@@ -30,8 +34,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from cad.cm.class_model import OBJECTIVES, READINGS, ClassTable, gender_shares, read_mixture, score_class
+from cad.cm.class_model import (OBJECTIVES, READINGS, ClassTable, gender_shares, read_mixture, score_class,
+                                 split_scores)
 from cad.cm.classes import aligned_words, pronoun_class
+from cad.cm.construction import check_parts
 from cad.cm.models import CM_MODELS, load_pronoun_model
 from cad.core.errors import CadError
 from cad.defaults import CM_IMPLICIT_MODEL, CM_IMPLICIT_OBJECTIVE, CM_IMPLICIT_READING
@@ -60,8 +66,9 @@ class CoreferenceModelFeature(StatelessFeature):
     def __init__(self, slot: FeatureSlot, feature: Feature, config_path: str | None = None,
                  table: ClassTable | None = None):
         super().__init__(slot)
-        if slot.size != 1:
-            raise CadError(f"{feature.name}: a CoreferenceModel has num-features=1", config_path, feature.line)
+        if slot.size not in (1, 2):
+            raise CadError(f"{feature.name}: a CoreferenceModel has num-features=1 (ln P(class)) or 2 (ln P(form) "
+                           "and the gender's log-odds)", config_path, feature.line)
         kind = feature.args.get("model", CM_IMPLICIT_MODEL)
         if kind not in CM_MODELS:
             raise CadError(f"{feature.name}: unknown model={kind} (choose from {', '.join(CM_MODELS)})",
@@ -77,10 +84,13 @@ class CoreferenceModelFeature(StatelessFeature):
             if not path:
                 raise CadError(f"{feature.name} has no path=", config_path, feature.line)
             key = f"{kind}:{self.pair.name}:{path}"
-            try:
-                table = _MODELS.get(key) or load_pronoun_model(path, kind, self.pair)
-            except FileNotFoundError:
-                raise CadError(f"{feature.name}: {kind} {path} not found", config_path, feature.line) from None
+            table = _MODELS.get(key)
+            if table is None:
+                try:
+                    table = load_pronoun_model(path, kind, self.pair)
+                except FileNotFoundError:
+                    raise CadError(f"{feature.name}: {kind} {path} not found", config_path, feature.line) from None
+                check_parts(path, kind, table)
             _MODELS[key] = table
         self.table = table
         # what an option makes of the pronoun, in the model's own target classes (the pair's)
@@ -94,6 +104,11 @@ class CoreferenceModelFeature(StatelessFeature):
         if self.objective not in OBJECTIVES:
             raise CadError(f"{feature.name}: unknown objective={self.objective} (choose from {', '.join(OBJECTIVES)})",
                            config_path, feature.line)
+        # two values: the pronoun's form, and its member of a gender family against the likeliest one
+        self.split = slot.size == 2
+        if self.split and self.objective != "likelihood":
+            raise CadError(f"{feature.name}: num-features=2 splits ln P(class), objective=likelihood only (not "
+                           f"{self.objective})", config_path, feature.line)
         self.reading = feature.args.get("reading", CM_IMPLICIT_READING)
         if self.reading not in READINGS:
             raise CadError(f"{feature.name}: unknown reading={self.reading} (choose from {', '.join(READINGS)})",
@@ -145,6 +160,7 @@ class CoreferenceModelFeature(StatelessFeature):
                     cls = self._classes[key] = self.option_class(opt, i, self.tokens)
                 v = self._scores.get((i, cls))
                 if v is None:
-                    v = self._scores[(i, cls)] = score_class(dist, cls, self.objective, self.shares.get(i), self.pair)
-                total = v if total is None else total + v
-        return None if total is None else (total,)
+                    v = self._scores[(i, cls)] = split_scores(dist, cls, self.pair) if self.split else \
+                        (score_class(dist, cls, self.objective, self.shares.get(i), self.pair),)
+                total = v if total is None else tuple(a + b for a, b in zip(total, v))
+        return total

@@ -40,15 +40,21 @@ def correct(result: AptResult, cases: tuple[int, ...]) -> list[bool]:
 
 
 def _class(side, target: Language) -> str:
-    return target.class_of_words(side.tokens) if side is not None else NONE
+    """The class of one side's words; nothing aligned, or only the target's NONE marker (the
+    reference's translator left the pronoun out: French's DiscoMT references write NONE), is NONE:
+    a candidate that leaves it out agrees with it."""
+    if side is None:
+        return NONE
+    return target.class_of_words([w for w in side.tokens if w.lower() != target.none_marker])
 
 
 def strict_counts(result: AptResult, pair: Pair | None = None) -> dict:
     """A count stricter than APT's: the class of the candidate's words (il, elle, ce, le, la, l', …
     for French: the pair's target classes, after APT's alignment improvement) equal to the
-    reference's, so that OTHER is not OTHER's match and the similar pairs count for nothing; and
-    the same on the references whose class is the target's `marked` one (French's feminine elle,
-    elles), where gender is what the antecedent decides ("feminine" in the report)."""
+    reference's, so that OTHER is not OTHER's match and the similar pairs count for nothing (a
+    pronoun left out on both sides, NONE, agrees); and the same on the references whose class is
+    the target's `marked` one (French's feminine elle, elles), where gender is what the antecedent
+    decides ("feminine" in the report)."""
     target = chosen(pair).target
     same = [_class(o.ref, target) == _class(o.cand, target) for o in result.occurrences]
     fem = [ok for ok, o in zip(same, result.occurrences) if _class(o.ref, target) in target.marked]
@@ -58,8 +64,8 @@ def strict_counts(result: AptResult, pair: Pair | None = None) -> dict:
 def class_agreement(result: AptResult, pair: Pair | None = None) -> dict:
     """Strict class agreement as a share of the pronouns, and its recall on the references of each
     group of the target's class groups (French: il, elle, ils, elles, ce, ça, the object clitics,
-    on, other): of the pronouns whose reference is *il*, the share the candidate also wrote *il*,
-    and so on. APT and C1+C2 count *ce* right for an *il* or *ça* reference; here only the
+    on, other, none): of the pronouns whose reference is *il*, the share the candidate also wrote
+    *il*, and so on. APT and C1+C2 count *ce* right for an *il* or *ça* reference; here only the
     reference's own class is."""
     target = chosen(pair).target
     group_of = {c: g for g, classes in target.class_groups.items() for c in classes}
@@ -154,12 +160,14 @@ def to_markdown(report: dict, pair: Pair | None = None) -> str:
     weights = ", ".join(f"w{k}={v:g}" for k, v in report["apt_weights"].items())
     sig = report["systems"][0]["bleu_signature"] if report["systems"] else ""
     grouped = "; ".join(f"{g}: {', '.join(cs)}" for g, cs in target.class_groups.items() if cs != (g,)
-                        and g != "other")
+                        and g not in ("other", "none"))
+    other = "other: any other word" + (", or nothing aligned" if NONE in target.class_groups.get("other", ()) else "")
+    if "none" in target.class_groups:
+        other += "; none: no pronoun, nothing aligned" + (" or the reference's NONE" if target.none_marker else "")
     out += ["", f"strict agr.: the candidate's pronoun class ({', '.join(target.classes[:-2])}) equal to the "
-            f"reference's, as a share of the pronouns (their number); {groups[0]} … other: of the pronouns whose "
-            f"reference has that class, how many the candidate gave the same class ({grouped}; "
-            f"other: any other word, or nothing aligned); {marked}: the same on the references "
-            f"{' and '.join(target.marked)}. "
+            f"reference's, as a share of the pronouns (their number); {groups[0]} … {groups[-1]}: of the pronouns "
+            f"whose reference has that class, how many the candidate gave the same class ({grouped}; {other}); "
+            f"{marked}: the same on the references {' and '.join(target.marked)}. "
             f"APT weights: {weights}. C1+C2 acc. counts a similar pair (ce for il or ça) right. p-values: McNemar "
             f"against {report['systems'][0]['system']}.",
             f"BLEU signature: `{sig}`"]

@@ -46,9 +46,10 @@ import os
 from dataclasses import dataclass, field
 
 # registers the CoreferenceModel feature that the configurations loaded here may name
+from cad.cm.construction import SITUATION, cm_roles, situation_translation
 import cad.cm.feature  # noqa: F401
 from cad.cm.class_model import (antecedent_distribution, gender_shares, pronoun_mixture, score_class,
-                                through_chain)
+                                split_scores, through_chain)
 from cad.cm.classes import aligned_words, pronoun_class
 from cad.cm.feature import CoreferenceModelFeature
 from cad.cm.referent import animacy_of
@@ -61,7 +62,6 @@ from cad.decoder.search import Derivation, Translation
 from cad.experiments.contrastive_french import PRONOUN_FLIP
 from cad.lang.pairs import Pair, chosen
 from cad.translate.morphology import TranslationMorphology, projection
-from coref.english.roles import pronoun_roles
 
 
 
@@ -198,7 +198,7 @@ class ContextScorer:
         k = len(context)
         pair = self.pair
         records = [r for r in self.resolver.resolve(item.id, sentences) if r.token.lower() in pair.source.cm_pronouns]
-        roles = pronoun_roles(sentences, {(r.sentence, r.index) for r in records})
+        roles = cm_roles(sentences, {(r.sentence, r.index) for r in records})
         animacy = animacy_of(sentences, pair)
         done = [self._aligned(s, t)[0] for s, t in context]
         cache = TranslationMorphology(pair=pair)
@@ -218,6 +218,9 @@ class ContextScorer:
                             # it, which would make every candidate agree with itself
                             return chain
                         tr = done[c.sentence] if c.sentence < k else own
+                        if tr is not None and situation_translation(c, tr.best.words, tr.best.word_alignment,
+                                                                    roles.get((c.sentence, c.start)), pair):
+                            return {SITUATION: 1.0}
                         found = None if tr is None else projection(tr, c, cache)
                         gn = None if found is None else (found.gender, found.number)
                         return through_chain(gn, chain)
@@ -304,8 +307,10 @@ class ContextScorer:
             # the feature's own score of that class (the class table or the classifier CM, its
             # objective, the part of the mixture it reads)
             m = self.cm.read(m)
-            total += self.cm.slot.weights[0] * score_class(self.cm.table.class_distribution(m, src, i), cls,
-                                                           self.cm.objective, gender_shares(m, self.pair), self.pair)
+            dist = self.cm.table.class_distribution(m, src, i)
+            values = split_scores(dist, cls, self.pair) if self.cm.split else \
+                (score_class(dist, cls, self.cm.objective, gender_shares(m, self.pair), self.pair),)
+            total += sum(w * v for w, v in zip(self.cm.slot.weights, values))
         total += self.lexicon.weight * sum(self.lexicon.logp(src[i], tgt[j]) for i, j in links)
         return total, ",".join(classes), mix
 

@@ -10,9 +10,10 @@ of coreference (every it/they scored by its pronoun-role bundle alone), above it
 gold coreference, and gold coreference plus the antecedents' gender and number read from the
 reference translation.
 
-Tuning: every CM system has one weight, chosen from the same grid on the tuning half by C1+C2
-accuracy (ties: BLEU, then the smaller weight). The decoder weights are the base moses.ini's for
-every system, except the two MERT systems (`mert_iterations` > 0): BL and CM-feature with every
+Tuning: every CM system has one weight, chosen from the same grid on the tuning half by APT's
+C1+C2 accuracy (`tune_metric="strict"`: by strict class agreement, the candidate's pronoun class
+equal to the reference's; ties: BLEU, then the smaller weight). The decoder weights are
+the base moses.ini's for every system, except the two MERT systems (`mert_iterations` > 0): BL and CM-feature with every
 weight, the CM's included, tuned by MERT on BLEU on the tuning half (the CM in document context),
 with the same budget (iterations, n-best size). A sentence without an it/they record translates the same with and without the CM
 feature (the feature scores nothing there), so such sentences are decoded once, by BL.
@@ -27,6 +28,7 @@ import time
 from pathlib import Path
 
 # registers the CoreferenceModel feature that the configurations loaded here may name
+from cad.cm.construction import SITUATION, cm_parts, cm_roles, situation_translation
 import cad.cm.feature  # noqa: F401
 from cad.cm.class_classifier import MODEL_FILE
 from cad.cm.class_model import ClassTable
@@ -41,7 +43,7 @@ from cad.decoder import Decoder, DecoderModel, SearchSettings
 from cad.eval.report import build_report, write_report
 from cad.experiments import decoding
 from cad.experiments.decoding import STATE, NoPool, map_jobs, worker_pool
-from cad.experiments.folds import Folds, pool_run
+from cad.experiments.folds import TUNING_METRICS, Folds, pool_run
 from cad.experiments.mert_systems import mert_run
 from cad.experiments.stages import SystemRun, bl_key, cached_bl, file_key, save_bl, slug, stage, write_lines
 from cad.lang.pairs import Pair, chosen
@@ -50,9 +52,8 @@ from cad.translate.decoders import load_decoder
 from cad.translate.rerank import ClassReranker
 from cad.translate.translator import DocumentTranslator
 from cad.defaults import (CM_AGREEMENT_WEIGHTS, CM_BACKOFF_WEIGHT, CM_MODEL, CM_OBJECTIVE, CM_READING,
-                          CM_RERANK_NBEST)
+                          CM_RERANK_NBEST, CM_TUNE)
 from coref.backends import documents, get_backend, records_by_doc
-from coref.english.roles import pronoun_roles
 
 log = logging.getLogger(__name__)
 
@@ -92,14 +93,18 @@ def _alignment(tr) -> str:
 class ReferenceProjector:
     """The oracle's projection: gender and number of the reference words aligned to the candidate."""
 
-    def __init__(self, src_tok, ref_tok, ref_al, first_line, pair: Pair):
+    def __init__(self, src_tok, ref_tok, ref_al, first_line, pair: Pair, roles):
         self.src_tok, self.ref_tok, self.ref_al, self.first_line = src_tok, ref_tok, ref_al, first_line
         self.pair = pair
         self.tag = pair.target.morphology().tag
+        self.roles = roles          # per document, the bundle roles of its it/they
         self.cache: dict[int, list] = {}
 
-    def __call__(self, doc_index: int, c) -> tuple[str, str] | None:
+    def __call__(self, doc_index: int, c) -> tuple[str, str] | str | None:
         k = self.first_line[doc_index] + c.sentence
+        if situation_translation(c, self.ref_tok[k], self.ref_al[k], self.roles[doc_index].get((c.sentence, c.start)),
+                                 self.pair):
+            return SITUATION
         if k not in self.cache:
             self.cache[k] = self.tag([self.ref_tok[k]])[0]
         return gender_number(c, self.src_tok[k], self.ref_tok[k], self.ref_al[k], self.cache[k], self.pair)
@@ -112,7 +117,7 @@ def run_experiment(config: str, classes: str, cm_table: str, source: str, refere
                    coref_records: str | None = None, mert_iterations: int = 0,
                    mert_nbest: int = 100, mert_cm_weight: float = 3.0, classifier: str | None = None,
                    reading: str = CM_READING, pair: Pair | None = None,
-                   fold_configs: list[str] | None = None) -> dict:
+                   fold_configs: list[str] | None = None, tune_metric: str = CM_TUNE) -> dict:
     """`systems`: the names of SYSTEMS to run (default: all; BL always). `objective`: the class
     CM's score in CM-feature, CM-rerank and the oracles (ClassTable.score); `reading`: how the
     CM-feature systems, CM-rerank and the oracles read each pronoun's mixture (class_model.read_mixture). `coref_records`:
@@ -126,10 +131,11 @@ def run_experiment(config: str, classes: str, cm_table: str, source: str, refere
     per fold, the configuration every system translates that fold with (decoder weights tuned
     without it, e.g. the fold<k>.ini of `cad tune folds` with the same folds), instead of `config`;
     each one's experiment runs over every talk (its CM weights are chosen on the other folds,
-    with the same decoder weights) under OUT.fold<k>, and the report pools them."""
+    with the same decoder weights) under OUT.fold<k>, and the report pools them. `tune_metric`:
+    what the CM weight is chosen by on the tuning folds (folds.TUNING_METRICS)."""
     args = (classes, cm_table, source, reference, align_ref, docs, gold)
     rest = (grid, workers, nbest, folds, backoff_weight, systems, objective, coref_records, mert_iterations,
-            mert_nbest, mert_cm_weight, classifier, reading, pair)
+            mert_nbest, mert_cm_weight, classifier, reading, pair, tune_metric)
     if not fold_configs:
         return PronounEvaluation(config, *args, out, *rest).run()
     if len(fold_configs) != folds:
@@ -151,7 +157,7 @@ class PronounEvaluation:
 
     def __init__(self, config, classes, cm_table, source, reference, align_ref, docs, gold, out, grid, workers,
                  nbest, folds, backoff_weight, systems, objective, coref_records, mert_iterations, mert_nbest,
-                 mert_cm_weight, classifier, reading=CM_READING, pair: Pair | None = None):
+                 mert_cm_weight, classifier, reading=CM_READING, pair: Pair | None = None, tune_metric=CM_TUNE):
         self.t_all = time.time()
         self.pair = chosen(pair)
         self.config, self.classes, self.cm_table, self.align_ref, self.docs = config, classes, cm_table, align_ref, docs
@@ -159,6 +165,9 @@ class PronounEvaluation:
         self.backoff_weight, self.objective, self.coref_records = backoff_weight, objective, coref_records
         self.mert_iterations, self.mert_nbest, self.mert_cm_weight = mert_iterations, mert_nbest, mert_cm_weight
         self.classifier, self.reading = classifier, reading
+        if tune_metric not in TUNING_METRICS:
+            raise CadError(f"unknown tuning metric {tune_metric!r} (choose from {', '.join(TUNING_METRICS)})")
+        self.tune_metric = tune_metric
         systems = tuple((SYSTEMS if mert_iterations > 0 else SYSTEMS[:-2]) if systems is None else systems)
         unknown = [x for x in systems if x not in SYSTEMS]
         if unknown:
@@ -196,7 +205,8 @@ class PronounEvaluation:
         self.stage_key = (bl_key(self.config, self.sentences, self.nbest) + file_key(self.classes)
                           + file_key(self.cm_table) + str(self.gold) + f"objective={self.objective}"
                           + ("" if self.reading == "mixture" else f"reading={self.reading}")
-                          + (file_key(self.coref_records) if self.coref_records else ""))
+                          + (file_key(self.coref_records) if self.coref_records else "")
+                          + f"parts={','.join(sorted(cm_parts()))}")
         self.feature_systems()
         self.mert_systems()
 
@@ -210,8 +220,8 @@ class PronounEvaluation:
         if self.gold:
             g = get_backend("gold", gold=self.gold)
             self.records["gold"] = [g.resolve(d, s) for d, s in self.docs_list]
-        self.roles = [pronoun_roles(s, {(r.sentence, r.index) for key in self.records for r in self.records[key][di]
-                                        if r.token.lower() in self.pair.source.cm_pronouns})
+        self.roles = [cm_roles(s, {(r.sentence, r.index) for key in self.records for r in self.records[key][di]
+                                   if r.token.lower() in self.pair.source.cm_pronouns})
                       for di, (_, s) in enumerate(self.docs_list)]
         self.coref_seconds = time.time() - t
 
@@ -280,12 +290,14 @@ class PronounEvaluation:
                                "(cad cm build writes it beside classes.gz)")
             kinds["classifier"] = self.classifier
         decoders = {}
+        # a grid of weight pairs decodes with the two-valued feature (the form's weight, the gender's)
+        unset = tuple(0.0 for _ in self.grid[0]) if isinstance(self.grid[0], tuple) else 0.0
         for kind, path in kinds.items():
-            fcfg = feature_config(self.config, path, 0.0, self.objective, CM_MODEL if kind == "agreement" else kind,
+            fcfg = feature_config(self.config, path, unset, self.objective, CM_MODEL if kind == "agreement" else kind,
                                   self.reading, self.pair, CM_AGREEMENT_WEIGHTS if kind == "agreement" else None)
             fmodel = DecoderModel.from_config(fcfg, self.sentences, SearchSettings(search_algorithm=1))
             for w in self.grid:
-                decoders[(kind, w)] = Decoder(fmodel.with_weights(FEATURE_NAME, [w]))
+                decoders[(kind, w)] = Decoder(fmodel.with_weights(FEATURE_NAME, list(w) if isinstance(w, tuple) else [w]))
         return decoders
 
     def projectors(self) -> dict:
@@ -296,7 +308,7 @@ class PronounEvaluation:
                   for k, line in enumerate(self.aref_lines)]
         self.records["oracle"] = self.records["gold"]
         src_tok = [s.split() for s in self.sentences]
-        return {"oracle": ReferenceProjector(src_tok, ref_tok, ref_al, self.folds.first_line, self.pair)}
+        return {"oracle": ReferenceProjector(src_tok, ref_tok, ref_al, self.folds.first_line, self.pair, self.roles)}
 
     def feature_systems(self) -> None:
         """CM-feature, its control without coreference, the classifier CM, the oracles and CM-backoff,
@@ -304,8 +316,10 @@ class PronounEvaluation:
         decoders = self.feature_decoders()
         STATE.update(pair=self.pair, decoders=decoders, bl=self.bl_docs, roles=self.roles, projectors=self.projectors(),
                      records=self.records, docs=self.docs_list)
-        # the control: every pronoun referential with no antecedent, so its bundle is pronoun-role only
-        self.records["none"] = [[dataclasses.replace(r, referential=True, candidates=[], anaphoricity=None)
+        # the control: every pronoun referential with no antecedent and no referent type, so its
+        # bundle is pronoun-role only (the role, the construction, is read from the sentence)
+        self.records["none"] = [[dataclasses.replace(r, referential=True, candidates=[], anaphoricity=None,
+                                                     referent=None, referent_type=None, referent_probs=None)
                                  for r in recs] for recs in self.records["ranker"]]
         variants = [(NO_COREF, "none"), ("CM-feature", "ranker")]
         if self.gold:
@@ -378,7 +392,6 @@ class PronounEvaluation:
                 self.runs[name].chosen = {f: v["weights"][FEATURE_NAME] for f, v in self.tuning[name].items()}
 
 
-
 def pooled_report(exps: list[PronounEvaluation], out: str, config: str) -> dict:
     """Tune on one fold, report on the other, pool: fold k's sentences from exps[k] (the same
     experiment for every fold, or each fold's with its own decoder weights); the report with the
@@ -390,7 +403,7 @@ def pooled_report(exps: list[PronounEvaluation], out: str, config: str) -> dict:
     names = [name for name in SYSTEMS if name in first.runs]
     lines = (first.sentences, first.ref_lines, first.aref_lines)
     pooled = [pool_run(name, [e.runs[name] for e in exps], first.folds, lines, work, tuning,
-                       name in (MERT_BL, MERT_CM)) for name in names]
+                       name in (MERT_BL, MERT_CM), first.tune_metric) for name in names]
     # the systems write tokens in the model's case: BLEU and chrF against the reference in that case
     src_file = write_lines(work / f"source.{first.case.name}", first.sentences)
     ref_file = write_lines(work / f"reference.{first.case.name}", first.ref_lines)
@@ -404,7 +417,9 @@ def pooled_report(exps: list[PronounEvaluation], out: str, config: str) -> dict:
     per_fold = len(distinct) > 1
     report["protocol"] = {
         "folds": [[first.docs_list[d][0] for d in f] for f in first.folds.fold_docs],
-        "grid": list(first.grid), "tuning_metric": "C1+C2 accuracy on the other fold (ties: BLEU, smaller weight)",
+        "grid": list(first.grid),
+        "tuning_metric": {"strict": "strict class agreement", "c1c2": "C1+C2 accuracy"}[first.tune_metric]
+        + " on the other fold (ties: BLEU, smaller weight)",
         "decoder_weights": [str(e.config) for e in exps] if per_fold else str(config),
         "coreference_seconds": round(sum(e.coref_seconds for e in distinct), 1),
         "total_seconds": round(time.time() - first.t_all, 1), "tuning": tuning,
@@ -413,7 +428,7 @@ def pooled_report(exps: list[PronounEvaluation], out: str, config: str) -> dict:
                 "decoder weights are the base configuration's for every system but the MERT ones; the others "
                 "tune only the CM weight",
         "objective": first.objective, "reading": first.reading,
-        "coreference": first.coref_records or "the shipped ranker",
+        "coreference": first.coref_records or "the shipped ranker", "cm_parts": sorted(cm_parts()),
     }
     write_report(report, out, first.pair)
     return report

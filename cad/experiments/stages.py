@@ -24,10 +24,26 @@ log = logging.getLogger(__name__)
 @dataclass
 class SystemRun:
     name: str
-    outputs: dict[float, list[str]] = field(default_factory=dict)      # weight -> one line per sentence
-    alignments: dict[float, list[str]] = field(default_factory=dict)
+    # weight (a number, or a two-valued CoreferenceModel's pair) -> one line per sentence
+    outputs: dict[float | tuple[float, ...], list[str]] = field(default_factory=dict)
+    alignments: dict[float | tuple[float, ...], list[str]] = field(default_factory=dict)
     seconds: float = 0.0
-    chosen: dict[str, float] = field(default_factory=dict)             # fold -> tuned weight
+    chosen: dict[str, float | tuple[float, ...]] = field(default_factory=dict)     # fold -> tuned weight
+
+
+def weight_text(w: float | tuple[float, ...]) -> str:
+    """A grid weight as the work files keep it: a number, or a two-valued CoreferenceModel's
+    form and gender weights joined by ':'."""
+    return ":".join(str(x) for x in w) if isinstance(w, tuple) else str(w)
+
+
+def parse_weight(text: str) -> float | tuple[float, ...]:
+    return tuple(float(x) for x in text.split(":")) if ":" in text else float(text)
+
+
+def weight_size(w: float | tuple[float, ...]) -> float:
+    """What ties between weights are broken by (the smaller wins): the weight, or the pair's sum."""
+    return sum(w) if isinstance(w, tuple) else w
 
 
 def write_lines(path: Path, lines: list[str]) -> str:
@@ -63,12 +79,12 @@ def stage(work: Path, name: str, key: str, compute: Callable[[], SystemRun]) -> 
             saved = json.load(fh)
         if saved.get("key") == key:
             log.info("%s: the outputs of an earlier run (%s)", name, path)
-            return SystemRun(name, {float(w): v for w, v in saved["outputs"].items()},
-                             {float(w): v for w, v in saved["alignments"].items()}, saved["seconds"])
+            return SystemRun(name, {parse_weight(w): v for w, v in saved["outputs"].items()},
+                             {parse_weight(w): v for w, v in saved["alignments"].items()}, saved["seconds"])
     run = compute()
     with atomic_output(path) as fh:
-        json.dump({"key": key, "outputs": {str(w): v for w, v in run.outputs.items()},
-                   "alignments": {str(w): v for w, v in run.alignments.items()}, "seconds": run.seconds}, fh)
+        json.dump({"key": key, "outputs": {weight_text(w): v for w, v in run.outputs.items()},
+                   "alignments": {weight_text(w): v for w, v in run.alignments.items()}, "seconds": run.seconds}, fh)
     return run
 
 

@@ -102,6 +102,10 @@ class Language:
     class_groups: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     personal_gender: Mapping[str, str] = field(default_factory=dict)
     marked: tuple[str, ...] = ()
+    # {class: family} for the classes whose choice within a family the antecedent's gender and number
+    # make, while the construction chooses the family (French: il/elle/ils/elles personal, le/la clitic),
+    # which the factored class table reads (cad/cm/factored.py); empty: no such family
+    gender_families: Mapping[str, str] = field(default_factory=dict)
     genders: tuple[str, ...] = ("masc", "fem")
     # the subject pronoun of each (gender, number) of its antecedent (PE's post-editing rule)
     subject_forms: Mapping[tuple[str, str], str] = field(default_factory=dict)
@@ -109,7 +113,13 @@ class Language:
     apt_equal: Sequence[Sequence[str]] = ()
     apt_similar: Sequence[Sequence[str]] = ()
     apt_dictionary: Sequence[str] = ()
+    # the word its references write where the translator left the pronoun out (French: the DiscoMT
+    # 2015 references' NONE), which the reports' strict class agreement reads as no pronoun; None: none
+    none_marker: str | None = None
     morphology_reader: str | None = None
+    # the classes by which a translation takes an antecedent *it* as a situation or an event (French
+    # ça), which a later pronoun that takes it up reads as the CM's event bundle (cad/cm/construction.py)
+    situation_classes: tuple[str, ...] = ()
     # "module:attribute" of a function that loads its inflection paradigms (French's from
     # hunspell-fr-comprehensive), which forced decoding reads for a word's other-gender twin
     inflections: str | None = None

@@ -33,10 +33,13 @@ TARGET_CLASSES = ("il", "elle", "ils", "elles", "ce", "ça", "on", "le", "la", "
 # the groups of reference classes whose recall the pronoun reports give (cad/eval/report.py), in the
 # order French chooses among them: the personal subjects, whose gender and number the antecedent
 # decides; *ce* and *ça*, which the construction and the referent decide (*c'est une idée*, *ça
-# marche*); the object clitics; *on*; anything else, a word outside the list or nothing aligned
+# marche*); the object clitics; *on*; any other word; no pronoun at all
 CLASS_GROUPS = {"il": ("il",), "elle": ("elle",), "ils": ("ils",), "elles": ("elles",), "ce": ("ce",),
                 "ça": ("ça",), "clitic": ("le", "la", "l'", "lui", "eux", "y", "en"), "on": ("on",),
-                "other": (OTHER, NONE)}
+                "other": (OTHER,), "none": (NONE,)}
+# the word the DiscoMT 2015 references (the TED dev talks' dev.fr) write where the translator left the
+# pronoun out: the pronoun prediction task's NONE class, restored into the text with the pronouns
+NONE_MARKER = "none"
 
 # the subject pronouns a predicate agrees with, and their gender and number
 SUBJECT_AGREEMENT = {"il": ("masc", "sing"), "elle": ("fem", "sing"), "ils": ("masc", "plur"),
@@ -60,11 +63,16 @@ PERSONAL_GENDER = {"il": "masc", "ils": "masc", "elle": "fem", "elles": "fem"}
 # the reference classes the reports count apart: where the antecedent's gender asks for the form
 # French does not default to
 FEMININE = ("elle", "elles")
+# the classes whose choice within a family the antecedent's gender and number make, where the
+# construction chooses the family (the factored class table, cad/cm/factored.py)
+GENDER_FAMILIES = {"il": "personal", "elle": "personal", "ils": "personal", "elles": "personal", "le": "clitic",
+                   "la": "clitic"}
 
 LANGUAGE = Language(
     "fr", "French", class_of=CLASS_OF, classes=TARGET_CLASSES, class_groups=CLASS_GROUPS,
-    personal_gender=PERSONAL_GENDER, marked=FEMININE, genders=("masc", "fem"),
+    personal_gender=PERSONAL_GENDER, marked=FEMININE, genders=("masc", "fem"), gender_families=GENDER_FAMILIES,
     subject_forms={("masc", "sing"): "il", ("fem", "sing"): "elle", ("masc", "plur"): "ils", ("fem", "plur"): "elles"},
     apt_pronouns=tuple(TARGET_PRONOUNS), apt_equal=tuple(map(tuple, EQUAL)), apt_similar=tuple(map(tuple, SIMILAR)),
-    apt_dictionary=tuple(PRONOUN_DICT), morphology_reader="cad.lang.fr_morph:FrenchMorphology",
+    apt_dictionary=tuple(PRONOUN_DICT), none_marker=NONE_MARKER,
+    situation_classes=("ça",), morphology_reader="cad.lang.fr_morph:FrenchMorphology",
     inflections="cad.resources.fr_inflection:load", predicate_agreement="cad.lang.fr_agreement:load")

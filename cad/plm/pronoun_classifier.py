@@ -178,7 +178,8 @@ def antecedent_features_of(items: list[Item], records: list) -> dict[tuple[int, 
     out = {}
     for r in recs:
         role = roles[(r.sentence, r.index)]
-        f = antecedent_features(pronoun_mixture(r, role, project, animacy=animacy))
+        # the pronoun classifier reads the parse's roles and the mixture as it learned them
+        f = antecedent_features(pronoun_mixture(r, role, project, animacy=animacy, referent=False))
         f[f"role={r.token.lower()}_{role}"] = 1.0
         out[(r.sentence, r.index)] = f
     return out

@@ -16,9 +16,9 @@ from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Iterator
 
+from cad.cm.construction import cm_roles
 from cad.core.errors import CadError
 from cad.lang.pairs import Pair, chosen
-from coref.english.roles import pronoun_roles
 from coref.records import PronounResolution
 
 
@@ -45,7 +45,7 @@ def analyse(resolver, doc_id: str, sentences: list[list[str]], with_roles: bool,
     roles = None
     if with_roles:
         studied = chosen(pair).source.cm_pronouns
-        roles = pronoun_roles(sentences, {(r.sentence, r.index) for r in records if r.token.lower() in studied},
+        roles = cm_roles(sentences, {(r.sentence, r.index) for r in records if r.token.lower() in studied},
                               parsed)
     return Analysis(records, roles)
 

@@ -16,12 +16,12 @@ from collections import defaultdict
 from cad.cm.class_model import antecedent_distribution, pronoun_mixture, read_mixture, through_chain
 from cad.cm.bundles import source_bundle
 from cad.cm.classes import aligned_words, pronoun_class
+from cad.cm.construction import SITUATION, cm_roles, situation_translation
 from cad.cm.referent import animacy_of
 from cad.decoder.search import Translation
 from cad.cm.projection import Projected, Unread, unread_translation
 from cad.translate.morphology import TranslationMorphology, projection
 from cad.translate.trace import TraceRecord, resolution_fields, target_of
-from coref.english.roles import pronoun_roles
 from coref.records import PronounResolution
 
 AHEAD = 8       # sentences looked at for one that can be decoded while an earlier one waits for tags
@@ -48,7 +48,7 @@ def translate_document_feature(decoder, doc_id: str, sentences: list[list[str]],
         if r.token.lower() in morphology.pair.source.cm_pronouns:
             recs_of.setdefault(r.sentence, []).append(r)
     if roles is None:
-        roles = pronoun_roles(sentences, {(r.sentence, r.index) for rs in recs_of.values() for r in rs})
+        roles = cm_roles(sentences, {(r.sentence, r.index) for rs in recs_of.values() for r in rs})
     return FeaturePasses(decoder, doc_id, sentences, recs_of, with_human, roles, projector, nbest, distinct,
                          morphology).run()
 
@@ -111,6 +111,9 @@ class FeaturePasses:
             gn = self.projector(c)
         else:
             tr = self.done[c.sentence] if c.sentence < k else first if c.sentence == k else None
+            if tr is not None and situation_translation(c, tr.best.words, tr.best.word_alignment,
+                                                        self.roles.get((c.sentence, c.start)), self.pair):
+                return {SITUATION: 1.0}
             found = None if tr is None else projection(tr, c, self.morphology)
             gn = None if found is None else (found.gender, found.number)
             if found is not None:

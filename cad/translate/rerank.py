@@ -26,8 +26,9 @@ from dataclasses import dataclass, field
 
 from cad.cm.bundles import Bundle, source_bundle
 from cad.cm.class_model import (READINGS, antecedent_distribution, gender_shares, pronoun_mixture,
-                                read_mixture, score_class, through_chain)
+                                read_mixture, score_class, split_scores, through_chain)
 from cad.cm.classes import aligned_words, pronoun_class
+from cad.cm.construction import SITUATION, cm_roles, situation_translation
 from cad.cm.projection import aligned_targets, gender_number, project
 from cad.cm.referent import animacy_of
 from cad.core.alignment import parse_alignment
@@ -35,7 +36,6 @@ from cad.core.errors import CadError
 from cad.defaults import CM_IMPLICIT_OBJECTIVE, CM_IMPLICIT_READING
 from cad.core.textio import read_lines
 from cad.lang.pairs import Pair, chosen
-from coref.english.roles import pronoun_roles
 from coref.records import PronounResolution
 
 _SEGMENT_MARK = re.compile(r"^\|\d+-\d+\|$")
@@ -177,9 +177,9 @@ class ClassReranker:
     candidates, each candidate's gender and number read from the chosen translation of its
     sentence (or from the hypothesis itself for a candidate in the same sentence)."""
 
-    def __init__(self, table, weight: float, with_human: bool = False, tagger=None, morph_cache: dict | None = None,
-                 objective: str = CM_IMPLICIT_OBJECTIVE, reading: str = CM_IMPLICIT_READING,
-                 pair: Pair | None = None):
+    def __init__(self, table, weight: float | tuple[float, float], with_human: bool = False, tagger=None,
+                 morph_cache: dict | None = None, objective: str = CM_IMPLICIT_OBJECTIVE,
+                 reading: str = CM_IMPLICIT_READING, pair: Pair | None = None):
         """`morph_cache`: target morphology by hypothesis words, shareable between rerankers of
         the same lists (tagging every hypothesis is most of the cost). `reading`: the part of each
         pronoun's mixture that is scored, as the decoder feature's `reading=` (READINGS); the next
@@ -188,7 +188,11 @@ class ClassReranker:
         if reading not in READINGS:
             raise CadError(f"unknown CM reading {reading!r} (choose from {', '.join(READINGS)})")
         self.table = table
-        self.weight = weight
+        # a pair of weights: ln P(form) and the gender's log-odds weighed apart, as the two-valued feature does
+        self.split = tuple(weight) if isinstance(weight, (tuple, list)) else None
+        if self.split is not None and (len(self.split) != 2 or objective != "likelihood"):
+            raise CadError("a reranker's two weights (the form's, the gender's) split ln P(class): objective likelihood")
+        self.weight = 1.0 if self.split is not None else weight
         self.objective = objective
         self.reading = reading
         self.with_human = with_human
@@ -212,6 +216,9 @@ class ClassReranker:
                  roles: dict, passed_on: dict, sentences: list[list[str]]) -> dict[int, dict[str, float]]:
         def project(c):
             src = h if c.sentence == k else chosen[c.sentence] if c.sentence < k else None
+            if src is not None and situation_translation(c, src.words, src.alignment, roles.get((c.sentence, c.start)),
+                                                         self.pair):
+                return {SITUATION: 1.0}
             gn = None if src is None else self._gender_number(src, c, sentences[c.sentence])
             return through_chain(gn, passed_on.get((c.sentence, c.head)))
 
@@ -222,6 +229,11 @@ class ClassReranker:
     def cm_score(self, mixtures: dict[int, dict[str, float]], h: Hypothesis, source: list[str]) -> float:
         read = {i: read_mixture(mix, self.reading) for i, mix in mixtures.items()}
         pair = self.pair
+        if self.split is not None:
+            return sum(w * v for i, mix in read.items()
+                       for w, v in zip(self.split, split_scores(self.table.class_distribution(mix, source, i),
+                                                                pronoun_class(aligned_words(source, h.words, h.alignment,
+                                                                                            i, pair), pair), pair)))
         return sum(score_class(self.table.class_distribution(mix, source, i),
                                pronoun_class(aligned_words(source, h.words, h.alignment, i, pair), pair), self.objective,
                                gender_shares(mix, pair), pair)
@@ -234,7 +246,7 @@ class ClassReranker:
             if r.token.lower() in self.pair.source.cm_pronouns:
                 by_sentence[r.sentence].append(r)
         if roles is None:
-            roles = pronoun_roles(sentences, {(r.sentence, r.index) for rs in by_sentence.values() for r in rs})
+            roles = cm_roles(sentences, {(r.sentence, r.index) for rs in by_sentence.values() for r in rs})
         chosen: list[Hypothesis] = []
         traces = []
         passed_on: dict = {}

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 # registers the CoreferenceModel feature, which a configuration tuned by documents names
+from cad.cm.construction import cm_roles
 import cad.cm.feature  # noqa: F401
 from cad.core.errors import CadError
 from cad.core.progress import progress
@@ -21,7 +22,6 @@ from cad.moses.ini import parse_config, write_config
 from cad.translate.translator import DocumentTranslator
 from cad.tune.mert import Candidate, Pool, bleu, bleu_stats, optimize
 from coref.backends import documents, get_backend, records_by_doc
-from coref.english.roles import pronoun_roles
 
 log = logging.getLogger(__name__)
 
@@ -80,7 +80,7 @@ class TuningSet:
             resolver = get_backend("ranker")
             self.records = [resolver.resolve(d, s) for d, s in self.docs_list]
         studied = self.pair.source.cm_pronouns if self.pair is not None else ()
-        self.roles = [pronoun_roles(s, {(r.sentence, r.index) for r in recs if r.token.lower() in studied})
+        self.roles = [cm_roles(s, {(r.sentence, r.index) for r in recs if r.token.lower() in studied})
                       for (_, s), recs in zip(self.docs_list, self.records)]
 
     def decode(self, decoder: Decoder, nbest: int, desc: str) -> list:

@@ -19,7 +19,7 @@ house that Jack built*), which French writes with *c'est* as well.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from coref.english.roles import BE, read_pronouns
 
@@ -63,6 +63,10 @@ class Construction:
     label: str                      # one of CONSTRUCTIONS
     participle: bool = False        # the predicate after *be* is a past participle (passive or adjectival)
     predicate: int | None = None    # the predicate's token (adjective, participle, noun, clause head)
+    # *be* stands after an auxiliary or a modal (*it has been*, *it will be*, *it might be*, *it 's
+    # going to be*): French *ce* needs *être* right after it (*c'est*, *c'était*), so such a copula
+    # is *ça* or *il*/*elle* (*ça a été*, *ça va être*, *elle peut être*)
+    auxiliary: bool = False
 
 
 def _is_be(tok) -> bool:
@@ -128,8 +132,23 @@ def _noun_phrase(be, attr, it: bool) -> Construction:
     return Construction(COPULA_NOUN_PHRASE, predicate=attr.i)
 
 
+# the forms of *be* that stand after an auxiliary or a modal (*has been*, *will be*, *might be*, *is
+# going to be*, *it 's being*): the finite forms (*is*, *was*, *'s*) stand alone
+NON_FINITE_BE = {"be", "been", "being"}
+
+
+def _under_auxiliary(be) -> bool:
+    return be.lower_ in NON_FINITE_BE
+
+
 def _copula(tok, be) -> Construction:
-    """*it* / *they* as the subject of *be*, by what follows."""
+    """*it* / *they* as the subject of *be*, by what follows; whether *be* stands after an
+    auxiliary (Construction.auxiliary)."""
+    found = _copula_frame(tok, be)
+    return replace(found, auxiliary=True) if _under_auxiliary(be) else found
+
+
+def _copula_frame(tok, be) -> Construction:
     it = tok.lower_ == "it"
     kids = {}
     for c in be.children:
@@ -164,12 +183,21 @@ def _opener_or_mark(clause) -> bool:
 def _passive(tok, verb) -> Construction:
     """*it* / *they* as the subject of a passive with *be* (*it was mortally wounded*)."""
     if tok.lower_ == "it":
-        clauses = _clauses(verb)
+        # the extraposed clause follows the participle with no noun phrase between (*it is said
+        # that*, *it was decided yesterday to*); after one it belongs to that noun (*it 's based on
+        # this research that …*, whose *it* refers)
+        clauses = [c for c in _clauses(verb) if not _noun_between(verb, c)]
         that = next((c for c in clauses if c.dep_ == "ccomp" and _opener(c) is not None), None)
         to = next((c for c in clauses if _infinitive(c)), None)
         if that is not None or (to is not None and verb.lower_ in DECIDED):
             return Construction(EXTRAPOSITION, True, verb.i)
     return Construction(COPULA_ADJECTIVE, True, verb.i)
+
+
+def _noun_between(verb, clause) -> bool:
+    """Whether a noun stands between `verb` and the first word of `clause`."""
+    first = min(t.i for t in clause.subtree)
+    return any(t.pos_ in ("NOUN", "PROPN") for t in verb.doc[verb.i + 1:first])
 
 
 def _be_passive(verb) -> bool:

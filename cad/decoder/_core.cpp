@@ -22,10 +22,13 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <queue>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -283,7 +286,128 @@ class Core {
     return py::make_tuple(best, lists);
   }
 
+  // The table limit's candidates among one source phrase's entries of a text phrase table
+  // (cad/decoder/ranking.py): `text` holds the entries as tables.py's _TextEntries keeps them,
+  // `target ||| scores ||| alignment` a line, the target's words one space apart. Each entry's
+  // context-free future score is computed as options.py's _score computes a template's (the
+  // stateless `terms`, then each LM's estimate, `lm_terms`), and the indices of the lines whose
+  // score is within `margin` (relative) of the `limit`-th best are returned, in table order:
+  // they hold every entry the Python sort keeps, which Python then scores and sorts exactly.
+  // None when every entry is to be scored (at most `limit` of them, no limit, a score this
+  // reader does not take, or a future that is not finite: Python's sort decides those).
+  py::object limit_candidates(const std::string &text, int n_scores, py::list terms, py::list lm_terms, int limit,
+                              double margin) {
+    struct Term {
+      int kind;  // 0: the table's scores, 1: minus the target's length, 2: one
+      std::vector<double> weights;
+    };
+    std::vector<Term> stateless;
+    for (py::handle item : terms) {
+      py::tuple t = py::reinterpret_borrow<py::tuple>(item);
+      Term term{py::cast<int>(t[0]), py::cast<std::vector<double>>(t[1])};
+      if (term.kind < 0 || term.kind > 2 || (term.kind == 0 ? term.weights.size() != static_cast<size_t>(n_scores)
+                                                            : term.weights.size() != 1))
+        throw std::runtime_error("a ranking term the core does not know");
+      stateless.push_back(std::move(term));
+    }
+    std::vector<std::pair<const NgramModel *, double>> lms;
+    for (py::handle item : lm_terms) {
+      py::tuple t = py::reinterpret_borrow<py::tuple>(item);
+      int k = py::cast<int>(t[0]);
+      if (k < 0 || k >= lm_count()) throw std::runtime_error("no such LM in this core");
+      lms.emplace_back(&lms_[k], py::cast<double>(t[1]));
+    }
+    if (limit <= 0) return py::none();
+    std::vector<double> futures, scores(n_scores);
+    std::string word;
+    std::vector<char> state_a, state_b;
+    const std::string_view sep(" ||| ");
+    std::string_view all(text);
+    while (!all.empty()) {
+      size_t nl = all.find('\n');
+      std::string_view line = all.substr(0, nl);
+      all = nl == std::string_view::npos ? std::string_view() : all.substr(nl + 1);
+      size_t a = line.find(sep);
+      if (a == std::string_view::npos) return py::none();
+      size_t b = line.find(sep, a + sep.size());
+      if (b == std::string_view::npos) return py::none();
+      std::string_view target = line.substr(0, a), fields = line.substr(a + sep.size(), b - a - sep.size());
+      if (!table_scores(fields, scores)) return py::none();
+      size_t n_words = target.empty() ? 0 : std::count(target.begin(), target.end(), ' ') + 1;
+      double s = 0.0;
+      for (const Term &t : stateless) {
+        double x = 0.0;
+        if (t.kind == 0) {
+          for (int i = 0; i < n_scores; ++i) x += t.weights[i] * scores[i];
+        } else {
+          x += t.weights[0] * (t.kind == 1 ? -static_cast<double>(n_words) : 1.0);
+        }
+        s += x;
+      }
+      double est = 0.0;
+      for (const auto &[ngram, weight] : lms) {
+        const lm::base::Model *m = ngram->model;
+        const char *null_context = static_cast<const char *>(m->null_context_memory_);
+        state_a.assign(null_context, null_context + m->state_size_);
+        state_b.resize(m->state_size_);
+        double total = 0.0;
+        std::string_view rest = target;
+        while (!rest.empty()) {
+          size_t sp = rest.find(' ');
+          word.assign(rest.substr(0, sp));
+          rest = sp == std::string_view::npos ? std::string_view() : rest.substr(sp + 1);
+          total += m->BaseScore(state_a.data(), m->base_vocab_->Index(word.c_str()), state_b.data());
+          state_a.swap(state_b);
+        }
+        est += total * ln10_ * weight;
+      }
+      double future = s + est;
+      if (!std::isfinite(future)) return py::none();
+      futures.push_back(future);
+    }
+    if (futures.size() <= static_cast<size_t>(limit)) return py::none();
+    std::vector<double> order(futures);
+    std::nth_element(order.begin(), order.begin() + (limit - 1), order.end(), std::greater<double>());
+    const double kth = order[limit - 1];
+    const double floor = kth - margin * (1.0 + std::fabs(kth));
+    py::list out;
+    for (size_t i = 0; i < futures.size(); ++i)
+      if (futures[i] >= floor) out.append(i);
+    return out;
+  }
+
  private:
+  // An entry's scores as tables.py reads them (natural logs, floored at Moses's LOWEST_SCORE):
+  // false for anything but plain ASCII decimal numbers one ASCII space or tab apart, and for a
+  // count other than scores.size(), which Python then reads itself
+  static bool table_scores(std::string_view fields, std::vector<double> &scores) {
+    constexpr double LOWEST_SCORE = -100.0;
+    size_t k = 0, i = 0;
+    char buf[64];
+    while (i < fields.size()) {
+      if (fields[i] == ' ' || fields[i] == '\t') {
+        ++i;
+        continue;
+      }
+      size_t j = i;
+      while (j < fields.size() && fields[j] != ' ' && fields[j] != '\t') {
+        char c = fields[j];
+        if (!((c >= '0' && c <= '9') || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E')) return false;
+        ++j;
+      }
+      if (k >= scores.size() || j - i >= sizeof buf) return false;
+      std::memcpy(buf, fields.data() + i, j - i);
+      buf[j - i] = '\0';
+      char *end = nullptr;
+      double x = std::strtod(buf, &end);
+      if (end != buf + (j - i)) return false;
+      double v = x > 0 ? std::log(x) : LOWEST_SCORE;
+      scores[k++] = v > LOWEST_SCORE ? v : LOWEST_SCORE;
+      i = j;
+    }
+    return k == scores.size();
+  }
+
   // ------------------------------------------------------------------ stacks
   // Python's dict of hypotheses by recombination key: insertion-ordered, a replaced value keeps
   // its key's place. The index is open addressing over (hash, place in `order`) slots: no
@@ -1288,5 +1412,7 @@ PYBIND11_MODULE(_core, m) {
       .def("probe", &Core::probe, py::arg("word"), py::arg("lm") = 0)
       .def_static("fits", &Core::fits, py::arg("n"), py::arg("limit"), py::arg("max_len"))
       .def("search", &Core::search, py::arg("n"), py::arg("options"), py::arg("spans"), py::arg("features"), py::arg("algorithm"), py::arg("stack"), py::arg("log_beam"), py::arg("limit"),
-           py::arg("pop_limit"), py::arg("nbest"), py::arg("distinct"));
+           py::arg("pop_limit"), py::arg("nbest"), py::arg("distinct"))
+      .def("limit_candidates", &Core::limit_candidates, py::arg("text"), py::arg("n_scores"), py::arg("terms"),
+           py::arg("lm_terms"), py::arg("limit"), py::arg("margin"));
 }

@@ -209,14 +209,21 @@ class _TextEntries:
         self._lines = lines
         self._points: dict[str, tuple[tuple[int, int], ...]] = {}     # alignments recur: one tuple each
 
-    def get(self, src: str, default=None):
+    def text(self, src: str) -> str | None:
+        """The entries of `src` as kept: `target ||| scores ||| alignment` lines (cad/decoder/ranking.py
+        reads them in the compiled core)."""
+        return self._lines.get(src)
+
+    def get(self, src: str, default=None, lines: list[int] | None = None):
+        """The entries of `src`; `lines`: only those of these lines (ascending), in table order."""
         text = self._lines.get(src)
         if text is None:
             return default
         out = []
         log = math.log
         points = self._points
-        for line in text.split("\n"):
+        rows = text.split("\n")
+        for line in rows if lines is None else [rows[i] for i in lines]:
             tgt, scores, align = line.split(" ||| ")
             alignment = points.get(align)
             if alignment is None:

@@ -26,7 +26,8 @@ from dataclasses import dataclass
 import kenlm
 
 from cad.core.errors import CadError
-from cad.core.textio import is_uint, read_lines
+from cad.core.textio import is_stdio, is_uint, read_lines
+from cad.moses import binarize_native
 from cad.moses.binarized import (BINARY_PHRASE_TABLE, KENLM_MAGIC, PHRASE_MAGIC, PHRASE_SUFFIX, REORDERING_MAGIC,
                                  REORDERING_SUFFIX, BinaryPhraseTable, BinaryReorderingTable, lm_twin, magic_of,
                                  source_stamp, twin_path)
@@ -70,6 +71,17 @@ def scored_lines(path: str, wanted: set[str] | None, n_scores: int,
         except ValueError:
             raise CadError(f"non-numeric score in {fields[2]!r}", path, lineno) from None
         yield lineno, src, fields
+
+
+def native_entries(path: str, wanted: set[str] | None, n_scores: int, what: str,
+                   phrase: bool) -> tuple[dict[str, str], int] | None:
+    """The wanted lines of a text phrase table (`phrase`) or reordering table read by the compiled
+    reader (cad/moses/_binarize.cpp, read_text_entries), as the loaders below keep them: (source ->
+    its entries' text, the most words a kept source phrase has); None where it is not built. The
+    same entries and errors as the Python loop, which took most of a large model's load."""
+    if not binarize_native.available() or is_stdio(path):
+        return None
+    return binarize_native.read_text_entries(path, n_scores, what, wanted, phrase)
 
 
 @dataclass
@@ -178,6 +190,10 @@ class PhraseTable:
             self.entries.wanted = wanted           # read on demand
             return
         what = f"{self.name} declares num-features={self.num_scores}"
+        read = native_entries(self.path, wanted, self.num_scores, what, phrase=True)
+        if read is not None:
+            self.entries, self.max_source_length = _TextEntries(read[0]), max(self.max_source_length, read[1])
+            return
         lines: dict[str, list[str]] = {}
         for lineno, src, fields in scored_lines(self.path, wanted, self.num_scores, what):
             tgt, align = _checked_target(fields, self.path, lineno)      # checked now, kept as text
@@ -279,6 +295,10 @@ class ReorderingTable:
     def load(self, wanted: set[str] | None) -> None:
         if isinstance(self.scores, _BinaryScores):
             self.scores.wanted = wanted
+            return
+        read = native_entries(self.path, wanted, 6, "the reordering model needs 6", phrase=False)
+        if read is not None:
+            self.scores = _TextScores(read[0])
             return
         lines: dict[str, list[str]] = {}
         for _, src, fields in scored_lines(self.path, wanted, 6, "the reordering model needs 6"):

@@ -30,6 +30,8 @@
 #include <system_error>
 #include <thread>
 #include <unistd.h>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "_pyerr.hpp"
@@ -819,6 +821,86 @@ int64_t check_text_table(const std::string& text, bool gz, int num_scores) {
   return entries;
 }
 
+// cad/decoder/tables.py's text loaders (the reference: PhraseTable.load and ReorderingTable.load
+// over scored_lines, with the same checks, messages and order): the lines of the `wanted` source
+// phrases (None: every one) of a text phrase table (`phrase`) or reordering table, kept as the
+// decoder keeps them, one string per source phrase, its entries a line each: `target ||| scores |||
+// alignment` (the target's words and the alignment's points one space apart) for a phrase table,
+// `target<TAB>scores` for a reordering table. (source -> entries in the order of their first
+// lines, the most words a kept source phrase has as PhraseTable counts them.) The Python loop
+// took most of a large model's load; this reads as fast as zlib inflates.
+py::tuple read_text_entries(const std::string& text, bool gz, int num_scores, const std::string& what,
+                            py::object wanted, bool phrase) {
+  const bool all = wanted.is_none();
+  std::vector<std::string> keys;
+  if (!all) {
+    for (py::handle w : wanted) keys.push_back(py::cast<std::string>(w));
+  }
+  std::unordered_set<sv> want(keys.begin(), keys.end());
+  std::unordered_map<std::string, size_t> index;
+  std::vector<std::pair<std::string, std::string>> groups;
+  int64_t longest = 0;
+  run_released([&] {
+    sv f[4];
+    std::vector<sv> words, points;
+    const std::string scores_what = " scores, but " + what;
+    std::string key;
+    for_each_line(text, gz, [&](sv line, int64_t lineno) {
+      size_t nf = split_fields(line, f);
+      if (nf < 3) throw TableError{"expected 'source ||| target ||| scores'", text, lineno};
+      sv src = cadtext::strip(f[0]);
+      if (!all && want.find(src) == want.end()) return;
+      cadtext::split(f[2], words);
+      if (words.size() != static_cast<size_t>(num_scores))
+        throw TableError{std::to_string(words.size()) + scores_what, text, lineno};
+      for (sv w : words) {
+        double x;
+        if (!parse_float(w, x)) throw TableError{"non-numeric score in " + py_repr(f[2]), text, lineno};
+      }
+      key.assign(src);
+      auto [it, fresh] = index.try_emplace(key, groups.size());
+      if (fresh) groups.emplace_back(key, std::string());
+      std::string& out = groups[it->second].second;
+      if (!out.empty()) out += '\n';
+      if (!phrase) {
+        out.append(cadtext::strip(f[1]));
+        out += '\t';
+        out.append(f[2]);
+        return;
+      }
+      cadtext::split(f[1], words);
+      if (src.empty() || words.empty()) throw TableError{"empty source or target phrase", text, lineno};
+      points.clear();
+      if (nf > 3) cadtext::split(f[3], points);
+      for (sv p : points) {
+        size_t dash = p.find('-');
+        if (dash == sv::npos || !is_uint(p.substr(0, dash)) || !is_uint(p.substr(dash + 1)))
+          throw TableError{"malformed alignment point " + py_repr(p), text, lineno};
+      }
+      for (size_t i = 0; i < words.size(); i++) {
+        if (i) out += ' ';
+        out.append(words[i]);
+      }
+      out.append(kSep);
+      out.append(f[2]);
+      out.append(kSep);
+      for (size_t i = 0; i < points.size(); i++) {
+        if (i) out += ' ';
+        out.append(points[i]);
+      }
+      longest = std::max<int64_t>(longest, std::count(src.begin(), src.end(), ' ') + 1);
+    });
+  });
+  // each source's string handed to Python and let go: the entries are in memory about once
+  index.clear();
+  py::dict out;
+  for (auto& [src, entries] : groups) {
+    out[py::str(src)] = py::str(entries);
+    std::string().swap(entries);
+  }
+  return py::make_tuple(out, longest);
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_binarize, m) {
@@ -838,4 +920,8 @@ PYBIND11_MODULE(_binarize, m) {
         "`kept` (not empty): only the pairs in this file of a pruned phrase table's kept targets");
   m.def("check_text_table", &check_text_table, py::arg("text"), py::arg("gz"), py::arg("num_scores"),
         "cad.moses.check.check_phrase_table of a text phrase or reordering table: its entries, or TableError");
+  m.def("read_text_entries", &read_text_entries, py::arg("text"), py::arg("gz"), py::arg("num_scores"),
+        py::arg("what"), py::arg("wanted"), py::arg("phrase"),
+        "The entries of the wanted source phrases of a text phrase or reordering table as cad's decoder keeps "
+        "them (cad/decoder/tables.py): (source -> entries, the longest kept source in words), or TableError");
 }

@@ -23,7 +23,7 @@ TGT = ["x", "y", "z", "w", "v", "u", "never-seen"]
 SCORES = ["0.5", "0.25", "1", "0.125", "0", "1e-50", "3.5e-2", "0.5000001"]
 
 
-def ranked_model(tmp_path, seed: int, table_limit: int, lms: int = 2):
+def ranked_model(tmp_path, seed: int, table_limit: int, lms: int = 2, lm_weight: float = 0.3):
     rng = random.Random(seed)
     sources = ["a", "b", "c", "a b", "b c", "a b c"]
     pt, ro = [], []
@@ -43,7 +43,7 @@ def ranked_model(tmp_path, seed: int, table_limit: int, lms: int = 2):
         write_arpa(estimate(text, 3), tmp_path / f"lm{k}.arpa")
         if k:
             add_lm(cfg, str(tmp_path / f"lm{k}.arpa"), 3)
-    cfg.weights["LM1"] = [0.3]
+    cfg.weights["LM1"] = [lm_weight]
     write_config(cfg, tmp_path / "moses.ini")
     return tmp_path / "moses.ini"
 
@@ -54,8 +54,11 @@ def _fields(opts):
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 @pytest.mark.parametrize("limit", [1, 2, 5, 20, 0])
-def test_the_core_ranking_gives_python_options(tmp_path, seed, limit):
-    ini = ranked_model(tmp_path, seed, limit)
+@pytest.mark.parametrize("lm_weight", [0.3, -0.4])
+def test_the_core_ranking_gives_python_options(tmp_path, seed, limit, lm_weight):
+    """With LM weights of at least 0 the core leaves unestimated the entries whose stateless sum
+    is already below the limit-th best; a negative weight estimates every entry."""
+    ini = ranked_model(tmp_path, seed, limit, lm_weight=lm_weight)
     fast, slow = DecoderModel.load(ini), DecoderModel.load(ini)
     decoder = Decoder(fast)
     ranking = decoder._ranker()

@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -294,7 +295,8 @@ class Core {
   // score is within `margin` (relative) of the `limit`-th best are returned, in table order:
   // they hold every entry the Python sort keeps, which Python then scores and sorts exactly.
   // None when every entry is to be scored (at most `limit` of them, no limit, a score this
-  // reader does not take, or a future that is not finite: Python's sort decides those).
+  // reader does not take, a future that is not finite, or an LM estimate above 0: Python's sort
+  // decides those).
   py::object limit_candidates(const std::string &text, int n_scores, py::list terms, py::list lm_terms, int limit,
                               double margin) {
     struct Term {
@@ -318,9 +320,9 @@ class Core {
       lms.emplace_back(&lms_[k], py::cast<double>(t[1]));
     }
     if (limit <= 0) return py::none();
-    std::vector<double> futures, scores(n_scores);
-    std::string word;
-    std::vector<char> state_a, state_b;
+    // first the entries' stateless sums, which cost no LM call
+    std::vector<double> scores(n_scores), sums;
+    std::vector<std::string_view> targets;
     const std::string_view sep(" ||| ");
     std::string_view all(text);
     while (!all.empty()) {
@@ -344,35 +346,83 @@ class Core {
         }
         s += x;
       }
-      double est = 0.0;
-      for (const auto &[ngram, weight] : lms) {
-        const lm::base::Model *m = ngram->model;
-        const char *null_context = static_cast<const char *>(m->null_context_memory_);
-        state_a.assign(null_context, null_context + m->state_size_);
-        state_b.resize(m->state_size_);
-        double total = 0.0;
-        std::string_view rest = target;
-        while (!rest.empty()) {
-          size_t sp = rest.find(' ');
-          word.assign(rest.substr(0, sp));
-          rest = sp == std::string_view::npos ? std::string_view() : rest.substr(sp + 1);
-          total += m->BaseScore(state_a.data(), m->base_vocab_->Index(word.c_str()), state_b.data());
-          state_a.swap(state_b);
-        }
-        est += total * ln10_ * weight;
-      }
-      double future = s + est;
-      if (!std::isfinite(future)) return py::none();
-      futures.push_back(future);
+      if (!std::isfinite(s)) return py::none();
+      sums.push_back(s);
+      targets.push_back(target);
     }
-    if (futures.size() <= static_cast<size_t>(limit)) return py::none();
-    std::vector<double> order(futures);
-    std::nth_element(order.begin(), order.begin() + (limit - 1), order.end(), std::greater<double>());
-    const double kth = order[limit - 1];
-    const double floor = kth - margin * (1.0 + std::fabs(kth));
+    const size_t n = sums.size();
+    if (n <= static_cast<size_t>(limit)) return py::none();
+    // Then the LMs' estimates, best stateless sum first, word by word. An LM's score is a log
+    // probability, at most 0, so under weights of at least 0 the words an entry has left can only
+    // lower its future: once its stateless sum plus its words' estimates so far fall below the
+    // margin under the limit-th best future yet, the entry cannot be a candidate (the limit-th
+    // best only rises), and once an entry's stateless sum alone does, no entry left can. Most of
+    // a common phrase's LM calls are saved. A negative LM weight (no bound) estimates every word
+    // of every entry; a score above 0 (no bound either) leaves the ranking to Python.
+    bool bounded = true;
+    for (const auto &lm : lms) bounded = bounded && lm.second >= 0;
+    std::vector<uint32_t> order(n);
+    for (size_t i = 0; i < n; ++i) order[i] = static_cast<uint32_t>(i);
+    if (bounded) std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return sums[x] > sums[y]; });
+    std::vector<double> futures(n, NEG_INF);
+    std::vector<char> done(n, 0);
+    std::priority_queue<double, std::vector<double>, std::greater<double>> best;   // the `limit` best futures
+    auto floor_of = [margin](double kth) { return kth - margin * (1.0 + std::fabs(kth)); };
+    std::string word;
+    const size_t n_lms = lms.size();
+    std::vector<std::vector<char>> states(n_lms), outs(n_lms);
+    std::vector<double> totals(n_lms);
+    // options.py's _score: the stateless sum plus each LM's weighted estimate, in the LMs' order
+    auto future_of = [&](double s) {
+      double est = 0.0;
+      for (size_t k = 0; k < n_lms; ++k) est += totals[k] * ln10_ * lms[k].second;
+      return s + est;
+    };
+    for (uint32_t i : order) {
+      const bool full = best.size() == static_cast<size_t>(limit);
+      const double floor = full ? floor_of(best.top()) : NEG_INF;
+      if (bounded && full && sums[i] < floor) break;
+      for (size_t k = 0; k < n_lms; ++k) {
+        const lm::base::Model *m = lms[k].first->model;
+        const char *null_context = static_cast<const char *>(m->null_context_memory_);
+        states[k].assign(null_context, null_context + m->state_size_);
+        outs[k].resize(m->state_size_);
+        totals[k] = 0.0;
+      }
+      bool below = false;
+      std::string_view rest = targets[i];
+      while (!rest.empty()) {
+        size_t sp = rest.find(' ');
+        word.assign(rest.substr(0, sp));
+        rest = sp == std::string_view::npos ? std::string_view() : rest.substr(sp + 1);
+        for (size_t k = 0; k < n_lms; ++k) {
+          const lm::base::Model *m = lms[k].first->model;
+          const float score = m->BaseScore(states[k].data(), m->base_vocab_->Index(word.c_str()), outs[k].data());
+          if (bounded && score > 0) return py::none();
+          totals[k] += score;
+          states[k].swap(outs[k]);
+        }
+        if (bounded && full && !rest.empty() && future_of(sums[i]) < floor) {
+          below = true;
+          break;
+        }
+      }
+      if (below) continue;
+      const double future = future_of(sums[i]);
+      if (!std::isfinite(future)) return py::none();
+      futures[i] = future;
+      done[i] = 1;
+      if (!full) {
+        best.push(future);
+      } else if (future > best.top()) {
+        best.pop();
+        best.push(future);
+      }
+    }
+    const double floor = floor_of(best.top());
     py::list out;
-    for (size_t i = 0; i < futures.size(); ++i)
-      if (futures[i] >= floor) out.append(i);
+    for (size_t i = 0; i < n; ++i)
+      if (done[i] && futures[i] >= floor) out.append(i);
     return out;
   }
 
@@ -383,7 +433,6 @@ class Core {
   static bool table_scores(std::string_view fields, std::vector<double> &scores) {
     constexpr double LOWEST_SCORE = -100.0;
     size_t k = 0, i = 0;
-    char buf[64];
     while (i < fields.size()) {
       if (fields[i] == ' ' || fields[i] == '\t') {
         ++i;
@@ -395,12 +444,12 @@ class Core {
         if (!((c >= '0' && c <= '9') || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E')) return false;
         ++j;
       }
-      if (k >= scores.size() || j - i >= sizeof buf) return false;
-      std::memcpy(buf, fields.data() + i, j - i);
-      buf[j - i] = '\0';
-      char *end = nullptr;
-      double x = std::strtod(buf, &end);
-      if (end != buf + (j - i)) return false;
+      if (k >= scores.size()) return false;
+      // from_chars reads what float() reads, rounded alike (a leading '+' aside)
+      const char *b = fields.data() + i + (fields[i] == '+'), *e = fields.data() + j;
+      double x;
+      auto r = std::from_chars(b, e, x);
+      if (r.ec != std::errc() || r.ptr != e) return false;
       double v = x > 0 ? std::log(x) : LOWEST_SCORE;
       scores[k++] = v > LOWEST_SCORE ? v : LOWEST_SCORE;
       i = j;

@@ -92,7 +92,7 @@ def test_candidates_hold_every_entry_the_limit_keeps_and_ties(tmp_path):
              "z ||| 0.1 0.1 0.1 0.1 ||| 0-0", "x ||| 0.5 0.5 0.5 0.5 ||| 0-0"]
     stateless, lms = ranking.terms(0)
     got = ranking.core.limit_candidates("\n".join(lines), 4, stateless, lms, 2, MARGIN)
-    assert got == [0, 1, 2, 4]          # "y", and the three equal "x" tied for the second place
+    assert got == [lines[k] for k in (0, 1, 2, 4)]      # "y", and the three equal "x" tied for the second place
     # nothing to leave out, no limit, or a score the core does not read itself: Python ranks
     assert ranking.core.limit_candidates("\n".join(lines[:2]), 4, stateless, lms, 2, MARGIN) is None
     assert ranking.core.limit_candidates("\n".join(lines), 4, stateless, lms, 0, MARGIN) is None

@@ -47,7 +47,8 @@ def random_lines(seed: int) -> tuple[list[str], list[str]]:
         align = " ".join(f"{rng.randrange(3)}-{rng.randrange(3)}" for _ in range(rng.randint(0, 3)))
         extra = rng.choice(["", f" ||| {align}", f" ||| {align} ||| 1 2 3", f" ||| {align} |||  ||| k"])
         pt.append(f"{src} ||| {tgt} ||| {scores}{extra}")
-        ro.append(f"{src} ||| {tgt} ||| " + " ".join(rng.choice(["0.5", "0.1", "1"]) for _ in range(6)))
+        ro.append(f"{src} ||| {tgt} ||| " + rng.choice([" ", "\t", " \t "]).join(rng.choice(["0.5", "0.1", "1"])
+                                                                                  for _ in range(6)))
     return pt, ro
 
 
@@ -68,6 +69,9 @@ def test_the_compiled_reader_keeps_what_python_keeps(tmp_path, monkeypatch, seed
         assert native.max_source_length == python.max_source_length
         native, python = both(reordering_table, tmp_path / f"ro{suffix}", wanted, monkeypatch)
         assert list(native.scores._lines.items()) == list(python.scores._lines.items())
+        for line in ro[:50]:
+            src, tgt = (x.strip() for x in line.split(" ||| ")[:2])
+            assert native.scores.get((src, tgt)) == python.scores.get((src, tgt))
         assert (len(native.scores) > 100) == (wanted is None)
 
 

@@ -291,8 +291,8 @@ class Core {
   // (cad/decoder/ranking.py): `text` holds the entries as tables.py's _TextEntries keeps them,
   // `target ||| scores ||| alignment` a line, the target's words one space apart. Each entry's
   // context-free future score is computed as options.py's _score computes a template's (the
-  // stateless `terms`, then each LM's estimate, `lm_terms`), and the indices of the lines whose
-  // score is within `margin` (relative) of the `limit`-th best are returned, in table order:
+  // stateless `terms`, then each LM's estimate, `lm_terms`), and the lines whose score is within
+  // `margin` (relative) of the `limit`-th best are returned, in table order:
   // they hold every entry the Python sort keeps, which Python then scores and sorts exactly.
   // None when every entry is to be scored (at most `limit` of them, no limit, a score this
   // reader does not take, a future that is not finite, or an LM estimate above 0: Python's sort
@@ -322,7 +322,7 @@ class Core {
     if (limit <= 0) return py::none();
     // first the entries' stateless sums, which cost no LM call
     std::vector<double> scores(n_scores), sums;
-    std::vector<std::string_view> targets;
+    std::vector<std::string_view> lines, targets;
     const std::string_view sep(" ||| ");
     std::string_view all(text);
     while (!all.empty()) {
@@ -348,6 +348,7 @@ class Core {
       }
       if (!std::isfinite(s)) return py::none();
       sums.push_back(s);
+      lines.push_back(line);
       targets.push_back(target);
     }
     const size_t n = sums.size();
@@ -422,7 +423,7 @@ class Core {
     const double floor = floor_of(best.top());
     py::list out;
     for (size_t i = 0; i < n; ++i)
-      if (done[i] && futures[i] >= floor) out.append(i);
+      if (done[i] && futures[i] >= floor) out.append(py::str(lines[i].data(), lines[i].size()));
     return out;
   }
 

@@ -51,7 +51,7 @@ class Ranking:
         if terms is None:
             return entries.get(src)
         lines = self.core.limit_candidates(text, table.num_scores, terms[0], terms[1], table.table_limit, MARGIN)
-        return entries.get(src) if lines is None else entries.get(src, lines=lines)
+        return entries.get(src) if lines is None else entries.parse(lines)
 
     def terms(self, t: int) -> tuple[list, list] | None:
         """(stateless terms, LM terms) of table `t`'s future scores under the current weights, in

@@ -230,16 +230,16 @@ class _TextEntries:
         reads them in the compiled core)."""
         return self._lines.get(src)
 
-    def get(self, src: str, default=None, lines: list[int] | None = None):
-        """The entries of `src`; `lines`: only those of these lines (ascending), in table order."""
+    def get(self, src: str, default=None):
         text = self._lines.get(src)
-        if text is None:
-            return default
+        return default if text is None else self.parse(text.split("\n"))
+
+    def parse(self, lines: list[str]) -> list[TargetEntry]:
+        """The entries of these lines of the kept text."""
         out = []
         log = math.log
         points = self._points
-        rows = text.split("\n")
-        for line in rows if lines is None else [rows[i] for i in lines]:
+        for line in lines:
             tgt, scores, align = line.split(" ||| ")
             alignment = points.get(align)
             if alignment is None:
@@ -302,14 +302,16 @@ class ReorderingTable:
             return
         lines: dict[str, list[str]] = {}
         for _, src, fields in scored_lines(self.path, wanted, 6, "the reordering model needs 6"):
-            lines.setdefault(src, []).append(f"{fields[1].strip()}\t{fields[2]}")
+            lines.setdefault(src, []).append("\n".join(f"{fields[1].strip()}\t{fields[2]}".rsplit("\t", 1)))
         self.scores = _TextScores({src: "\n".join(x) for src, x in lines.items()})
 
 
 class _TextScores:
     """A text reordering table's scores, checked when read and kept as text per source phrase (one
-    string instead of a key tuple and a tuple of floats per entry). The decoder asks for the pairs of one
-    source phrase together, as _BinaryScores says: the last source phrase's scores are kept."""
+    string instead of a key tuple and a tuple of floats per entry): each entry's target and scores
+    on a line each (`target<TAB>scores` split at its last tab), so that a phrase's thousands of
+    entries become a dict in one call. The decoder asks for the pairs of one source phrase
+    together, as _BinaryScores says: the last source phrase's scores are kept."""
 
     def __init__(self, lines: dict[str, str]):
         self._lines = lines
@@ -321,7 +323,8 @@ class _TextScores:
         if src != self._source:
             text = self._lines.get(src)
             self._source = src
-            self._scores = dict(line.rsplit("\t", 1) for line in text.split("\n")) if text is not None else {}
+            pairs = iter(text.split("\n")) if text is not None else iter(())
+            self._scores = dict(zip(pairs, pairs))
         found = self._scores.get(tgt)
         if found is None:
             return default
@@ -329,7 +332,7 @@ class _TextScores:
         return tuple([log(x) if x > NO_FLOOR else floor_log(x) for x in map(float, found.split())])
 
     def __len__(self) -> int:
-        return sum(text.count("\n") + 1 for text in self._lines.values())
+        return sum((text.count("\n") + 1) // 2 for text in self._lines.values())
 
 
 @contextlib.contextmanager

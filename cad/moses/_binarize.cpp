@@ -826,7 +826,7 @@ int64_t check_text_table(const std::string& text, bool gz, int num_scores) {
 // phrases (None: every one) of a text phrase table (`phrase`) or reordering table, kept as the
 // decoder keeps them, one string per source phrase, its entries a line each: `target ||| scores |||
 // alignment` (the target's words and the alignment's points one space apart) for a phrase table,
-// `target<TAB>scores` for a reordering table. (source -> entries in the order of their first
+// the target and the scores on a line each for a reordering table. (source -> entries in the order of their first
 // lines, the most words a kept source phrase has as PhraseTable counts them.) The Python loop
 // took most of a large model's load; this reads as fast as zlib inflates.
 py::tuple read_text_entries(const std::string& text, bool gz, int num_scores, const std::string& what,
@@ -863,9 +863,15 @@ py::tuple read_text_entries(const std::string& text, bool gz, int num_scores, co
       std::string& out = groups[it->second].second;
       if (!out.empty()) out += '\n';
       if (!phrase) {
+        // `target<TAB>scores` split at its last tab (a line each), as ReorderingTable.load splits it
         out.append(cadtext::strip(f[1]));
-        out += '\t';
-        out.append(f[2]);
+        size_t tab = f[2].rfind('\t');
+        if (tab != sv::npos) {
+          out += '\t';
+          out.append(f[2].substr(0, tab));
+        }
+        out += '\n';
+        out.append(tab == sv::npos ? f[2] : f[2].substr(tab + 1));
         return;
       }
       cadtext::split(f[1], words);

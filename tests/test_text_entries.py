@@ -80,6 +80,9 @@ PT_ERRORS = {
     "blank line": "\n",
     "scores": "a ||| x ||| 0.5 0.5\n",
     "number": "a ||| x ||| 1 1 0.5q 1\n",
+    "underscores": "a ||| x ||| 1 1 1__0 1\n",
+    "hex": "a ||| x ||| 1 1 0x1 1\n",
+    "exponent": "a ||| x ||| 1 1 1e 1\n",
     "empty source": " \u3000 ||| x ||| 1 1 1 1\n",
     "empty target": "a |||   ||| 1 1 1 1\n",
     "point": "a ||| x ||| 1 1 1 1 ||| 0-0 1-\n",
@@ -113,3 +116,26 @@ def test_a_line_of_an_unwanted_phrase_is_not_checked(tmp_path, monkeypatch):
     native, python = both(phrase_table, tmp_path / "pt", {"a"}, monkeypatch)
     assert native.entries._lines == python.entries._lines == {"a": "x ||| 1 1 1 1 ||| "}
     assert native.max_source_length == 1
+
+
+def test_every_number_float_takes_is_taken(tmp_path, monkeypatch):
+    (tmp_path / "pt").write_text("a ||| x ||| 1e999 .5 5. +1\nb ||| y ||| 1_0 -0 nan 1E-400\n", encoding="utf-8")
+    native, python = both(phrase_table, tmp_path / "pt", None, monkeypatch)
+    assert native.entries._lines == python.entries._lines and len(native.entries) == 2
+
+
+def test_a_phrase_reordering_scores_looked_up_together_are_those_looked_up_alone(tmp_path, monkeypatch):
+    lines = ["a ||| x ||| 1 1 1 1 1 1", "a ||| y ||| 0.5 0.5 0.5 0.5 0.5 0.5", "a ||| x ||| 0.25 1 1 1 1 1",
+             "a ||| 0.5 ||| 0.1 0.1 0.1 0.1 0.1 0.1", "a ||| z  w ||| 1 1\t1 1 1 1", "b ||| x ||| 1 1 1 1 1 0.1"]
+    (tmp_path / "ro").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    table = reordering_table(tmp_path / "ro")
+    table.load(None)
+    # the last entry of a repeated pair, a target that reads as a score, a tab among the scores
+    targets = ["x", "y", "0.5", "z  w", "z w", "1 1 1 1 1 1", "nothing", "x"]
+    alone = [table.scores.get(("a", t)) for t in targets]
+    assert table.scores.get_many("a", targets) == alone
+    assert alone[0][0] < 0 and alone[3] is None and alone[4] is None and alone[-1] == alone[0]
+    assert table.scores.get_many("no such phrase", ["x"]) == [None]
+    with monkeypatch.context() as m:
+        m.setattr(binarize_native, "_binarize", None)
+        assert table.scores.get_many("a", targets) == alone

@@ -297,7 +297,8 @@ class Core {
   // None when every entry is to be scored (at most `limit` of them, no limit, a score this
   // reader does not take, a future that is not finite, or an LM estimate above 0: Python's sort
   // decides those).
-  py::object limit_candidates(const std::string &text, int n_scores, py::list terms, py::list lm_terms, int limit,
+  // `text` is a view of the str's UTF-8 form (no copy per call: a common phrase's is megabytes)
+  py::object limit_candidates(std::string_view text, int n_scores, py::list terms, py::list lm_terms, int limit,
                               double margin) {
     struct Term {
       int kind;  // 0: the table's scores, 1: minus the target's length, 2: one

@@ -148,9 +148,9 @@ def _limit_entries(model: DecoderModel, t: int, src: str, entries: list, limit: 
     templates = sorted(_templates(model, t, entries), key=lambda o: -o.future)
     if limit > 0:
         del templates[limit:]
-    for opt in templates:
-        for f in model.stateful:
-            f.annotate(opt, src)
+    # feature by feature, each over every kept option (their annotations are their own)
+    for f in model.stateful:
+        f.annotate_all(templates, src)
     return templates
 
 

@@ -156,6 +156,10 @@ class _BinaryScores:
         found = self._scores.get(tgt)
         return default if found is None else tuple(floor_log(x) for x in found)
 
+    def get_many(self, src: str, targets: list[str]) -> list[tuple[float, ...] | None]:
+        """`get((src, t))` of each target."""
+        return [self.get((src, t)) for t in targets]
+
 
 class PhraseTable:
     """PhraseDictionaryMemory: `src ||| tgt ||| scores [||| alignment [||| counts ...]]`, or its
@@ -330,6 +334,18 @@ class _TextScores:
             return default
         log = math.log
         return tuple([log(x) if x > NO_FLOOR else floor_log(x) for x in map(float, found.split())])
+
+    def get_many(self, src: str, targets: list[str]) -> list[tuple[float, ...] | None]:
+        """`get((src, t))` of each target: with the compiled module, the source's entries are read
+        once for all of them and none is made into a string that was not asked for (a common
+        phrase has tens of thousands; the decoder asks for its twenty kept ones)."""
+        text = self._lines.get(src)
+        if text is None or not binarize_native.available():
+            return [self.get((src, t)) for t in targets]
+        log = math.log
+        return [None if found is None else tuple([log(x) if x > NO_FLOOR else floor_log(x)
+                                                  for x in map(float, found.split())])
+                for found in binarize_native.pick_pairs(text, targets)]
 
     def __len__(self) -> int:
         return sum((text.count("\n") + 1) // 2 for text in self._lines.values())

@@ -854,8 +854,10 @@ py::tuple read_text_entries(const std::string& text, bool gz, int num_scores, co
       if (words.size() != static_cast<size_t>(num_scores))
         throw TableError{std::to_string(words.size()) + scores_what, text, lineno};
       for (sv w : words) {
+        // only checked here: float() takes every plain decimal (out of range, as infinity)
         double x;
-        if (!parse_float(w, x)) throw TableError{"non-numeric score in " + py_repr(f[2]), text, lineno};
+        if (!plain_decimal(w) && !parse_float(w, x))
+          throw TableError{"non-numeric score in " + py_repr(f[2]), text, lineno};
       }
       key.assign(src);
       auto [it, fresh] = index.try_emplace(key, groups.size());
@@ -907,6 +909,39 @@ py::tuple read_text_entries(const std::string& text, bool gz, int num_scores, co
   return py::make_tuple(out, longest);
 }
 
+// The scores of `targets` among a reordering table's kept entries of one source phrase (the
+// target and the scores on a line each, as read_text_entries keeps them): for each target, the
+// scores of its last entry, as a dict of the lines would give them, or None. One pass over the
+// text, no object made for the entries not asked for: a common phrase has tens of thousands.
+// (`text` is a view of the str's UTF-8 form: no copy per call)
+py::list pick_pairs(std::string_view text, const std::vector<std::string>& targets) {
+  std::unordered_map<sv, size_t> want;       // a target asked for twice has one slot
+  std::vector<size_t> slot(targets.size());
+  for (size_t i = 0; i < targets.size(); i++) slot[i] = want.emplace(targets[i], want.size()).first->second;
+  std::vector<sv> found(want.size());
+  std::vector<char> seen(want.size(), 0);
+  const sv all = text;
+  const size_t* hit = nullptr;
+  for (size_t pos = 0, k = 0;; k++) {
+    const size_t nl = all.find('\n', pos);
+    const sv line = all.substr(pos, nl == sv::npos ? sv::npos : nl - pos);
+    if (k % 2 == 0) {
+      auto it = want.find(line);
+      hit = it == want.end() ? nullptr : &it->second;
+    } else if (hit != nullptr) {
+      found[*hit] = line;
+      seen[*hit] = 1;
+    }
+    if (nl == sv::npos) break;
+    pos = nl + 1;
+  }
+  py::list out;
+  for (size_t i = 0; i < targets.size(); i++)
+    out.append(seen[slot[i]] ? py::object(py::str(found[slot[i]].data(), found[slot[i]].size()))
+                             : py::object(py::none()));
+  return out;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_binarize, m) {
@@ -930,4 +965,7 @@ PYBIND11_MODULE(_binarize, m) {
         py::arg("what"), py::arg("wanted"), py::arg("phrase"),
         "The entries of the wanted source phrases of a text phrase or reordering table as cad's decoder keeps "
         "them (cad/decoder/tables.py): (source -> entries, the longest kept source in words), or TableError");
+  m.def("pick_pairs", &pick_pairs, py::arg("text"), py::arg("targets"),
+        "The scores of `targets` among one source phrase's reordering entries as read_text_entries keeps them "
+        "(the last entry of each), or None");
 }

@@ -103,3 +103,9 @@ def read_text_entries(text: str | os.PathLike, num_scores: int, what: str, wante
     except _binarize.TableError as exc:
         message, where, line = exc.args
         raise CadError(message, where, line) from None
+
+
+def pick_pairs(text: str, targets: list[str]) -> list[str | None]:
+    """The scores text of each target among one source phrase's reordering entries as
+    read_text_entries keeps them (its last entry's), or None: one pass, by the compiled module."""
+    return _binarize.pick_pairs(text, targets)

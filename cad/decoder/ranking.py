@@ -13,6 +13,12 @@ the core's sums, they are the entries the Python sort keeps, in the same order: 
 MARGIN of its Python score, so every entry Python keeps is among them, and the ones left out score
 below the limit-th in Python too. The result is the same options, floats and order.
 
+The core makes the LM estimates best stateless sum first and word by word, and leaves an entry
+once it cannot reach the limit-th best so far: an LM score is a log probability, at most 0, so
+under LM weights of at least 0 the words left can only lower an entry's future (with a negative
+weight every word is estimated; a score above 0, which no normalized LM gives, leaves the phrase
+to Python). On the large model this skips most of a common phrase's LM calls.
+
 The ranking is used where the core runs and knows every term of the future score: the stateless
 features below (PhraseScores, WordPenalty, PhrasePenalty, UnknownWordPenalty) and stateful ones
 whose estimate is nothing or a KENLM feature's (the core reads the same LMs). Any other feature,

@@ -139,3 +139,17 @@ def test_the_options_are_declared_once_and_every_spelling_parses_alike():
         parse_args(["-f", "m.ini", "-nope"])
     with pytest.raises(CadError, match="option -s needs a value"):
         parse_args(["-f", "m.ini", "-s"])
+
+
+def test_decoding_loads_no_numpy(tmp_path):
+    """Plain decoding imports neither numpy nor what comes with it: OpenBLAS's threads, started by
+    the import, competed with the search for the cores (a fifth of a 2-core run's samples)."""
+    ini, sents = random_model(tmp_path, 33, n_sentences=2)
+    write(tmp_path / "in", "\n".join(sents) + "\n")
+    code = ("import sys; from cad.cli import main; "
+            f"main(['-q', 'decode', '-f', {str(ini)!r}, '-input-file', {str(tmp_path / 'in')!r}]); "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'scipy', 'sklearn', 'torch')), "
+            "file=sys.stderr)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stderr.strip() == "[]", out.stderr
+    assert len(out.stdout.splitlines()) == 2

@@ -20,12 +20,16 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <queue>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -283,7 +287,178 @@ class Core {
     return py::make_tuple(best, lists);
   }
 
+  // The table limit's candidates among one source phrase's entries of a text phrase table
+  // (cad/decoder/ranking.py): `text` holds the entries as tables.py's _TextEntries keeps them,
+  // `target ||| scores ||| alignment` a line, the target's words one space apart. Each entry's
+  // context-free future score is computed as options.py's _score computes a template's (the
+  // stateless `terms`, then each LM's estimate, `lm_terms`), and the lines whose score is within
+  // `margin` (relative) of the `limit`-th best are returned, in table order:
+  // they hold every entry the Python sort keeps, which Python then scores and sorts exactly.
+  // None when every entry is to be scored (at most `limit` of them, no limit, a score this
+  // reader does not take, a future that is not finite, or an LM estimate above 0: Python's sort
+  // decides those).
+  // `text` is a view of the str's UTF-8 form (no copy per call: a common phrase's is megabytes)
+  py::object limit_candidates(std::string_view text, int n_scores, py::list terms, py::list lm_terms, int limit,
+                              double margin) {
+    struct Term {
+      int kind;  // 0: the table's scores, 1: minus the target's length, 2: one
+      std::vector<double> weights;
+    };
+    std::vector<Term> stateless;
+    for (py::handle item : terms) {
+      py::tuple t = py::reinterpret_borrow<py::tuple>(item);
+      Term term{py::cast<int>(t[0]), py::cast<std::vector<double>>(t[1])};
+      if (term.kind < 0 || term.kind > 2 || (term.kind == 0 ? term.weights.size() != static_cast<size_t>(n_scores)
+                                                            : term.weights.size() != 1))
+        throw std::runtime_error("a ranking term the core does not know");
+      stateless.push_back(std::move(term));
+    }
+    std::vector<std::pair<const NgramModel *, double>> lms;
+    for (py::handle item : lm_terms) {
+      py::tuple t = py::reinterpret_borrow<py::tuple>(item);
+      int k = py::cast<int>(t[0]);
+      if (k < 0 || k >= lm_count()) throw std::runtime_error("no such LM in this core");
+      lms.emplace_back(&lms_[k], py::cast<double>(t[1]));
+    }
+    if (limit <= 0) return py::none();
+    // first the entries' stateless sums, which cost no LM call
+    std::vector<double> scores(n_scores), sums;
+    std::vector<std::string_view> lines, targets;
+    const std::string_view sep(" ||| ");
+    std::string_view all(text);
+    while (!all.empty()) {
+      size_t nl = all.find('\n');
+      std::string_view line = all.substr(0, nl);
+      all = nl == std::string_view::npos ? std::string_view() : all.substr(nl + 1);
+      size_t a = line.find(sep);
+      if (a == std::string_view::npos) return py::none();
+      size_t b = line.find(sep, a + sep.size());
+      if (b == std::string_view::npos) return py::none();
+      std::string_view target = line.substr(0, a), fields = line.substr(a + sep.size(), b - a - sep.size());
+      if (!table_scores(fields, scores)) return py::none();
+      size_t n_words = target.empty() ? 0 : std::count(target.begin(), target.end(), ' ') + 1;
+      double s = 0.0;
+      for (const Term &t : stateless) {
+        double x = 0.0;
+        if (t.kind == 0) {
+          for (int i = 0; i < n_scores; ++i) x += t.weights[i] * scores[i];
+        } else {
+          x += t.weights[0] * (t.kind == 1 ? -static_cast<double>(n_words) : 1.0);
+        }
+        s += x;
+      }
+      if (!std::isfinite(s)) return py::none();
+      sums.push_back(s);
+      lines.push_back(line);
+      targets.push_back(target);
+    }
+    const size_t n = sums.size();
+    if (n <= static_cast<size_t>(limit)) return py::none();
+    // Then the LMs' estimates, best stateless sum first, word by word. An LM's score is a log
+    // probability, at most 0, so under weights of at least 0 the words an entry has left can only
+    // lower its future: once its stateless sum plus its words' estimates so far fall below the
+    // margin under the limit-th best future yet, the entry cannot be a candidate (the limit-th
+    // best only rises), and once an entry's stateless sum alone does, no entry left can. Most of
+    // a common phrase's LM calls are saved. A negative LM weight (no bound) estimates every word
+    // of every entry; a score above 0 (no bound either) leaves the ranking to Python.
+    bool bounded = true;
+    for (const auto &lm : lms) bounded = bounded && lm.second >= 0;
+    std::vector<uint32_t> order(n);
+    for (size_t i = 0; i < n; ++i) order[i] = static_cast<uint32_t>(i);
+    if (bounded) std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return sums[x] > sums[y]; });
+    std::vector<double> futures(n, NEG_INF);
+    std::vector<char> done(n, 0);
+    std::priority_queue<double, std::vector<double>, std::greater<double>> best;   // the `limit` best futures
+    auto floor_of = [margin](double kth) { return kth - margin * (1.0 + std::fabs(kth)); };
+    std::string word;
+    const size_t n_lms = lms.size();
+    std::vector<std::vector<char>> states(n_lms), outs(n_lms);
+    std::vector<double> totals(n_lms);
+    // options.py's _score: the stateless sum plus each LM's weighted estimate, in the LMs' order
+    auto future_of = [&](double s) {
+      double est = 0.0;
+      for (size_t k = 0; k < n_lms; ++k) est += totals[k] * ln10_ * lms[k].second;
+      return s + est;
+    };
+    for (uint32_t i : order) {
+      const bool full = best.size() == static_cast<size_t>(limit);
+      const double floor = full ? floor_of(best.top()) : NEG_INF;
+      if (bounded && full && sums[i] < floor) break;
+      for (size_t k = 0; k < n_lms; ++k) {
+        const lm::base::Model *m = lms[k].first->model;
+        const char *null_context = static_cast<const char *>(m->null_context_memory_);
+        states[k].assign(null_context, null_context + m->state_size_);
+        outs[k].resize(m->state_size_);
+        totals[k] = 0.0;
+      }
+      bool below = false;
+      std::string_view rest = targets[i];
+      while (!rest.empty()) {
+        size_t sp = rest.find(' ');
+        word.assign(rest.substr(0, sp));
+        rest = sp == std::string_view::npos ? std::string_view() : rest.substr(sp + 1);
+        for (size_t k = 0; k < n_lms; ++k) {
+          const lm::base::Model *m = lms[k].first->model;
+          const float score = m->BaseScore(states[k].data(), m->base_vocab_->Index(word.c_str()), outs[k].data());
+          if (bounded && score > 0) return py::none();
+          totals[k] += score;
+          states[k].swap(outs[k]);
+        }
+        if (bounded && full && !rest.empty() && future_of(sums[i]) < floor) {
+          below = true;
+          break;
+        }
+      }
+      if (below) continue;
+      const double future = future_of(sums[i]);
+      if (!std::isfinite(future)) return py::none();
+      futures[i] = future;
+      done[i] = 1;
+      if (!full) {
+        best.push(future);
+      } else if (future > best.top()) {
+        best.pop();
+        best.push(future);
+      }
+    }
+    const double floor = floor_of(best.top());
+    py::list out;
+    for (size_t i = 0; i < n; ++i)
+      if (done[i] && futures[i] >= floor) out.append(py::str(lines[i].data(), lines[i].size()));
+    return out;
+  }
+
  private:
+  // An entry's scores as tables.py reads them (natural logs, floored at Moses's LOWEST_SCORE):
+  // false for anything but plain ASCII decimal numbers one ASCII space or tab apart, and for a
+  // count other than scores.size(), which Python then reads itself
+  static bool table_scores(std::string_view fields, std::vector<double> &scores) {
+    constexpr double LOWEST_SCORE = -100.0;
+    size_t k = 0, i = 0;
+    while (i < fields.size()) {
+      if (fields[i] == ' ' || fields[i] == '\t') {
+        ++i;
+        continue;
+      }
+      size_t j = i;
+      while (j < fields.size() && fields[j] != ' ' && fields[j] != '\t') {
+        char c = fields[j];
+        if (!((c >= '0' && c <= '9') || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E')) return false;
+        ++j;
+      }
+      if (k >= scores.size()) return false;
+      // from_chars reads what float() reads, rounded alike (a leading '+' aside)
+      const char *b = fields.data() + i + (fields[i] == '+'), *e = fields.data() + j;
+      double x;
+      auto r = std::from_chars(b, e, x);
+      if (r.ec != std::errc() || r.ptr != e) return false;
+      double v = x > 0 ? std::log(x) : LOWEST_SCORE;
+      scores[k++] = v > LOWEST_SCORE ? v : LOWEST_SCORE;
+      i = j;
+    }
+    return k == scores.size();
+  }
+
   // ------------------------------------------------------------------ stacks
   // Python's dict of hypotheses by recombination key: insertion-ordered, a replaced value keeps
   // its key's place. The index is open addressing over (hash, place in `order`) slots: no
@@ -1288,5 +1463,7 @@ PYBIND11_MODULE(_core, m) {
       .def("probe", &Core::probe, py::arg("word"), py::arg("lm") = 0)
       .def_static("fits", &Core::fits, py::arg("n"), py::arg("limit"), py::arg("max_len"))
       .def("search", &Core::search, py::arg("n"), py::arg("options"), py::arg("spans"), py::arg("features"), py::arg("algorithm"), py::arg("stack"), py::arg("log_beam"), py::arg("limit"),
-           py::arg("pop_limit"), py::arg("nbest"), py::arg("distinct"));
+           py::arg("pop_limit"), py::arg("nbest"), py::arg("distinct"))
+      .def("limit_candidates", &Core::limit_candidates, py::arg("text"), py::arg("n_scores"), py::arg("terms"),
+           py::arg("lm_terms"), py::arg("limit"), py::arg("margin"));
 }

@@ -148,9 +148,9 @@ def _limit_entries(model: DecoderModel, t: int, src: str, entries: list, limit: 
     templates = sorted(_templates(model, t, entries), key=lambda o: -o.future)
     if limit > 0:
         del templates[limit:]
-    for opt in templates:
-        for f in model.stateful:
-            f.annotate(opt, src)
+    # feature by feature, each over every kept option (their annotations are their own)
+    for f in model.stateful:
+        f.annotate_all(templates, src)
     return templates
 
 
@@ -210,8 +210,9 @@ def _max_len(model: DecoderModel) -> int:
 
 
 def _path_options(model: DecoderModel, limited: dict, table_ids: list[int], tokens: list[str], start: int,
-                  end: int, in_context: list) -> list[TranslationOption]:
-    """The options of one decoding path's tables for source span [start, end), before pruning."""
+                  end: int, in_context: list, ranking=None) -> list[TranslationOption]:
+    """The options of one decoding path's tables for source span [start, end), before pruning.
+    `ranking`: a cad/decoder/ranking.py Ranking, which leaves out the entries the table limit drops."""
     src = " ".join(tokens[start:end])
     scoring = [f for f in in_context if f.reads_span(start, end)] if in_context else in_context
     opts = []
@@ -223,7 +224,8 @@ def _path_options(model: DecoderModel, limited: dict, table_ids: list[int], toke
             limited[(t, src)] = kept                    # the most recently asked for now
         else:
             table = model.tables[t]
-            entries = table.entries.get(src)        # a binary table reads them here, once
+            # a binary table reads them here, once
+            entries = table.entries.get(src) if ranking is None else ranking.entries(t, src)
             if not entries:
                 continue
             kept = _limit_entries(model, t, src, entries, table.table_limit)
@@ -306,17 +308,18 @@ def collect_options(model: DecoderModel, tokens: list[str],
 
 
 def sentence_options(model: DecoderModel, tokens: list[str], context=None,
-                     previous: SentenceOptions | None = None) -> SentenceOptions:
+                     previous: SentenceOptions | None = None, ranking=None) -> SentenceOptions:
     """Every translation option of the sentence, scored by the stateless features; `context` goes
     to the features' begin_sentence (the coreference model's antecedent bundles). `previous`: the
     same sentence's options under another context, whose spans that neither context reads are
-    kept as they are (a feature's reads_span promises that they cannot change)."""
+    kept as they are (a feature's reads_span promises that they cannot change). `ranking`: the
+    compiled core's table-limit ranking (cad/decoder/ranking.py), the same options sooner."""
     in_context = _begin(model, tokens, context)
     key = _key(model)
     if previous is not None and (previous.tokens != tuple(tokens) or previous.key != key):
         previous = None
     if previous is not None:
-        return _collect_again(model, tokens, in_context, previous)
+        return _collect_again(model, tokens, in_context, previous, ranking)
     n = len(tokens)
     max_len = _max_len(model)
     options: dict[tuple[int, int], list[TranslationOption]] = {}
@@ -329,7 +332,7 @@ def sentence_options(model: DecoderModel, tokens: list[str], context=None,
                 # that no earlier path could translate (N = 0: always used)
                 if g > 0 and backoff != 0 and (end - start > backoff or options.get((start, end))):
                     continue
-                opts = _path_options(model, limited, table_ids, tokens, start, end, in_context)
+                opts = _path_options(model, limited, table_ids, tokens, start, end, in_context, ranking)
                 if opts:
                     options.setdefault((start, end), []).extend(opts)
     makers = _variant_makers(model)
@@ -345,7 +348,7 @@ def sentence_options(model: DecoderModel, tokens: list[str], context=None,
 
 
 def _collect_again(model: DecoderModel, tokens: list[str], in_context: list,
-                   previous: SentenceOptions) -> SentenceOptions:
+                   previous: SentenceOptions, ranking=None) -> SentenceOptions:
     """collect_options's result, in the same span order, from `previous`: the spans that either
     context reads are collected afresh (every path, unknown word, pruning), the others kept."""
     read = _read_spans(previous.raw, in_context)
@@ -362,7 +365,7 @@ def _collect_again(model: DecoderModel, tokens: list[str], in_context: list,
             backoff = model.backoff[g] if g < len(model.backoff) else 0
             if g > 0 and backoff != 0 and (end - start > backoff or opts):
                 continue
-            opts.extend(_path_options(model, limited, table_ids, tokens, start, end, in_context))
+            opts.extend(_path_options(model, limited, table_ids, tokens, start, end, in_context, ranking))
         makers = _variant_makers(model)
         if makers and opts:
             opts = _with_variants(model, makers, start, end, opts)

@@ -19,6 +19,7 @@ from cad.decoder.forced import ForcedOptions
 from cad.decoder.model import DecoderModel
 from cad.decoder.options import (NEG_INF, FutureCosts, SentenceOptions, TranslationOption, future_cost_of,
                                  future_costs, sentence_options)
+from cad.decoder.ranking import Ranking
 from cad.decoder.stateful import StatefulFeature
 
 
@@ -96,6 +97,7 @@ class Decoder:
         self._check = [f.expensive for f in self.stateful]
         self._native: object | None = None
         self._native_checked = not native
+        self._ranking: Ranking | None = None
         # the last few sentences' options, for a second pass over the same words (seed 004's
         # intra-sentential pass, which cad translate may interleave with other sentences)
         self._recent: dict[tuple[str, ...], SentenceOptions] = {}
@@ -260,7 +262,7 @@ class Decoder:
     def _options(self, tokens: list[str], context) -> SentenceOptions:
         """The sentence's options; kept among the recent sentences' unless decoding is forced."""
         words = tuple(tokens)
-        collected = sentence_options(self.model, tokens, context, self._recent.get(words))
+        collected = sentence_options(self.model, tokens, context, self._recent.get(words), self._ranker())
         if self._constraint is None:
             self._recent.pop(words, None)
             self._recent[words] = collected
@@ -360,6 +362,16 @@ class Decoder:
                         else:
                             edge.sort(key=lambda x: sum(j(x.last_end, s) for j in jumps) - x.score)
                     edges[k + e - s].append((edge, options[(s, e)]))
+
+    def _ranker(self) -> Ranking | None:
+        """The compiled core's ranking of the table limit, where the core runs (the Python engine
+        ranks in Python, as it searches)."""
+        core = self._core()
+        if core is None:
+            return None
+        if self._ranking is None or self._ranking.core is not core:
+            self._ranking = Ranking(core, self.model)
+        return self._ranking
 
     def _core(self):
         if not self._native_checked:

@@ -65,6 +65,12 @@ class StatefulFeature:
         EvaluateInIsolation of a stateful feature). It runs after the table limit, on the options
         kept: no `estimate` and no stateless feature may read what it attaches."""
 
+    def annotate_all(self, opts: list, source: str) -> None:
+        """`annotate` of each of the options of one source phrase (the kept ones of a table): a
+        feature that looks its annotations up in a table may look them up together."""
+        for opt in opts:
+            self.annotate(opt, source)
+
     def annotate_unknown(self, opt) -> None:
         """Attach what the feature reads of an unknown word's option (the source word passed
         through), which `annotate` never sees."""
@@ -147,6 +153,12 @@ class LexicalReordering(StatefulFeature):
         opt.reordering = ro
         if ro is not None:
             opt.reordering_forward = ro[3:6]
+
+    def annotate_all(self, opts: list, source: str) -> None:
+        for opt, ro in zip(opts, self.table.scores.get_many(source, [" ".join(o.words) for o in opts])):
+            opt.reordering = ro
+            if ro is not None:
+                opt.reordering_forward = ro[3:6]
 
     @staticmethod
     def _orientation(state, opt) -> int:

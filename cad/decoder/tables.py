@@ -26,7 +26,8 @@ from dataclasses import dataclass
 import kenlm
 
 from cad.core.errors import CadError
-from cad.core.textio import is_uint, read_lines
+from cad.core.textio import is_stdio, is_uint, read_lines
+from cad.moses import binarize_native
 from cad.moses.binarized import (BINARY_PHRASE_TABLE, KENLM_MAGIC, PHRASE_MAGIC, PHRASE_SUFFIX, REORDERING_MAGIC,
                                  REORDERING_SUFFIX, BinaryPhraseTable, BinaryReorderingTable, lm_twin, magic_of,
                                  source_stamp, twin_path)
@@ -70,6 +71,17 @@ def scored_lines(path: str, wanted: set[str] | None, n_scores: int,
         except ValueError:
             raise CadError(f"non-numeric score in {fields[2]!r}", path, lineno) from None
         yield lineno, src, fields
+
+
+def native_entries(path: str, wanted: set[str] | None, n_scores: int, what: str,
+                   phrase: bool) -> tuple[dict[str, str], int] | None:
+    """The wanted lines of a text phrase table (`phrase`) or reordering table read by the compiled
+    reader (cad/moses/_binarize.cpp, read_text_entries), as the loaders below keep them: (source ->
+    its entries' text, the most words a kept source phrase has); None where it is not built. The
+    same entries and errors as the Python loop, which took most of a large model's load."""
+    if not binarize_native.available() or is_stdio(path):
+        return None
+    return binarize_native.read_text_entries(path, n_scores, what, wanted, phrase)
 
 
 @dataclass
@@ -144,6 +156,10 @@ class _BinaryScores:
         found = self._scores.get(tgt)
         return default if found is None else tuple(floor_log(x) for x in found)
 
+    def get_many(self, src: str, targets: list[str]) -> list[tuple[float, ...] | None]:
+        """`get((src, t))` of each target."""
+        return [self.get((src, t)) for t in targets]
+
 
 class PhraseTable:
     """PhraseDictionaryMemory: `src ||| tgt ||| scores [||| alignment [||| counts ...]]`, or its
@@ -178,6 +194,10 @@ class PhraseTable:
             self.entries.wanted = wanted           # read on demand
             return
         what = f"{self.name} declares num-features={self.num_scores}"
+        read = native_entries(self.path, wanted, self.num_scores, what, phrase=True)
+        if read is not None:
+            self.entries, self.max_source_length = _TextEntries(read[0]), max(self.max_source_length, read[1])
+            return
         lines: dict[str, list[str]] = {}
         for lineno, src, fields in scored_lines(self.path, wanted, self.num_scores, what):
             tgt, align = _checked_target(fields, self.path, lineno)      # checked now, kept as text
@@ -209,14 +229,21 @@ class _TextEntries:
         self._lines = lines
         self._points: dict[str, tuple[tuple[int, int], ...]] = {}     # alignments recur: one tuple each
 
+    def text(self, src: str) -> str | None:
+        """The entries of `src` as kept: `target ||| scores ||| alignment` lines (cad/decoder/ranking.py
+        reads them in the compiled core)."""
+        return self._lines.get(src)
+
     def get(self, src: str, default=None):
         text = self._lines.get(src)
-        if text is None:
-            return default
+        return default if text is None else self.parse(text.split("\n"))
+
+    def parse(self, lines: list[str]) -> list[TargetEntry]:
+        """The entries of these lines of the kept text."""
         out = []
         log = math.log
         points = self._points
-        for line in text.split("\n"):
+        for line in lines:
             tgt, scores, align = line.split(" ||| ")
             alignment = points.get(align)
             if alignment is None:
@@ -273,16 +300,22 @@ class ReorderingTable:
         if isinstance(self.scores, _BinaryScores):
             self.scores.wanted = wanted
             return
+        read = native_entries(self.path, wanted, 6, "the reordering model needs 6", phrase=False)
+        if read is not None:
+            self.scores = _TextScores(read[0])
+            return
         lines: dict[str, list[str]] = {}
         for _, src, fields in scored_lines(self.path, wanted, 6, "the reordering model needs 6"):
-            lines.setdefault(src, []).append(f"{fields[1].strip()}\t{fields[2]}")
+            lines.setdefault(src, []).append("\n".join(f"{fields[1].strip()}\t{fields[2]}".rsplit("\t", 1)))
         self.scores = _TextScores({src: "\n".join(x) for src, x in lines.items()})
 
 
 class _TextScores:
     """A text reordering table's scores, checked when read and kept as text per source phrase (one
-    string instead of a key tuple and a tuple of floats per entry). The decoder asks for the pairs of one
-    source phrase together, as _BinaryScores says: the last source phrase's scores are kept."""
+    string instead of a key tuple and a tuple of floats per entry): each entry's target and scores
+    on a line each (`target<TAB>scores` split at its last tab), so that a phrase's thousands of
+    entries become a dict in one call. The decoder asks for the pairs of one source phrase
+    together, as _BinaryScores says: the last source phrase's scores are kept."""
 
     def __init__(self, lines: dict[str, str]):
         self._lines = lines
@@ -294,15 +327,28 @@ class _TextScores:
         if src != self._source:
             text = self._lines.get(src)
             self._source = src
-            self._scores = dict(line.rsplit("\t", 1) for line in text.split("\n")) if text is not None else {}
+            pairs = iter(text.split("\n")) if text is not None else iter(())
+            self._scores = dict(zip(pairs, pairs))
         found = self._scores.get(tgt)
         if found is None:
             return default
         log = math.log
         return tuple([log(x) if x > NO_FLOOR else floor_log(x) for x in map(float, found.split())])
 
+    def get_many(self, src: str, targets: list[str]) -> list[tuple[float, ...] | None]:
+        """`get((src, t))` of each target: with the compiled module, the source's entries are read
+        once for all of them and none is made into a string that was not asked for (a common
+        phrase has tens of thousands; the decoder asks for its twenty kept ones)."""
+        text = self._lines.get(src)
+        if text is None or not binarize_native.available():
+            return [self.get((src, t)) for t in targets]
+        log = math.log
+        return [None if found is None else tuple([log(x) if x > NO_FLOOR else floor_log(x)
+                                                  for x in map(float, found.split())])
+                for found in binarize_native.pick_pairs(text, targets)]
+
     def __len__(self) -> int:
-        return sum(text.count("\n") + 1 for text in self._lines.values())
+        return sum((text.count("\n") + 1) // 2 for text in self._lines.values())
 
 
 @contextlib.contextmanager

@@ -30,6 +30,8 @@
 #include <system_error>
 #include <thread>
 #include <unistd.h>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "_pyerr.hpp"
@@ -819,6 +821,127 @@ int64_t check_text_table(const std::string& text, bool gz, int num_scores) {
   return entries;
 }
 
+// cad/decoder/tables.py's text loaders (the reference: PhraseTable.load and ReorderingTable.load
+// over scored_lines, with the same checks, messages and order): the lines of the `wanted` source
+// phrases (None: every one) of a text phrase table (`phrase`) or reordering table, kept as the
+// decoder keeps them, one string per source phrase, its entries a line each: `target ||| scores |||
+// alignment` (the target's words and the alignment's points one space apart) for a phrase table,
+// the target and the scores on a line each for a reordering table. (source -> entries in the order of their first
+// lines, the most words a kept source phrase has as PhraseTable counts them.) The Python loop
+// took most of a large model's load; this reads as fast as zlib inflates.
+py::tuple read_text_entries(const std::string& text, bool gz, int num_scores, const std::string& what,
+                            py::object wanted, bool phrase) {
+  const bool all = wanted.is_none();
+  std::vector<std::string> keys;
+  if (!all) {
+    for (py::handle w : wanted) keys.push_back(py::cast<std::string>(w));
+  }
+  std::unordered_set<sv> want(keys.begin(), keys.end());
+  std::unordered_map<std::string, size_t> index;
+  std::vector<std::pair<std::string, std::string>> groups;
+  int64_t longest = 0;
+  run_released([&] {
+    sv f[4];
+    std::vector<sv> words, points;
+    const std::string scores_what = " scores, but " + what;
+    std::string key;
+    for_each_line(text, gz, [&](sv line, int64_t lineno) {
+      size_t nf = split_fields(line, f);
+      if (nf < 3) throw TableError{"expected 'source ||| target ||| scores'", text, lineno};
+      sv src = cadtext::strip(f[0]);
+      if (!all && want.find(src) == want.end()) return;
+      cadtext::split(f[2], words);
+      if (words.size() != static_cast<size_t>(num_scores))
+        throw TableError{std::to_string(words.size()) + scores_what, text, lineno};
+      for (sv w : words) {
+        // only checked here: float() takes every plain decimal (out of range, as infinity)
+        double x;
+        if (!plain_decimal(w) && !parse_float(w, x))
+          throw TableError{"non-numeric score in " + py_repr(f[2]), text, lineno};
+      }
+      key.assign(src);
+      auto [it, fresh] = index.try_emplace(key, groups.size());
+      if (fresh) groups.emplace_back(key, std::string());
+      std::string& out = groups[it->second].second;
+      if (!out.empty()) out += '\n';
+      if (!phrase) {
+        // `target<TAB>scores` split at its last tab (a line each), as ReorderingTable.load splits it
+        out.append(cadtext::strip(f[1]));
+        size_t tab = f[2].rfind('\t');
+        if (tab != sv::npos) {
+          out += '\t';
+          out.append(f[2].substr(0, tab));
+        }
+        out += '\n';
+        out.append(tab == sv::npos ? f[2] : f[2].substr(tab + 1));
+        return;
+      }
+      cadtext::split(f[1], words);
+      if (src.empty() || words.empty()) throw TableError{"empty source or target phrase", text, lineno};
+      points.clear();
+      if (nf > 3) cadtext::split(f[3], points);
+      for (sv p : points) {
+        size_t dash = p.find('-');
+        if (dash == sv::npos || !is_uint(p.substr(0, dash)) || !is_uint(p.substr(dash + 1)))
+          throw TableError{"malformed alignment point " + py_repr(p), text, lineno};
+      }
+      for (size_t i = 0; i < words.size(); i++) {
+        if (i) out += ' ';
+        out.append(words[i]);
+      }
+      out.append(kSep);
+      out.append(f[2]);
+      out.append(kSep);
+      for (size_t i = 0; i < points.size(); i++) {
+        if (i) out += ' ';
+        out.append(points[i]);
+      }
+      longest = std::max<int64_t>(longest, std::count(src.begin(), src.end(), ' ') + 1);
+    });
+  });
+  // each source's string handed to Python and let go: the entries are in memory about once
+  index.clear();
+  py::dict out;
+  for (auto& [src, entries] : groups) {
+    out[py::str(src)] = py::str(entries);
+    std::string().swap(entries);
+  }
+  return py::make_tuple(out, longest);
+}
+
+// The scores of `targets` among a reordering table's kept entries of one source phrase (the
+// target and the scores on a line each, as read_text_entries keeps them): for each target, the
+// scores of its last entry, as a dict of the lines would give them, or None. One pass over the
+// text, no object made for the entries not asked for: a common phrase has tens of thousands.
+// (`text` is a view of the str's UTF-8 form: no copy per call)
+py::list pick_pairs(std::string_view text, const std::vector<std::string>& targets) {
+  std::unordered_map<sv, size_t> want;       // a target asked for twice has one slot
+  std::vector<size_t> slot(targets.size());
+  for (size_t i = 0; i < targets.size(); i++) slot[i] = want.emplace(targets[i], want.size()).first->second;
+  std::vector<sv> found(want.size());
+  std::vector<char> seen(want.size(), 0);
+  const sv all = text;
+  const size_t* hit = nullptr;
+  for (size_t pos = 0, k = 0;; k++) {
+    const size_t nl = all.find('\n', pos);
+    const sv line = all.substr(pos, nl == sv::npos ? sv::npos : nl - pos);
+    if (k % 2 == 0) {
+      auto it = want.find(line);
+      hit = it == want.end() ? nullptr : &it->second;
+    } else if (hit != nullptr) {
+      found[*hit] = line;
+      seen[*hit] = 1;
+    }
+    if (nl == sv::npos) break;
+    pos = nl + 1;
+  }
+  py::list out;
+  for (size_t i = 0; i < targets.size(); i++)
+    out.append(seen[slot[i]] ? py::object(py::str(found[slot[i]].data(), found[slot[i]].size()))
+                             : py::object(py::none()));
+  return out;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_binarize, m) {
@@ -838,4 +961,11 @@ PYBIND11_MODULE(_binarize, m) {
         "`kept` (not empty): only the pairs in this file of a pruned phrase table's kept targets");
   m.def("check_text_table", &check_text_table, py::arg("text"), py::arg("gz"), py::arg("num_scores"),
         "cad.moses.check.check_phrase_table of a text phrase or reordering table: its entries, or TableError");
+  m.def("read_text_entries", &read_text_entries, py::arg("text"), py::arg("gz"), py::arg("num_scores"),
+        py::arg("what"), py::arg("wanted"), py::arg("phrase"),
+        "The entries of the wanted source phrases of a text phrase or reordering table as cad's decoder keeps "
+        "them (cad/decoder/tables.py): (source -> entries, the longest kept source in words), or TableError");
+  m.def("pick_pairs", &pick_pairs, py::arg("text"), py::arg("targets"),
+        "The scores of `targets` among one source phrase's reordering entries as read_text_entries keeps them "
+        "(the last entry of each), or None");
 }

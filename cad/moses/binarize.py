@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cad.core.errors import CadError
-from cad.lm.kenlm_binary import write_kenlm_binary
 from cad.moses import binarize_native
 from cad.moses.binarized import (BINARY_PHRASE_TABLE, KENLM_MAGIC, LM_SUFFIX, PHRASE_MAGIC, PHRASE_SUFFIX,
                                  REORDERING_MAGIC, REORDERING_SUFFIX, BinaryPhraseTable, BinaryReorderingTable,
@@ -142,6 +141,11 @@ def _binarize_feature(cfg: MosesConfig, f, k: int, target_dir: Path | None, forc
                 _kept_pairs_of(pt_binary, kept_file)
             _reordering_table(engine, path, dst, f, kept_file if prune else None, str(pt_binary), prune)
         else:
+            # imported here: the LM's writer needs numpy, which `cad decode` and `cad translate`
+            # (importing this module for refuse_cad_binaries) would otherwise load, and with it
+            # OpenBLAS's threads, spinning beside the search on a machine of few cores
+            from cad.lm.kenlm_binary import write_kenlm_binary
+
             write_kenlm_binary(path, dst)
         out.written.append((f.name, str(dst)))
     if target_dir is not None:

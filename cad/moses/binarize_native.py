@@ -87,3 +87,25 @@ def check_text_table(text: str | os.PathLike, num_scores: int) -> int:
     except _binarize.TableError as exc:
         message, where, line = exc.args
         raise CadError(message, where, line) from None
+
+
+def read_text_entries(text: str | os.PathLike, num_scores: int, what: str, wanted: set[str] | None,
+                      phrase: bool) -> tuple[dict[str, str], int]:
+    """cad/decoder/tables.py's reading of a text phrase table (`phrase`) or reordering table by the
+    compiled reader: (source phrase -> its entries as the decoder keeps them, the most words a kept
+    source phrase has), or the same CadError (message, file, line)."""
+    check_engine("native")
+    path = str(text)
+    if os.path.isdir(path):
+        raise CadError("is a directory, expected a file", path)
+    try:
+        return _binarize.read_text_entries(path, path.endswith(".gz"), num_scores, what, wanted, phrase)
+    except _binarize.TableError as exc:
+        message, where, line = exc.args
+        raise CadError(message, where, line) from None
+
+
+def pick_pairs(text: str, targets: list[str]) -> list[str | None]:
+    """The scores text of each target among one source phrase's reordering entries as
+    read_text_entries keeps them (its last entry's), or None: one pass, by the compiled module."""
+    return _binarize.pick_pairs(text, targets)

@@ -31,7 +31,7 @@ from cad.core.textio import atomic_output, read_lines
 from cad.defaults import CM_IMPLICIT_OBJECTIVE, CM_IMPLICIT_READING, CM_OBJECTIVE
 from cad.lang import NONE, OTHER
 from cad.lang.pairs import Pair, chosen
-from coref.english.referent import best_label
+from coref.english.referent_label import best_label
 from coref.records import Candidate, PronounResolution
 
 FLOOR = 1e-7

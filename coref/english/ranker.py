@@ -26,8 +26,9 @@ from coref.english.features import anaphoricity_features, event_candidates, pair
 from coref.english.lexicon import head_class
 from coref.english.mentions import Mention, mentions_of_sentence
 from coref.english import attention, neuralcoref
-from coref.english.referent import (TypeModel, best_label, event_features, referent_distribution, type_distribution,
+from coref.english.referent import (TypeModel, event_features, referent_distribution, type_distribution,
                                     type_features)
+from coref.english.referent_label import best_label
 from coref.english.tokens import moses_doc
 from coref.ranker import Chooser, Decision, RankerFile, Walk, reading_order
 from coref.records import Candidate, PronounResolution, keep_likely

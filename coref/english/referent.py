@@ -137,23 +137,3 @@ def referent_distribution(p_ref: float, candidates: list[Mention], probs, type_d
         for t, q in dist.items():
             out["np:" + t] = out.get("np:" + t, 0.0) + p_ref * (1.0 - p_event) * (p / mass) * q
     return out
-
-
-# a referring pronoun is called an event when the clause's share of its referring mass reaches
-# this (chosen on held-out GUM folds for the coarse labels' macro-F; docs/results.md, Source-side coreference)
-EVENT_SHARE = 0.25
-
-
-def best_label(dist: dict[str, float], event_share: float | None = None) -> tuple[str, str | None, float]:
-    """(referent, entity type or None, probability): pleonastic when that is the likeliest coarse
-    class, else event when the clause's share of the referring mass reaches `event_share`, else np
-    with its most likely type."""
-    share = EVENT_SHARE if event_share is None else event_share
-    mass = {"pleonastic": dist.get("pleonastic", 0.0), "event": dist.get("event", 0.0),
-            "np": sum(p for k, p in dist.items() if k.startswith("np:"))}
-    if mass["pleonastic"] >= max(mass["np"], mass["event"]):
-        return "pleonastic", None, mass["pleonastic"]
-    if mass["event"] >= share * (mass["event"] + mass["np"]):
-        return "event", None, mass["event"]
-    t = max((k for k in dist if k.startswith("np:")), key=lambda k: dist[k])
-    return "np", t[3:], mass["np"]

@@ -47,6 +47,7 @@ from typing import Iterable, Sequence
 
 from cad.cm.classes import pronoun_class
 from cad.cm.projection import aligned_targets
+from cad.core.envlist import env_choices
 from cad.core.errors import CadError
 from cad.lang.pairs import Pair, chosen
 from coref.english.constructions import (CLEFT, COPULA_ADJECTIVE, COPULA_CLAUSE, COPULA_NOUN_PHRASE, COPULA_OTHER,
@@ -72,14 +73,7 @@ COPULA_LABELS = frozenset({COPULA_ADJECTIVE, COPULA_NOUN_PHRASE, COPULA_CLAUSE, 
 
 
 def cm_parts() -> frozenset[str]:
-    value = os.environ.get("CAD_CM_PARTS")
-    if value is None:
-        return frozenset(CM_PARTS)
-    chosen = frozenset(x.strip() for x in value.split(",") if x.strip())
-    unknown = chosen - set(CM_PARTS)
-    if unknown:
-        raise CadError(f"CAD_CM_PARTS: unknown part(s) {', '.join(sorted(unknown))} (choose from {', '.join(CM_PARTS)})")
-    return chosen
+    return env_choices("CAD_CM_PARTS", CM_PARTS, CM_PARTS, "part")
 
 
 def construction_role(c: Construction) -> str:

@@ -8,10 +8,10 @@ translated (cad/lang/pairs.py), so that a language is data the pipeline is given
 from __future__ import annotations
 
 import importlib
-import os
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+from cad.core.envlist import env_choices
 from cad.core.errors import CadError
 
 # every gender and number a bundle may carry (a language's `genders` is a part of these)
@@ -29,15 +29,7 @@ DEFAULT_GENDER_SOURCES = ("lexicon", "dictionary", "determiner", "wordnet")
 
 
 def gender_sources() -> frozenset[str]:
-    value = os.environ.get("CAD_GENDER_SOURCES")
-    if value is None:
-        return frozenset(DEFAULT_GENDER_SOURCES)
-    chosen = frozenset(x.strip() for x in value.split(",") if x.strip())
-    unknown = chosen - set(GENDER_SOURCES)
-    if unknown:
-        raise CadError(f"CAD_GENDER_SOURCES: unknown source(s) {', '.join(sorted(unknown))} "
-                       f"(choose from {', '.join(GENDER_SOURCES)})")
-    return chosen
+    return env_choices("CAD_GENDER_SOURCES", DEFAULT_GENDER_SOURCES, GENDER_SOURCES, "source")
 
 
 @dataclass(frozen=True)

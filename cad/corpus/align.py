@@ -70,6 +70,11 @@ def _seeded_env(seed: int, workdir: Path):
         seed_file.write_bytes(random.Random(seed).randbytes(1 << 16))
         os.environ["LD_PRELOAD"] = str(shim) + (":" + saved["LD_PRELOAD"] if saved["LD_PRELOAD"] else "")
         os.environ["CAD_EFLOMAL_SEED_FILE"] = str(seed_file)
+    # eflomal aligns the two directions in one OpenMP loop and each thread seeds itself from
+    # /dev/urandom, which the shim reads at the thread's own offset: two threads give each direction
+    # its own seed; one thread (one core, or OMP_NUM_THREADS=1, which a Dask nanny leaks into its
+    # parent's environment) would seed both alike and align otherwise
+    os.environ["OMP_NUM_THREADS"] = "2"
     try:
         yield
     finally:

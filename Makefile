@@ -445,11 +445,15 @@ check: install
 	$(BIN)/python bench/import_graph.py
 	$(if $(wildcard $(OUT)/moses.ini),$(CAD) moses-ini check $(OUT)/moses.ini)
 
+# the tests in TEST_WORKERS processes (pytest-xdist; default: one per core), each test file in one of them,
+# so that a file's module fixtures are built once; TEST_WORKERS=0 runs them in this process
+TEST_WORKERS ?= auto
+PYTEST = $(BIN)/pytest -q -n $(TEST_WORKERS) $(if $(filter 0,$(TEST_WORKERS)),,--dist loadfile)
 test: install
-	$(BIN)/pytest -q
+	$(PYTEST)
 
 test-all: install
-	CAD_FUZZ_EXAMPLES=400 $(BIN)/pytest -q -m "slow or not slow"
+	CAD_FUZZ_EXAMPLES=400 $(PYTEST) -m "slow or not slow"
 
 # Cost as the corpus grows (needs `make large`): cad's extraction, scoring and LM against Moses's programs on the
 # first 33,200 and 250,000 pairs and the whole large corpus (SCALE_SIZES), wall time and peak RSS

@@ -289,3 +289,34 @@ def test_strict_agreement_and_recall_by_reference_class_by_hand(tmp_path):
     head = md.splitlines()[0]
     assert head.index("strict agr.") < head.index("| il |") < head.index("| APT |") < head.index("C1+C2")
     assert "| sys | 0.444 (4) | 0/2 | 1/1 | 1/1 | 0/1 | 1/1 | 0/1 | 0/1 | 0/0 | 0/0 | 1/1 | 1/2 |" in md
+
+
+def test_mcnemar_on_strict_agreement_and_the_feminine_references_by_hand(tmp_path):
+    """The hand-worked example above against the reference itself: the reference is right on the
+    five pronouns the candidate gets wrong and on none the other way, so McNemar's exact test gives
+    2 × 0.5^5; over the two feminine references (elle right on both sides, elles → ils) one discordant
+    pair, p = 1."""
+    from cad.eval.report import System, build_report, to_markdown
+
+    src = ["it is big .", "it is a cat .", "it works .", "it is red .", "they sleep .", "they sleep .",
+           "i saw it .", "it rains .", "i like it ."]
+    ref = ["il est grand .", "c' est un chat .", "ça marche .", "elle est rouge .", "elles dorment .",
+           "ils dorment .", "je l' ai vu .", "il pleut .", "j' aime NONE ."]
+    cand = ["c' est grand .", "c' est un chat .", "c' marche .", "elle est rouge .", "ils dorment .",
+            "ils dorment .", "je la ai vu .", "pleut .", "j' aime ."]
+    aligns = ["0-0 1-1 2-2 3-3", "0-0 1-1 2-2 3-3 3-4", "0-0 1-1 2-2", "0-0 1-1 2-2 3-3", "0-0 1-1 2-2",
+              "0-0 1-1 2-2", "0-0 2-1 1-2 1-3 3-4", "0-0 1-1 2-2", "0-0 1-1 2-2 3-3"]
+    cand_al = aligns[:7] + ["1-0 2-1", "0-0 1-1 3-2"]
+    f = {}
+    for name, lines in (("s", src), ("r", ref), ("c", cand), ("ar", aligns), ("ac", cand_al)):
+        f[name] = tmp_path / name
+        f[name].write_text("\n".join(lines) + "\n", encoding="utf-8")
+    report = build_report(str(f["s"]), str(f["r"]), str(f["ar"]),
+                          [System("ref", str(f["r"]), str(f["ar"])), System("sys", str(f["c"]), str(f["ac"]))])
+    base, row = report["systems"]
+    assert base["strict"] == 9 and row["strict"] == 4
+    mc = row["mcnemar_vs_ref"]
+    assert mc["strict"] == pytest.approx(2 * 0.5 ** 5) and mc["feminine"] == 1.0
+    md = to_markdown(report)
+    assert "| p (strict) | p (elle/elles) | p (C1) | p (C1+C2) |" in md.splitlines()[0]
+    assert "| 0.0625 | 1.0000 |" in md

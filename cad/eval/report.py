@@ -55,10 +55,17 @@ def strict_counts(result: AptResult, pair: Pair | None = None) -> dict:
     pronoun left out on both sides, NONE, agrees); and the same on the references whose class is
     the target's `marked` one (French's feminine elle, elles), where gender is what the antecedent
     decides ("feminine" in the report)."""
+    same, fem = strict_right(result, pair)
+    return {"strict": sum(same), "feminine": sum(fem), "feminine_references": len(fem)}
+
+
+def strict_right(result: AptResult, pair: Pair | None = None) -> tuple[list[bool], list[bool]]:
+    """Per pronoun, whether the candidate's class is the reference's; and the same on the
+    references of the target's marked classes alone (French: elle, elles), in their order."""
     target = chosen(pair).target
     same = [_class(o.ref, target) == _class(o.cand, target) for o in result.occurrences]
     fem = [ok for ok, o in zip(same, result.occurrences) if _class(o.ref, target) in target.marked]
-    return {"strict": sum(same), "feminine": sum(fem), "feminine_references": len(fem)}
+    return same, fem
 
 
 def class_agreement(result: AptResult, pair: Pair | None = None) -> dict:
@@ -117,8 +124,13 @@ def build_report(source: str, reference: str, align_ref: str, systems: list[Syst
             "bleu_signature": bl["bleu_signature"], "chrf_signature": bl["chrf_signature"],
         })
     base = results[0]
+    base_strict, base_fem = strict_right(base, pair)
     for row, res in zip(rows[1:], results[1:]):
+        same, fem = strict_right(res, pair)
         row["mcnemar_vs_" + systems[0].name] = {
+            "strict": mcnemar(base_strict, same).p_value,
+            # the same references on both sides: the marked classes are the reference's
+            "feminine": mcnemar(base_fem, fem).p_value,
             "C1": mcnemar(correct(base, (1,)), correct(res, (1,))).p_value,
             "C1+C2": mcnemar(correct(base, (1, 2)), correct(res, (1, 2))).p_value,
         }
@@ -144,7 +156,7 @@ def to_markdown(report: dict, pair: Pair | None = None) -> str:
     groups = list(target.class_groups)
     marked = "/".join(target.marked)
     head = ("| system | strict agr. | " + " | ".join(groups) + f" | {marked} | APT | C1+C2 acc. | C1 | C2 | C3 | C4 "
-            "| C5 | C6 | P | R | F | BLEU | chrF | p (C1) | p (C1+C2) |")
+            "| C5 | C6 | P | R | F | BLEU | chrF | p (strict) | p (" + marked + ") | p (C1) | p (C1+C2) |")
     out = [head, "|" + "---|" * (head.count("|") - 1)]
     for row in report["systems"]:
         c = row["cases"]
@@ -156,7 +168,7 @@ def to_markdown(report: dict, pair: Pair | None = None) -> str:
             f"{row['feminine']}/{row['feminine_references']}" if "feminine" in row else "–",
             _f(row["apt"]), _f(row["acc_c1_c2"]), *(str(c[f"C{i}"]) for i in range(1, 7)),
             _f(prf["precision"]), _f(prf["recall"]), _f(prf["f"]), _f(row["bleu"], 2), _f(row["chrf"], 2),
-            _f(mc["C1"], 4) if mc else "–", _f(mc["C1+C2"], 4) if mc else "–"]) + " |")
+            *(_f(mc[k], 4) if mc and k in mc else "–" for k in ("strict", "feminine", "C1", "C1+C2"))]) + " |")
     weights = ", ".join(f"w{k}={v:g}" for k, v in report["apt_weights"].items())
     sig = report["systems"][0]["bleu_signature"] if report["systems"] else ""
     grouped = "; ".join(f"{g}: {', '.join(cs)}" for g, cs in target.class_groups.items() if cs != (g,)
@@ -169,7 +181,8 @@ def to_markdown(report: dict, pair: Pair | None = None) -> str:
             f"whose reference has that class, how many the candidate gave the same class ({grouped}; {other}); "
             f"{marked}: the same on the references {' and '.join(target.marked)}. "
             f"APT weights: {weights}. C1+C2 acc. counts a similar pair (ce for il or ça) right. p-values: McNemar "
-            f"against {report['systems'][0]['system']}.",
+            f"against {report['systems'][0]['system']}, on strict agreement, on it over the {marked} references, "
+            f"on C1 and on C1+C2.",
             f"BLEU signature: `{sig}`"]
     return "\n".join(out) + "\n"
 

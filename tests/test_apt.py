@@ -251,11 +251,8 @@ def test_strict_and_feminine_counts():
     assert strict_counts(res) == {"strict": 3, "feminine": 1, "feminine_references": 2}
 
 
-def test_strict_agreement_and_recall_by_reference_class_by_hand(tmp_path):
-    """Nine pronouns counted by hand: strict agreement 4/9; recall per reference class; APT gives
-    *ce* for *il* and for *ça* the C2 that strict agreement does not."""
-    from cad.eval.report import System, build_report, class_agreement, to_markdown
-
+def _hand_worked_files(tmp_path):
+    """Nine pronouns, their references and a candidate, with both alignments, as files: s, r, c, ar, ac."""
     src = ["it is big .", "it is a cat .", "it works .", "it is red .", "they sleep .", "they sleep .",
            "i saw it .", "it rains .", "i like it ."]
     # the last reference left the pronoun out and says so with the DiscoMT references' NONE
@@ -270,6 +267,15 @@ def test_strict_agreement_and_recall_by_reference_class_by_hand(tmp_path):
     for name, lines in (("s", src), ("r", ref), ("c", cand), ("ar", aligns), ("ac", cand_al)):
         files[name] = tmp_path / name
         files[name].write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return files
+
+
+def test_strict_agreement_and_recall_by_reference_class_by_hand(tmp_path):
+    """Nine pronouns counted by hand: strict agreement 4/9; recall per reference class; APT gives
+    *ce* for *il* and for *ça* the C2 that strict agreement does not."""
+    from cad.eval.report import System, build_report, class_agreement, to_markdown
+
+    files = _hand_worked_files(tmp_path)
     report = build_report(str(files["s"]), str(files["r"]), str(files["ar"]),
                           [System("sys", str(files["c"]), str(files["ac"]))])
     row = report["systems"][0]
@@ -298,19 +304,7 @@ def test_mcnemar_on_strict_agreement_and_the_feminine_references_by_hand(tmp_pat
     pair, p = 1."""
     from cad.eval.report import System, build_report, to_markdown
 
-    src = ["it is big .", "it is a cat .", "it works .", "it is red .", "they sleep .", "they sleep .",
-           "i saw it .", "it rains .", "i like it ."]
-    ref = ["il est grand .", "c' est un chat .", "ça marche .", "elle est rouge .", "elles dorment .",
-           "ils dorment .", "je l' ai vu .", "il pleut .", "j' aime NONE ."]
-    cand = ["c' est grand .", "c' est un chat .", "c' marche .", "elle est rouge .", "ils dorment .",
-            "ils dorment .", "je la ai vu .", "pleut .", "j' aime ."]
-    aligns = ["0-0 1-1 2-2 3-3", "0-0 1-1 2-2 3-3 3-4", "0-0 1-1 2-2", "0-0 1-1 2-2 3-3", "0-0 1-1 2-2",
-              "0-0 1-1 2-2", "0-0 2-1 1-2 1-3 3-4", "0-0 1-1 2-2", "0-0 1-1 2-2 3-3"]
-    cand_al = aligns[:7] + ["1-0 2-1", "0-0 1-1 3-2"]
-    f = {}
-    for name, lines in (("s", src), ("r", ref), ("c", cand), ("ar", aligns), ("ac", cand_al)):
-        f[name] = tmp_path / name
-        f[name].write_text("\n".join(lines) + "\n", encoding="utf-8")
+    f = _hand_worked_files(tmp_path)
     report = build_report(str(f["s"]), str(f["r"]), str(f["ar"]),
                           [System("ref", str(f["r"]), str(f["ar"])), System("sys", str(f["c"]), str(f["ac"]))])
     base, row = report["systems"]

@@ -25,7 +25,7 @@ setup(ext_modules=[
                       extra_compile_args=["-O2", "-ffp-contract=off"]),
     # the phrase tables: no fused multiply-add, so that every score is the Python scorer's
     Pybind11Extension("cad.train._phrases", ["cad/train/_phrases.cpp"], cxx_std=17,
-                      extra_compile_args=["-O2", "-ffp-contract=off"]),
+                      libraries=["z"], extra_compile_args=["-O2", "-ffp-contract=off"]),
     # `cad lex`: one division a line, no other arithmetic; it reads its inputs as the binarizer does
     Pybind11Extension("cad.train._lex", ["cad/train/_lex.cpp"], cxx_std=17,
                       depends=TEXT_HEADERS, libraries=["z"], extra_compile_args=["-O2"]),

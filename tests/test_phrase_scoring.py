@@ -167,3 +167,42 @@ def test_engines_write_the_same_tables_on_the_shared_corpus(tmp_path, shared_dat
     python = _tables(tmp_path, s, t, a, "python", 5_000)
     assert native[0] == python[0] and native[0].phrase_pairs > 10_000
     assert native[1:] == python[1:]
+
+
+def test_shard_runs_are_deflated_and_a_damaged_one_is_named(tmp_path):
+    """The compiled extractor's sort runs (a shard's, kept until the tables are written) are stored
+    as deflated blocks behind their raw and deflated lengths; a damaged run is an error naming it,
+    not a table cut short."""
+    import struct
+    import zlib
+
+    from cad.core.errors import CadError
+    from cad.core.shards import Parallel, ShardStore
+    from cad.train.extract_shards import extract_in_shards
+
+    if not native_available():
+        pytest.skip("cad.train._phrases is not built")
+    corpus = (write(tmp_path / "c.src", SRC * 100), write(tmp_path / "c.tgt", TGT * 100),
+              write(tmp_path / "c.al", ALIGN * 100))
+    write_lexical_tables(*corpus, str(tmp_path / "lex"))
+    pt, ro = tmp_path / "pt.gz", tmp_path / "ro.gz"
+    parallel = Parallel(1, None, 150)
+    runs = extract_in_shards(*corpus, ShardStore.beside(pt), 7, "native", 1_000_000, parallel)
+    direct = runs.runs[0][0]
+    data, raw, blocks = direct.read_bytes(), b"", 0
+    while data:
+        n, packed = struct.unpack("<II", data[:8])
+        block = zlib.decompress(data[8:8 + packed])
+        assert len(block) == n
+        raw, data, blocks = raw + block, data[8 + packed:], blocks + 1
+    assert blocks >= 1 and len(raw) > direct.stat().st_size       # front-coded records, deflated
+    whole = direct.read_bytes()
+    direct.write_bytes(whole[:-3])
+    with pytest.raises(CadError, match=r"truncated or corrupt sort run .*direct"):
+        build_phrase_tables(*corpus, str(tmp_path / "lex"), str(pt), str(ro), parallel=parallel)
+    assert not pt.exists() and not ro.exists()
+    # the run whole again: the tables, as without shards
+    direct.write_bytes(whole)
+    build_phrase_tables(*corpus, str(tmp_path / "lex"), str(pt), str(ro), parallel=parallel)
+    build_phrase_tables(*corpus, str(tmp_path / "lex"), str(tmp_path / "one.gz"), str(tmp_path / "one-ro.gz"))
+    assert gzip.open(pt).read() == gzip.open(tmp_path / "one.gz").read()

@@ -68,7 +68,8 @@ def extract_in_shards(src: str | os.PathLike, tgt: str | os.PathLike, align: str
     """Run (or reuse) every shard's extraction; the caller scores the runs and removes the store."""
     n = count_lines(src)
     shards = plan_shards(n, None, parallel.lines(DEFAULT_SHARD_LINES))
-    salt = fingerprint_salt("extract", {"max_phrase_length": max_len, "engine": engine})
+    # runs: the native runs' format (deflated blocks since 2026-11), so that a store of another never feeds the scorer
+    salt = fingerprint_salt("extract", {"max_phrase_length": max_len, "engine": engine, "runs": 2})
     fn = functools.partial(extract_shard, src=str(src), tgt=str(tgt), align=str(align), max_len=max_len,
                            engine=engine, max_items=max_items)
     tasks = shard_tasks(shards, {"src": src, "tgt": tgt, "align": align}, salt)

@@ -298,7 +298,8 @@ $(CM_PARTS_STAMP): FORCE
 		|| echo "$(CM_PARTS) $(CM_DOMAIN_WEIGHTS) $(CM_CLASS_TABLE)" > $@
 
 # one cm build writes both tables and the classifier CM; a checkout from before one existed rebuilds them
-$(TABLES)/$(CM_NAME)/cm.gz $(TABLES)/$(CM_NAME)/classes.gz $(TABLES)/$(CM_NAME)/classifier.json &: \
+$(TABLES)/$(CM_NAME)/cm.gz $(TABLES)/$(CM_NAME)/classes.gz $(TABLES)/$(CM_NAME)/classifier.json \
+		$(TABLES)/$(CM_NAME)/other-words.gz &: \
 		$(OUT)/corpus.coref.jsonl $(CM_PARTS_STAMP)
 	$(CAD) -q cm build --corpus $(CM_CORPUS) --align $(CM_ALIGN) --coref $< --out $(TABLES)/$(CM_NAME) \
 		$(foreach w,$(CM_DOMAIN_WEIGHTS),--domain-weight $(w)) --class-table $(CM_CLASS_TABLE) $(PARALLEL_ARGS)

@@ -383,7 +383,7 @@ def test_cm_build_same_tables_from_one_two_workers_and_a_cluster(ted, ted_coref,
     ref = tmp_path / "ref"
     build_cm(str(ted), f"{ted}.al", ref, coref=str(ted_coref), em_iterations=2, domain_weights={"b": 2.0},
              classifier=False)
-    files = ["classes.gz", "cm.gz", "provenance.json"]
+    files = ["classes.gz", "cm.gz", "other-words.gz", "provenance.json"]
     assert sorted(p.name for p in ref.iterdir()) == files
     for name, how in {"1": ("--workers", "1"), "2": ("--workers", "2")}.items():
         out = tmp_path / name

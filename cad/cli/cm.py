@@ -115,7 +115,9 @@ def agreement_weights(text: str) -> tuple[float, float] | None:
 
 
 def _config(a: argparse.Namespace) -> None:
-    from cad.cm.config import model_pair, write_cm_config, write_feature_config
+    from pathlib import Path
+
+    from cad.cm.config import model_pair, other_words_beside, write_cm_config, write_feature_config
     from cad.core.errors import CadError
     from cad.core.textio import is_stdio
     from cad.lang.pairs import default_pair, pair as language_pair
@@ -137,8 +139,18 @@ def _config(a: argparse.Namespace) -> None:
         weight = CM_FEATURE_WEIGHT if a.weight is None else a.weight
         if not isinstance(weight, (int, float)) and objective != "likelihood":
             raise CadError(f"--weight W,G splits ln P(class): --objective likelihood, not {objective}")
+        other = None
+        if a.cm_model != "source-table" and objective == "likelihood":
+            other = other_words_beside(a.cm, a.other_words)
+        elif a.other_words not in (None, "none"):
+            raise CadError(f"--other-words: the OTHER-word table is read with --objective likelihood and the table or "
+                           f"classifier CM, not --objective {objective} --cm-model {a.cm_model}")
+        if other is not None and not Path(other).is_file():
+            raise CadError(f"--other-words {other}: no such file")
         write_feature_config(a.base, a.cm, a.out, weight, objective,
-                             a.cm_model, a.reading, pair, agreement)
+                             a.cm_model, a.reading, pair, agreement, other)
+    elif a.other_words not in (None, "none"):
+        raise CadError("--other-words is the CoreferenceModel feature's (--mode feature)")
     elif a.cm_model != CM_MODEL:
         raise CadError(f"--cm-model {a.cm_model} needs --mode feature (the back-off table is a phrase table)")
     elif isinstance(a.weight, tuple):
@@ -223,6 +235,11 @@ def add_cm_parsers(sub, command: str | None = None) -> None:
                         "their phrases from the French lexicon; cad/decoder/agreement.py): A for each predicate that "
                         "agrees, D against each that does not; 0: none (default: %(default)s where the target "
                         "language has a predicate agreement, as French has; else none)")
+    s.add_argument("--other-words", metavar="PATH|none",
+                   help="feature, --objective likelihood: the OTHER-word table (other-words.gz) by which the feature "
+                        "scores a pronoun translated by a non-pronoun word as P(OTHER) x P(word | OTHER) instead of "
+                        "P(OTHER) whole; none: P(OTHER) whole (default: the other-words.gz that cad cm build wrote "
+                        "beside --cm, where it is there)")
     add_out(s, "--out", required=True, help="the new moses.ini")
     s.set_defaults(func=_config)
 

@@ -51,6 +51,9 @@ def _experiment_source(a: argparse.Namespace) -> None:
 
 
 def _experiment(a: argparse.Namespace) -> None:
+    from pathlib import Path
+
+    from cad.cm.config import other_words_beside
     from cad.experiments.pronoun_eval import parse_systems, run_experiment
     from cad.core.errors import CadError
     from cad.eval.report import to_markdown
@@ -64,11 +67,17 @@ def _experiment(a: argparse.Namespace) -> None:
     if len({isinstance(w, tuple) and len(w) for w in grid}) > 1 or any(isinstance(w, tuple) and len(w) != 2 for w in grid):
         raise CadError(f"--grid: {a.grid!r} mixes weights and pairs (every entry W, or every entry W:G)")
     systems = None if a.systems is None else parse_systems(a.systems)
+    other = other_words_beside(a.classes, a.other_words) if a.objective == "likelihood" else None
+    if a.objective != "likelihood" and a.other_words not in (None, "none"):
+        raise CadError(f"--other-words: the OTHER-word table is read with --objective likelihood, not {a.objective}")
+    if other is not None and not Path(other).is_file():
+        raise CadError(f"--other-words {other}: no such file")
     report = run_experiment(a.config, a.classes, a.cm, a.source, a.reference, a.align_ref, a.docs, a.gold, a.out,
                             grid, a.workers, a.nbest, a.folds, systems=systems, objective=a.objective,
                             reading=a.reading, coref_records=a.coref, mert_iterations=a.mert_iterations, mert_nbest=a.mert_nbest,
                             mert_cm_weight=a.mert_cm_weight, classifier=a.classifier,
-                            fold_configs=a.fold_configs.split(",") if a.fold_configs else None, tune_metric=a.tune_on)
+                            fold_configs=a.fold_configs.split(",") if a.fold_configs else None, tune_metric=a.tune_on,
+                            other_words=other)
     sys.stdout.write(to_markdown(report))
 
 
@@ -79,6 +88,10 @@ def add_experiment_parsers(cs) -> None:
     s.add_argument("--cm", required=True, help="the back-off CM table (tables/<name>/cm.gz)")
     s.add_argument("--classifier", help="the classifier CM for 'CM-feature, classifier' (default: classifier.json "
                                         "beside --classes)")
+    s.add_argument("--other-words", metavar="PATH|none",
+                   help="with --objective likelihood, the OTHER-word table the CM-feature systems score a pronoun "
+                        "translated by a non-pronoun word with, P(OTHER) x P(word | OTHER); none: P(OTHER) whole "
+                        "(default: other-words.gz beside --classes, where it is there)")
     s.add_argument("--source", required=True, help="tokenized source (lowercased here)")
     s.add_argument("--reference", required=True, help="tokenized reference translation")
     s.add_argument("--align-ref", required=True, help="source-reference word alignment")

@@ -12,7 +12,7 @@ The collection lives in cad/cm/collect.py, the back-off table's estimation in
 cad/cm/backoff_table.py. Beside it, classes.gz holds the class CM of the decoder feature and the reranker
 (cad/cm/class_model.py): every *it*/*they*, with its role and its anaphoricity, counted
 against the class of its aligned target words, Witten-Bell smoothed, the latent bundle of each
-pronoun re-weighted by EM.
+pronoun re-weighted by EM; other-words.gz, the words of the class OTHER (cad/cm/other_words.py).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from cad.cm.class_model import ClassTable
 from cad.cm.collect import CMStats, Collection, collect_in_process, collect_in_shards
 from cad.cm import source_table
 from cad.cm.construction import cm_parts
+from cad.cm.other_words import OTHER_WORDS_FILE, OtherWords, count_words
 from cad.core.docs import DocStart, read_docs
 from cad.core.errors import CadError
 from cad.core.shards import Parallel, ShardStore
@@ -115,8 +116,15 @@ def _check_domain_weights(domain_weights: dict[str, float], docs: str | None, do
 
 def _write_class_models(acc: Collection, out_dir: Path, em_iterations: int, classifier: bool,
                         provenance: dict, pair: Pair, factor: bool = False) -> None:
-    """classes.gz, and with `classifier` classifier.json (its settings go into `provenance`)."""
+    """classes.gz and other-words.gz (cad/cm/other_words.py), and with `classifier` classifier.json
+    (its settings go into `provenance`)."""
     ClassTable.estimate_em(acc.instances, em_iterations, pair, factor).write(out_dir / "classes.gz")
+    words = count_words(acc.instances, acc.words)
+    if words:
+        OtherWords(words).write(out_dir / OTHER_WORDS_FILE)
+    else:
+        (out_dir / OTHER_WORDS_FILE).unlink(missing_ok=True)      # not an earlier build's
+    provenance["other_words"] = sum(1 for w in acc.words if w)
     if not classifier:
         return
     clf = train_classifier([(m, c, w, toks, i) for (m, c, w), (toks, i) in zip(acc.instances, acc.positions)],

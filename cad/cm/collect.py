@@ -22,6 +22,7 @@ from cad.cm.bundles import Bundle
 from cad.cm.class_model import pronoun_mixture
 from cad.cm.classes import aligned_words, pronoun_class
 from cad.cm.construction import SITUATION, cm_roles, situation_translation
+from cad.cm.other_words import other_word
 from cad.cm.projection import candidate_features, document_morph, project
 from cad.cm.referent import animacy_of
 from cad.core.aligned_docs import aligned_documents
@@ -30,6 +31,7 @@ from cad.core.errors import CadError
 from cad.core.progress import progress
 from cad.core.shards import Parallel, Shard, ShardStore, ShardTask, fingerprint_salt, plan_shards, run_shards, shard_tasks
 from cad.core.textio import is_uint, read_lines
+from cad.lang import OTHER
 from cad.lang.pairs import Pair, chosen, pair_named
 from coref.backends import get_backend
 from coref.corpus import BackendSpec, backend_of
@@ -56,23 +58,27 @@ class CMStats:
 def collect_class_instances(src: list[list[str]], tgt: list[list[str]], align: list[list[tuple[int, int]]],
                             records: list[PronounResolution], with_human: bool, morph: dict,
                             out: list, weight: float = 1.0, positions: list | None = None,
-                            pair: Pair | None = None) -> int:
+                            pair: Pair | None = None, words: list | None = None) -> int:
     """Add one document's (bundle mixture, target class) instances for the class CM; returns the
     number of pronouns added. Every it/they counts, referential or not: the class of a
     pleonastic *it* (*il faut*, *c'est*) is as much to learn as that of an anaphoric one.
     `positions`, when given, receives each instance's (source sentence, token index), which the
-    classifier CM reads. The pronouns are those the pair's source studies (*it*, *they*)."""
+    classifier CM reads; `words`, each instance's OTHER word (cad/cm/other_words.py; "" for another
+    class). The pronouns are those the pair's source studies (*it*, *they*)."""
     pair = chosen(pair)
     recs = [r for r in records if r.token.lower() in pair.source.cm_pronouns]
     roles = cm_roles(src, {(r.sentence, r.index) for r in recs})
     animacy = animacy_of(src, pair)
     for r in recs:
-        cls = pronoun_class(aligned_words(src[r.sentence], tgt[r.sentence], align[r.sentence], r.index, pair), pair)
+        aligned = aligned_words(src[r.sentence], tgt[r.sentence], align[r.sentence], r.index, pair)
+        cls = pronoun_class(aligned, pair)
         mix = pronoun_mixture(r, roles[(r.sentence, r.index)],
                               lambda c: {_read(c, src, tgt, align, morph, roles, pair): 1.0}, with_human, animacy)
         out.append((mix, cls, weight))
         if positions is not None:
             positions.append((src[r.sentence], r.index))
+        if words is not None:
+            words.append(other_word(aligned) if cls == OTHER else "")
     return len(recs)
 
 
@@ -125,13 +131,15 @@ class Collection:
     instances: list[tuple[dict[str, float], str, float]] = field(default_factory=list)
     positions: list[tuple[list[str], int]] = field(default_factory=list)
     halves: list[int] = field(default_factory=list)
+    words: list[str] = field(default_factory=list)        # each instance's OTHER word, "" for another class
     stats: CMStats = field(default_factory=CMStats)
 
     def to_json(self) -> bytes:
         # JSON keeps every float exactly (repr round-trips) and the mixtures' key order
         counts = {k: v for k, v in asdict(self.stats).items() if k != "bundles"}
         return json.dumps({"triples": self.triples, "instances": self.instances, "positions": self.positions,
-                           "halves": self.halves, "stats": counts}, ensure_ascii=False).encode("utf-8")
+                           "halves": self.halves, "words": self.words,
+                           "stats": counts}, ensure_ascii=False).encode("utf-8")
 
     def extend_json(self, data: bytes) -> None:
         d = json.loads(data)
@@ -139,6 +147,7 @@ class Collection:
         self.instances.extend(tuple(i) for i in d["instances"])
         self.positions.extend(tuple(p) for p in d["positions"])
         self.halves.extend(d["halves"])
+        self.words.extend(d["words"])
         for k, v in d["stats"].items():
             setattr(self.stats, k, getattr(self.stats, k) + v)
 
@@ -161,7 +170,7 @@ def collect_document(acc: Collection, n_doc: int, src: list[list[str]], tgt: lis
     morph = document_morph(tgt, recs, pair)
     acc.triples.extend(collect_triples(src, tgt, al, recs, with_human, acc.stats, single_best, morph, pair))
     added = collect_class_instances(src, tgt, al, recs, with_human, morph, acc.instances, weight, acc.positions,
-                                    pair)
+                                    pair, acc.words)
     acc.stats.class_pronouns += added
     acc.halves.extend([n_doc % 2] * added)
 

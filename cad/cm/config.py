@@ -10,6 +10,7 @@ from typing import Sequence
 
 from cad.defaults import (CM_BACKOFF_WEIGHT, CM_FEATURE_WEIGHT, CM_IMPLICIT_MODEL, CM_IMPLICIT_OBJECTIVE,
                           CM_IMPLICIT_READING, CM_OBJECTIVE)
+from cad.cm.other_words import OTHER_WORDS_FILE
 from cad.core.errors import CadError
 from cad.lang.pairs import Pair, default_pair
 from cad.moses.ini import Feature, MosesConfig, parse_config, write_config
@@ -46,7 +47,8 @@ def feature_config(base: str | os.PathLike, classes: str | os.PathLike,
                    weight: float | Sequence[float] = CM_FEATURE_WEIGHT,
                    objective: str = CM_OBJECTIVE, model: str = CM_IMPLICIT_MODEL,
                    reading: str = CM_IMPLICIT_READING, pair: Pair | None = None,
-                   agreement: tuple[float, float] | None = None) -> MosesConfig:
+                   agreement: tuple[float, float] | None = None,
+                   other: str | os.PathLike | None = None) -> MosesConfig:
     """The base configuration plus `CoreferenceModel` reading the class table (classes.gz) or,
     `model="classifier"`, the classifier CM (classifier.json); `objective`, `model` and `reading` are
     written on the feature's line unless they are the line's implicit values (cad.defaults.CM_IMPLICIT_*:
@@ -56,7 +58,8 @@ def feature_config(base: str | os.PathLike, classes: str | os.PathLike,
     `agreement`: the weights of a PronounAgreement feature after it (cad/decoder/agreement.py: the
     agreeing predicates, minus the disagreeing ones); None: none (a base that has one loses it).
     `weight`: one weight (ln P(class)) or two (ln P(form) and the gender's log-odds, num-features=2:
-    cad/cm/feature.py)."""
+    cad/cm/feature.py). `other`: the OTHER-word table (other-words.gz) the feature shares P(OTHER) out
+    by (`other=`; None: P(OTHER) whole, as before)."""
     weights = feature_weights(weight)
     pair_arg = {} if pair is None or pair.name == default_pair().name else {"pair": pair.name}
     cfg = copy.deepcopy(parse_config(base))
@@ -69,6 +72,7 @@ def feature_config(base: str | os.PathLike, classes: str | os.PathLike,
                                       **({} if objective == CM_IMPLICIT_OBJECTIVE else {"objective": objective}),
                                       **({} if model == CM_IMPLICIT_MODEL else {"model": model}),
                                       **({} if reading == CM_IMPLICIT_READING else {"reading": reading}),
+                                      **({} if other is None else {"other": str(Path(other).resolve())}),
                                       **pair_arg}))
     cfg.weights[FEATURE_NAME] = weights
     if agreement is not None:
@@ -88,8 +92,9 @@ def feature_weights(weight: float | Sequence[float]) -> list[float]:
 
 def write_feature_config(base, classes, out, weight: float | Sequence[float] = CM_FEATURE_WEIGHT, objective: str = CM_OBJECTIVE,
                          model: str = CM_IMPLICIT_MODEL, reading: str = CM_IMPLICIT_READING,
-                         pair: Pair | None = None, agreement: tuple[float, float] | None = None) -> MosesConfig:
-    cfg = feature_config(base, classes, weight, objective, model, reading, pair, agreement)
+                         pair: Pair | None = None, agreement: tuple[float, float] | None = None,
+                         other: str | os.PathLike | None = None) -> MosesConfig:
+    cfg = feature_config(base, classes, weight, objective, model, reading, pair, agreement, other)
     write_config(cfg, out)
     return cfg
 
@@ -121,3 +126,12 @@ def config_pair(config: str | os.PathLike) -> Pair:
         if f.type == "CoreferenceModel" and "pair" in f.args:
             return pair_named(f.args["pair"])
     return default_pair()
+
+
+def other_words_beside(model: str | os.PathLike, choice: str | None = None) -> str | None:
+    """The OTHER-word table a feature configuration reads: `choice` ("none": no table; a path: that
+    one), or, where not given, the other-words.gz that cad cm build writes beside `model` when it is there."""
+    if choice is not None:
+        return None if choice == "none" else choice
+    beside = Path(model).parent / OTHER_WORDS_FILE
+    return str(beside) if beside.is_file() else None

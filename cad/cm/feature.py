@@ -22,6 +22,10 @@ reference only in the share of the mixture whose antecedent is not feminine (cla
 `reading=map` scores the mixture's most probable bundle alone instead of the whole mixture
 (class_model.read_mixture): a decision on the antecedent's features, as seed 004 takes the
 resolver's one antecedent, where the mixture hedges between the antecedents' genders.
+`other=tables/baseline/other-words.gz` scores an option whose pronoun became a non-pronoun word
+(OTHER) as P(OTHER) × P(word | OTHER) (cad/cm/other_words.py) instead of P(OTHER) whole, which any
+word aligned to the pronoun collected (*repair it* → *réparer*); with num-features=2 the word's
+share goes into ln P(form); objective=likelihood only.
 `pair=en-de` names the language pair whose target classes the model scores (cad/lang/pairs.py);
 a line without it is the model's implicit pair (the source-feature table's: Spanish→English) or
 the default pair, English→French, as every configuration written before.
@@ -39,8 +43,10 @@ from cad.cm.class_model import (OBJECTIVES, READINGS, ClassTable, gender_shares,
 from cad.cm.classes import aligned_words, pronoun_class
 from cad.cm.construction import check_parts
 from cad.cm.models import CM_MODELS, load_pronoun_model
+from cad.cm.other_words import OtherWords, other_word
 from cad.core.errors import CadError
 from cad.defaults import CM_IMPLICIT_MODEL, CM_IMPLICIT_OBJECTIVE, CM_IMPLICIT_READING
+from cad.lang import OTHER
 from cad.lang.pairs import Pair, default_pair, pair as language_pair, pair_named
 from cad.decoder.features import Option, StatelessFeature
 from cad.decoder.registry import FeatureSlot, Loading, register
@@ -50,13 +56,17 @@ _MODELS: dict[str, Any] = {}
 CLASS_CACHE = 200_000       # option classes kept
 
 
-def option_class(opt: Option, index: int, tokens: list[str], pair: Pair | None = None) -> str:
-    """The class of what `opt` makes of source token `index` (inside its span), with APT's
+def option_words(opt: Option, index: int, tokens: list[str], pair: Pair | None = None) -> list[str]:
+    """The target words `opt` makes of source token `index` (inside its span), with APT's
     alignment improvement inside the phrase (*kill it* → *la tuer*, *it* unaligned)."""
     if opt.table < 0:
-        return pronoun_class(opt.words, pair)          # an unknown word passes through
-    return pronoun_class(aligned_words(tokens[opt.start:opt.end], opt.words, opt.alignment, index - opt.start, pair),
-                         pair)
+        return list(opt.words)                         # an unknown word passes through
+    return aligned_words(tokens[opt.start:opt.end], opt.words, opt.alignment, index - opt.start, pair)
+
+
+def option_class(opt: Option, index: int, tokens: list[str], pair: Pair | None = None) -> str:
+    """The class of what `opt` makes of source token `index` (option_words)."""
+    return pronoun_class(option_words(opt, index, tokens, pair), pair)
 
 
 @register("CoreferenceModel")
@@ -109,6 +119,15 @@ class CoreferenceModelFeature(StatelessFeature):
         if self.split and self.objective != "likelihood":
             raise CadError(f"{feature.name}: num-features=2 splits ln P(class), objective=likelihood only (not "
                            f"{self.objective})", config_path, feature.line)
+        self.other: OtherWords | None = None
+        if feature.args.get("other"):
+            if self.objective != "likelihood":
+                raise CadError(f"{feature.name}: other= shares P(OTHER) out by word, objective=likelihood only (not "
+                               f"{self.objective})", config_path, feature.line)
+            if own is not None:
+                raise CadError(f"{feature.name}: other= reads the French-style classes of model=table or classifier, "
+                               f"not model={kind}", config_path, feature.line)
+            self.other = _other_words(feature.args["other"], feature, config_path)
         self.reading = feature.args.get("reading", CM_IMPLICIT_READING)
         if self.reading not in READINGS:
             raise CadError(f"{feature.name}: unknown reading={self.reading} (choose from {', '.join(READINGS)})",
@@ -131,6 +150,7 @@ class CoreferenceModelFeature(StatelessFeature):
             if not 0 <= i < len(tokens):
                 raise CadError(f"coreference context names token {i} of a {len(tokens)}-token sentence")
         mixtures = {i: self.read(mix) for i, mix in mixtures.items()}
+        self.mixtures = mixtures
         # one distribution per pronoun and sentence; each option then reads its class's score
         self.pronouns = {i: self.table.class_distribution(mix, tokens, i) for i, mix in mixtures.items()}
         self.shares = {i: gender_shares(mix, self.pair) for i, mix in mixtures.items()}
@@ -157,10 +177,41 @@ class CoreferenceModelFeature(StatelessFeature):
                 if cls is None:
                     if len(self._classes) >= CLASS_CACHE:
                         self._classes.clear()
-                    cls = self._classes[key] = self.option_class(opt, i, self.tokens)
+                    cls = self._classes[key] = self._class_of(opt, i)
                 v = self._scores.get((i, cls))
                 if v is None:
-                    v = self._scores[(i, cls)] = split_scores(dist, cls, self.pair) if self.split else \
-                        (score_class(dist, cls, self.objective, self.shares.get(i), self.pair),)
+                    v = self._scores[(i, cls)] = self._score(i, dist, cls)
                 total = v if total is None else tuple(a + b for a, b in zip(total, v))
         return total
+
+    def _class_of(self, opt: Option, index: int) -> str:
+        """The option's class; with other=, an OTHER option's class is "OTHER word" (its word's
+        share is scored apart)."""
+        if self.other is None:
+            return self.option_class(opt, index, self.tokens)
+        words = option_words(opt, index, self.tokens, self.pair)
+        cls = pronoun_class(words, self.pair)
+        return f"{OTHER} {other_word(words)}" if cls == OTHER else cls
+
+    def _score(self, index: int, dist: dict[str, float], cls: str) -> tuple[float, ...]:
+        word = None
+        if self.other is not None and cls.startswith(OTHER + " "):
+            cls, word = OTHER, cls[len(OTHER) + 1:]
+        v = split_scores(dist, cls, self.pair) if self.split else \
+            (score_class(dist, cls, self.objective, self.shares.get(index), self.pair),)
+        if word is not None:
+            v = (v[0] + self.other.log_prob(self.mixtures[index], word), *v[1:])
+        return v
+
+
+def _other_words(path: str, feature: Feature, config_path: str | None) -> OtherWords:
+    key = f"other:{path}"
+    got = _MODELS.get(key)
+    if got is None:
+        try:
+            got = _MODELS[key] = OtherWords.read(path)
+        except FileNotFoundError:
+            raise CadError(f"{feature.name}: other= {path} not found", config_path, feature.line) from None
+        except CadError as exc:         # the table's own file and line, and the configuration's line
+            raise CadError(f"{feature.name}: other= {exc}", config_path, feature.line) from None
+    return got

@@ -117,7 +117,8 @@ def run_experiment(config: str, classes: str, cm_table: str, source: str, refere
                    coref_records: str | None = None, mert_iterations: int = 0,
                    mert_nbest: int = 100, mert_cm_weight: float = 3.0, classifier: str | None = None,
                    reading: str = CM_READING, pair: Pair | None = None,
-                   fold_configs: list[str] | None = None, tune_metric: str = CM_TUNE) -> dict:
+                   fold_configs: list[str] | None = None, tune_metric: str = CM_TUNE,
+                   other_words: str | None = None) -> dict:
     """`systems`: the names of SYSTEMS to run (default: all; BL always). `objective`: the class
     CM's score in CM-feature, CM-rerank and the oracles (ClassTable.score); `reading`: how the
     CM-feature systems, CM-rerank and the oracles read each pronoun's mixture (class_model.read_mixture). `coref_records`:
@@ -132,12 +133,13 @@ def run_experiment(config: str, classes: str, cm_table: str, source: str, refere
     without it, e.g. the fold<k>.ini of `cad tune folds` with the same folds), instead of `config`;
     each one's experiment runs over every talk (its CM weights are chosen on the other folds,
     with the same decoder weights) under OUT.fold<k>, and the report pools them. `tune_metric`:
-    what the CM weight is chosen by on the tuning folds (folds.TUNING_METRICS)."""
+    what the CM weight is chosen by on the tuning folds (folds.TUNING_METRICS). `other_words`: the
+    OTHER-word table the CM-feature systems share P(OTHER) out by (cad/cm/other_words.py; None: P(OTHER) whole)."""
     args = (classes, cm_table, source, reference, align_ref, docs, gold)
     rest = (grid, workers, nbest, folds, backoff_weight, systems, objective, coref_records, mert_iterations,
             mert_nbest, mert_cm_weight, classifier, reading, pair, tune_metric)
     if not fold_configs:
-        return PronounEvaluation(config, *args, out, *rest).run()
+        return PronounEvaluation(config, *args, out, *rest, other_words=other_words).run()
     if len(fold_configs) != folds:
         raise CadError(f"{len(fold_configs)} fold configurations for {folds} folds")
     if mert_iterations > 0:
@@ -146,7 +148,7 @@ def run_experiment(config: str, classes: str, cm_table: str, source: str, refere
     exps = []
     for k, cfg in enumerate(fold_configs):
         log.info("fold %d of %d: every system with the decoder weights of %s", k + 1, folds, cfg)
-        exp = PronounEvaluation(cfg, *args, f"{out}.fold{k + 1}", *rest)
+        exp = PronounEvaluation(cfg, *args, f"{out}.fold{k + 1}", *rest, other_words=other_words)
         exp.compute()
         exps.append(exp)
     return pooled_report(exps, out, config)
@@ -157,14 +159,17 @@ class PronounEvaluation:
 
     def __init__(self, config, classes, cm_table, source, reference, align_ref, docs, gold, out, grid, workers,
                  nbest, folds, backoff_weight, systems, objective, coref_records, mert_iterations, mert_nbest,
-                 mert_cm_weight, classifier, reading=CM_READING, pair: Pair | None = None, tune_metric=CM_TUNE):
+                 mert_cm_weight, classifier, reading=CM_READING, pair: Pair | None = None, tune_metric=CM_TUNE,
+                 other_words: str | None = None):
         self.t_all = time.time()
         self.pair = chosen(pair)
         self.config, self.classes, self.cm_table, self.align_ref, self.docs = config, classes, cm_table, align_ref, docs
         self.gold, self.out, self.grid, self.workers, self.nbest = gold, out, grid, workers, nbest
         self.backoff_weight, self.objective, self.coref_records = backoff_weight, objective, coref_records
         self.mert_iterations, self.mert_nbest, self.mert_cm_weight = mert_iterations, mert_nbest, mert_cm_weight
-        self.classifier, self.reading = classifier, reading
+        self.classifier, self.reading, self.other_words = classifier, reading, other_words
+        if other_words is not None and objective != "likelihood":
+            raise CadError(f"the OTHER-word table {other_words} is read with objective likelihood, not {objective}")
         if tune_metric not in TUNING_METRICS:
             raise CadError(f"unknown tuning metric {tune_metric!r} (choose from {', '.join(TUNING_METRICS)})")
         self.tune_metric = tune_metric
@@ -206,6 +211,7 @@ class PronounEvaluation:
                           + file_key(self.cm_table) + str(self.gold) + f"objective={self.objective}"
                           + ("" if self.reading == "mixture" else f"reading={self.reading}")
                           + (file_key(self.coref_records) if self.coref_records else "")
+                          + (file_key(self.other_words) if self.other_words else "")
                           + f"parts={','.join(sorted(cm_parts()))}")
         self.feature_systems()
         self.mert_systems()
@@ -294,7 +300,8 @@ class PronounEvaluation:
         unset = tuple(0.0 for _ in self.grid[0]) if isinstance(self.grid[0], tuple) else 0.0
         for kind, path in kinds.items():
             fcfg = feature_config(self.config, path, unset, self.objective, CM_MODEL if kind == "agreement" else kind,
-                                  self.reading, self.pair, CM_AGREEMENT_WEIGHTS if kind == "agreement" else None)
+                                  self.reading, self.pair, CM_AGREEMENT_WEIGHTS if kind == "agreement" else None,
+                                  self.other_words)
             fmodel = DecoderModel.from_config(fcfg, self.sentences, SearchSettings(search_algorithm=1))
             for w in self.grid:
                 decoders[(kind, w)] = Decoder(fmodel.with_weights(FEATURE_NAME, list(w) if isinstance(w, tuple) else [w]))
@@ -383,7 +390,7 @@ class PronounEvaluation:
             if name not in self.systems:
                 continue
             cfg = feature_config(self.config, self.classes, self.mert_cm_weight, self.objective,
-                                 reading=self.reading) if in_context \
+                                 reading=self.reading, other=self.other_words) if in_context \
                 else parse_config(self.config)
             self.runs[name] = stage(self.work, name, mert_key, lambda: mert_run(self, name, cfg, in_context))
             with open(self.work / slug(name) / "tuning.json", encoding="utf-8") as fh:

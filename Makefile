@@ -297,7 +297,7 @@ $(CM_PARTS_STAMP): FORCE
 	@mkdir -p $(@D); [ "$$(cat $@ 2>/dev/null)" = "$(CM_PARTS) $(CM_DOMAIN_WEIGHTS) $(CM_CLASS_TABLE)" ] \
 		|| echo "$(CM_PARTS) $(CM_DOMAIN_WEIGHTS) $(CM_CLASS_TABLE)" > $@
 
-# one cm build writes both tables and the classifier CM; a checkout from before one existed rebuilds them
+# one cm build writes both tables, the classifier CM and the OTHER words; a checkout from before one existed rebuilds them
 $(TABLES)/$(CM_NAME)/cm.gz $(TABLES)/$(CM_NAME)/classes.gz $(TABLES)/$(CM_NAME)/classifier.json \
 		$(TABLES)/$(CM_NAME)/other-words.gz &: \
 		$(OUT)/corpus.coref.jsonl $(CM_PARTS_STAMP)

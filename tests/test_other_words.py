@@ -119,6 +119,12 @@ def test_config_and_errors(tmp_path):
     assert main(args + ["--objective", "credit"]) == 0 and "other" not in line().args
     assert main(args + ["--objective", "credit", "--other-words", str(tmp_path / "other-words.gz")]) == 1
     assert main(args + ["--other-words", str(tmp_path / "missing.gz")]) == 1
+    # the source-feature table (Spanish->English) has no French words to share out; a path for it is refused
+    from cad.cm.config import other_words_beside
+
+    assert other_words_beside(tmp_path / "classes.gz", None, "likelihood", reads_words=False) is None
+    with pytest.raises(CadError, match="--other-words"):
+        other_words_beside(tmp_path / "classes.gz", str(tmp_path / "other-words.gz"), "likelihood", reads_words=False)
     # and the decoder refuses the same, naming the configuration's line
     text = (tmp_path / "cm.ini").read_text()
     (tmp_path / "credit.ini").write_text(text.replace("CoreferenceModel ", "CoreferenceModel objective=credit other="

@@ -201,6 +201,10 @@ def test_shard_runs_are_deflated_and_a_damaged_one_is_named(tmp_path):
     with pytest.raises(CadError, match=r"truncated or corrupt sort run .*direct"):
         build_phrase_tables(*corpus, str(tmp_path / "lex"), str(pt), str(ro), parallel=parallel)
     assert not pt.exists() and not ro.exists()
+    # a header claiming a block of gigabytes is refused before anything is allocated
+    direct.write_bytes(struct.pack("<II", 0xFFFFFFF0, 100) + whole[8:])
+    with pytest.raises(CadError, match=r"truncated or corrupt sort run .*direct"):
+        build_phrase_tables(*corpus, str(tmp_path / "lex"), str(pt), str(ro), parallel=parallel)
     # the run whole again: the tables, as without shards
     direct.write_bytes(whole)
     build_phrase_tables(*corpus, str(tmp_path / "lex"), str(pt), str(ro), parallel=parallel)

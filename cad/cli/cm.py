@@ -115,8 +115,6 @@ def agreement_weights(text: str) -> tuple[float, float] | None:
 
 
 def _config(a: argparse.Namespace) -> None:
-    from pathlib import Path
-
     from cad.cm.config import model_pair, other_words_beside, write_cm_config, write_feature_config
     from cad.core.errors import CadError
     from cad.core.textio import is_stdio
@@ -139,14 +137,7 @@ def _config(a: argparse.Namespace) -> None:
         weight = CM_FEATURE_WEIGHT if a.weight is None else a.weight
         if not isinstance(weight, (int, float)) and objective != "likelihood":
             raise CadError(f"--weight W,G splits ln P(class): --objective likelihood, not {objective}")
-        other = None
-        if a.cm_model != "source-table" and objective == "likelihood":
-            other = other_words_beside(a.cm, a.other_words)
-        elif a.other_words not in (None, "none"):
-            raise CadError(f"--other-words: the OTHER-word table is read with --objective likelihood and the table or "
-                           f"classifier CM, not --objective {objective} --cm-model {a.cm_model}")
-        if other is not None and not Path(other).is_file():
-            raise CadError(f"--other-words {other}: no such file")
+        other = other_words_beside(a.cm, a.other_words, objective, a.cm_model != "source-table")
         write_feature_config(a.base, a.cm, a.out, weight, objective,
                              a.cm_model, a.reading, pair, agreement, other)
     elif a.other_words not in (None, "none"):

@@ -51,8 +51,6 @@ def _experiment_source(a: argparse.Namespace) -> None:
 
 
 def _experiment(a: argparse.Namespace) -> None:
-    from pathlib import Path
-
     from cad.cm.config import other_words_beside
     from cad.experiments.pronoun_eval import parse_systems, run_experiment
     from cad.core.errors import CadError
@@ -67,11 +65,7 @@ def _experiment(a: argparse.Namespace) -> None:
     if len({isinstance(w, tuple) and len(w) for w in grid}) > 1 or any(isinstance(w, tuple) and len(w) != 2 for w in grid):
         raise CadError(f"--grid: {a.grid!r} mixes weights and pairs (every entry W, or every entry W:G)")
     systems = None if a.systems is None else parse_systems(a.systems)
-    other = other_words_beside(a.classes, a.other_words) if a.objective == "likelihood" else None
-    if a.objective != "likelihood" and a.other_words not in (None, "none"):
-        raise CadError(f"--other-words: the OTHER-word table is read with --objective likelihood, not {a.objective}")
-    if other is not None and not Path(other).is_file():
-        raise CadError(f"--other-words {other}: no such file")
+    other = other_words_beside(a.classes, a.other_words, a.objective)
     report = run_experiment(a.config, a.classes, a.cm, a.source, a.reference, a.align_ref, a.docs, a.gold, a.out,
                             grid, a.workers, a.nbest, a.folds, systems=systems, objective=a.objective,
                             reading=a.reading, coref_records=a.coref, mert_iterations=a.mert_iterations, mert_nbest=a.mert_nbest,

@@ -128,10 +128,21 @@ def config_pair(config: str | os.PathLike) -> Pair:
     return default_pair()
 
 
-def other_words_beside(model: str | os.PathLike, choice: str | None = None) -> str | None:
+def other_words_beside(model: str | os.PathLike, choice: str | None = None, objective: str = CM_OBJECTIVE,
+                       reads_words: bool = True) -> str | None:
     """The OTHER-word table a feature configuration reads: `choice` ("none": no table; a path: that
-    one), or, where not given, the other-words.gz that cad cm build writes beside `model` when it is there."""
+    one, which must exist), or, where not given, the other-words.gz that cad cm build writes beside
+    `model` when it is there. Only the likelihood objective of a model with the target's word classes
+    (`reads_words`: the table and the classifier CM, not the source-feature table) reads one: None
+    for the others, a CadError where `choice` names a table for them."""
+    if objective != "likelihood" or not reads_words:
+        if choice not in (None, "none"):
+            raise CadError(f"--other-words: the OTHER-word table is read with objective likelihood and the table or "
+                           f"classifier CM, not objective {objective}" + ("" if reads_words else " and this CM model"))
+        return None
     if choice is not None:
+        if choice != "none" and not Path(choice).is_file():
+            raise CadError(f"--other-words {choice}: no such file")
         return None if choice == "none" else choice
     beside = Path(model).parent / OTHER_WORDS_FILE
     return str(beside) if beside.is_file() else None

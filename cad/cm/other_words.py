@@ -26,6 +26,7 @@ from cad.core.textio import atomic_output, read_lines
 
 OTHER_WORDS_FILE = "other-words.gz"
 ROOT = ""
+CACHE = 200_000       # (context, word) probabilities kept: a server meets new words without end
 
 
 def context(bundle: str) -> str:
@@ -84,6 +85,8 @@ class OtherWords:
         key = (ctx, word)
         got = self._cache.get(key)
         if got is None:
+            if len(self._cache) >= CACHE:
+                self._cache.clear()
             got = self._cache[key] = self._prob(ctx, word)
         return got
 

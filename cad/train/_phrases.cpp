@@ -192,6 +192,7 @@ class RunReader {
 
  private:
   static constexpr size_t kBuffer = 1 << 18;
+  static constexpr uint64_t kMaxBlock = 1 << 28;    // a block is a megabyte and one record
   // the next block, inflated into buf_; false at the end of the file
   bool refill() {
     pos_ = end_ = 0;
@@ -203,6 +204,8 @@ class RunReader {
     }
     if (got != kHeader) corrupt();
     uint64_t raw = get32(head), packed = get32(head + 4);
+    // a damaged header must not make us allocate gigabytes: the writer's blocks are about kFlush
+    if (raw == 0 || raw > kMaxBlock || packed > compressBound(raw)) corrupt();
     zbuf_.resize(packed);
     if (std::fread(zbuf_.data(), 1, packed, f_) != packed) {
       if (std::ferror(f_)) throw std::runtime_error(io_error("cannot read sort run", path_));

@@ -61,6 +61,7 @@ ONE = {
     (("cm", "config"), "--objective"): D.CM_OBJECTIVE,
     (("cm", "experiment"), "--tune-on"): D.CM_TUNE,
     (("cm", "config"), "--agreement-weights"): ",".join(f"{w:g}" for w in D.CM_AGREEMENT_WEIGHTS),
+    (("cm", "experiment"), "--agreement-weights"): ",".join(f"{w:g}" for w in D.CM_AGREEMENT_WEIGHTS),
     (("cm", "build"), "--class-table"): D.CM_CLASS_TABLE,
     (("translate",), "--cm-weight"): D.CM_RERANK_WEIGHT,
     (("translate",), "--nbest"): D.CM_RERANK_NBEST,

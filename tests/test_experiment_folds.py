@@ -36,7 +36,7 @@ def _experiment(tmp_path, out, **kw):
     return run_experiment(str(tmp_path / "base.ini"), str(tmp_path / "classes.gz"), str(tmp_path / "classes.gz"),
                           str(tmp_path / "src"), str(tmp_path / "ref"), str(tmp_path / "align"),
                           str(tmp_path / "docs"), None, str(out), grid=(0.0, 2.0), workers=1,
-                          systems=("BL", "CM-feature"), coref_records=str(tmp_path / "coref.jsonl"), **kw)
+                          coref_records=str(tmp_path / "coref.jsonl"), **{"systems": ("BL", "CM-feature"), **kw})
 
 
 def test_each_fold_is_translated_with_its_own_decoder_weights(tmp_path):
@@ -80,3 +80,16 @@ def test_fold_configs_must_match_the_folds_and_exclude_mert(tmp_path):
         _experiment(tmp_path, tmp_path / "x", fold_configs=[str(tmp_path / "base.ini")] * 3)
     with pytest.raises(CadError, match="not both"):
         _experiment(tmp_path, tmp_path / "x", fold_configs=[str(tmp_path / "base.ini")] * 2, mert_iterations=2)
+
+
+def test_the_classifier_with_the_agreement_is_a_system_of_its_own(tmp_path):
+    from cad.experiments.pronoun_eval import CLASSIFIER_AGREEMENT, parse_systems
+
+    assert parse_systems("BL,CM-feature, classifier, agreement,CM-feature, classifier,CM-feature, agreement") == (
+        "BL", CLASSIFIER_AGREEMENT, "CM-feature, classifier", "CM-feature, agreement")
+    pytest.importorskip("spacy")
+    tiny_model(tmp_path, 0.0)
+    _talks(tmp_path)
+    # it reads the classifier CM beside the class table, as "CM-feature, classifier" does
+    with pytest.raises(CadError, match="needs the classifier CM"):
+        _experiment(tmp_path, tmp_path / "x", systems=("BL", CLASSIFIER_AGREEMENT))

@@ -73,8 +73,12 @@ def test_a_phrase_read_from_every_state(states):
     assert read(states, "elle était mortally", NONE) == (after("elle"), 0)
     assert read(states, "blessé .", after("elle")) == (NONE, -1)
     assert read(states, "blessée .", after("elle")) == (NONE, 1)
-    # a noun phrase, another verb: no predicate, the reading ends
-    assert read(states, "était une souris", before("elle")) == (NONE, 0)
+    # a noun phrase after a personal pronoun's *être* disagrees with the pronoun (French says *c'était
+    # une souris*), after *ce* it counts nothing; another verb: no predicate; the reading ends
+    assert read(states, "était une souris", before("elle")) == (NONE, -1)
+    assert read(states, "était pas des souris", before("ils")) == (NONE, -1)
+    assert read(states, "était une souris", before("ce")) == (NONE, 0)
+    assert read(states, "une souris", NONE) == (NONE, 0)
     assert read(states, "dort", before("elle")) == (NONE, 0)
     # an inflected copy's word counts against it unless it is a predicate that agrees
     assert read(states, "morte", after("elle"), twin=0) == (NONE, 1)
@@ -108,6 +112,18 @@ def test_ce_takes_a_masculine_singular_predicate(states):
     assert read(states, "ce sont des souris", NONE) == (NONE, 0)
 
 
+def test_a_subject_pronoun_copied_in_the_forms_its_etre_allows(states):
+    copies = states.pronoun_copies
+    assert copies(("ils", "étaient", "des")) == [("elles", "étaient", "des"), ("c'", "étaient", "des")]
+    assert copies(("il", "n'", "est", "pas")) == [("elle", "n'", "est", "pas"), ("ce", "n'", "est", "pas")]
+    assert copies(("c'", "était", "mort")) == [("il", "était", "mort"), ("elle", "était", "mort")]
+    assert copies(("ce", "sont")) == [("ils", "sont"), ("elles", "sont")]
+    assert copies(("Elle", "sera")) == [("Il", "sera"), ("Ce", "sera")]
+    # no finite *être* right after it, *ça*, no subject first: nothing to copy
+    for words in [("il", "a", "été"), ("il",), ("ça", "est"), ("cela", "était"), ("la", "est"), ("il", "y", "est")]:
+        assert copies(words) == []
+
+
 def test_the_compiled_core_counts_the_same_states():
     from cad.decoder import native
 
@@ -127,7 +143,16 @@ def test_the_word_to_inflect_and_its_forms(states):
 
 # -- the feature on a tiny model: "it was dead" is "il était mort" by the table and the LM ----------
 
-def tiny_model(tmp_path, monkeypatch, states, agreement: tuple[float, float] | None, extra: str = ""):
+TABLE = ("it ||| il ||| 0.7 0.7 0.7 0.7 ||| 0-0\nit ||| elle ||| 0.3 0.3 0.3 0.3 ||| 0-0\n"
+         "was ||| était ||| 1 1 1 1 ||| 0-0\ndead ||| mort ||| 1 1 1 1 ||| 0-0\n"
+         "wounded ||| blessé ||| 1 1 1 1 ||| 0-0\n"
+         "it was dead ||| il était mort ||| 0.1 0.1 0.1 0.1 ||| 0-0 1-1 2-2\n")
+# the LM has seen *mort* and *blessé*, never their feminine forms
+LM = [["il", "était", "mort"], ["elle", "était", "là"], ["il", "était", "blessé"]]
+
+
+def tiny_model(tmp_path, monkeypatch, states, agreement: tuple[float, float] | None, extra: str = "",
+               table: str = TABLE, lm: list[list[str]] = LM):
     from cad.cm.class_model import ClassTable
     from cad.cm.config import feature_config
     from cad.decoder import agreement as agreement_module
@@ -137,13 +162,8 @@ def tiny_model(tmp_path, monkeypatch, states, agreement: tuple[float, float] | N
     from cad.moses.ini import baseline_config, write_config
 
     monkeypatch.setattr(agreement_module, "pair_states", lambda pair: states)
-    write(tmp_path / "pt", "it ||| il ||| 0.7 0.7 0.7 0.7 ||| 0-0\nit ||| elle ||| 0.3 0.3 0.3 0.3 ||| 0-0\n"
-                           "was ||| était ||| 1 1 1 1 ||| 0-0\ndead ||| mort ||| 1 1 1 1 ||| 0-0\n"
-                           "wounded ||| blessé ||| 1 1 1 1 ||| 0-0\n"
-                           "it was dead ||| il était mort ||| 0.1 0.1 0.1 0.1 ||| 0-0 1-1 2-2\n")
-    # the LM has seen *mort* and *blessé*, never their feminine forms
-    write_arpa(estimate([["il", "était", "mort"], ["elle", "était", "là"], ["il", "était", "blessé"]], 3),
-               tmp_path / "lm.arpa")
+    write(tmp_path / "pt", table)
+    write_arpa(estimate(lm, 3), tmp_path / "lm.arpa")
     write_config(baseline_config(str(tmp_path / "pt"), None, str(tmp_path / "lm.arpa"), 3, table_limit=0),
                  tmp_path / "base.ini")
     ClassTable({"it-subj-fem-sing": {"elle": 0.9, "il": 0.05, NO_CLASS: 0.05},
@@ -200,7 +220,7 @@ def test_no_copies_away_from_a_subject_pronoun(tmp_path, monkeypatch, states):
     """Only options of spans within `reach` words after an English subject pronoun are copied."""
     from cad.decoder.options import sentence_options
 
-    model = tiny_model(tmp_path, monkeypatch, states, (1.0, 3.0), extra="reach=1")
+    model = tiny_model(tmp_path, monkeypatch, states, (1.0, 3.0), extra="reach=1 pronouns=0")
     words = ["it", "was", "dead"]
     # the pronoun's own span and the one after it, not the one two words on
     assert [o.words for o in sentence_options(model, words).options[(2, 3)]] == [("mort",)]
@@ -216,8 +236,44 @@ def test_no_copies_away_from_a_subject_pronoun(tmp_path, monkeypatch, states):
     assert [o.words for o in got.options[(2, 3)]] == [("mort",)]
 
 
+@pytest.mark.parametrize("native", [False, True])
+def test_a_noun_phrase_after_be_gets_ce_through_a_copy_of_the_pronoun(tmp_path, monkeypatch, states, native):
+    """The table has *they were* → *ils étaient* only; the copy *c'étaient* is the option that lets
+    the noun phrase after it (*des souris*) have the pronoun French gives it."""
+    from cad.decoder import native as native_core
+
+    if native and not native_core.available():
+        pytest.skip("the compiled core is not built")
+    table = ("they were ||| ils étaient ||| 1 1 1 1 ||| 0-0 1-1\nmice ||| des souris ||| 1 1 1 1 ||| 0-0 0-1\n"
+             "dead ||| morts ||| 1 1 1 1 ||| 0-0\n")
+    # the LM knows both subjects before either predicate equally
+    lm = [[subject, "étaient", *rest] for subject in ("ils", "c'") for rest in (["morts"], ["des", "souris"])]
+    got = {}
+    for name, extra in [("without", "pronouns=0"), ("with", "")]:
+        model = tiny_model(tmp_path / name, monkeypatch, states, (1.0, 3.0), extra=extra, table=table, lm=lm)
+        got[name] = Decoder(model, native=native).translate("they were mice")
+    assert got["without"].text == "ils étaient des souris"
+    assert got["without"].feature_dict()["PronounAgreement0"] == [0.0, -1.0]
+    assert got["with"].text == "c' étaient des souris"
+    assert got["with"].feature_dict()["PronounAgreement0"] == [0.0, 0.0]
+    assert [s.twin for s in got["with"].best.steps] == [True, False]
+    # a predicate: the copy is there, but *morts* agrees with *ils*, and not with *ce*
+    model = tiny_model(tmp_path / "dead", monkeypatch, states, (1.0, 3.0), table=table, lm=lm)
+    assert Decoder(model, native=native).translate("they were dead").text == "ils étaient morts"
+
+
+def test_pronoun_copies_only_on_it_and_they(tmp_path, monkeypatch, states):
+    from cad.decoder.options import sentence_options
+
+    table = "they were ||| ils étaient ||| 1 1 1 1 ||| 0-0 1-1\nhe was ||| il était ||| 1 1 1 1 ||| 0-0 1-1\n"
+    model = tiny_model(tmp_path, monkeypatch, states, (1.0, 3.0), table=table, lm=[["ils", "étaient"]])
+    got = sentence_options(model, ["they", "were", "he", "was"]).options
+    assert sorted(o.words for o in got[(0, 2)]) == [("c'", "étaient"), ("elles", "étaient"), ("ils", "étaient")]
+    assert [o.words for o in got[(2, 4)]] == [("il", "était")]
+
+
 @pytest.mark.parametrize("args, message", [("reach=x", "reach=x is not a whole number"),
-                                           ("twins=2", "twins= is 0 or 1"),
+                                           ("twins=2", "twins= is 0 or 1"), ("pronouns=2", "pronouns= is 0 or 1"),
                                            ("num-features=1", "num-features=2")])
 def test_a_wrong_line_names_the_file_and_line(tmp_path, monkeypatch, states, args, message):
     with pytest.raises(CadError) as err:

@@ -9,7 +9,8 @@ import sys
 from cad.cli.lexicons import add_spanish_lexicons
 from cad.cm.class_model import OBJECTIVES, OBJECTIVES_HELP, READINGS, READINGS_HELP
 from cad.core.cliargs import add_input_argument as add_in
-from cad.defaults import CM_OBJECTIVE, CM_READING, CM_RERANK_NBEST, CM_TUNE, COREF_BACKEND_SPANISH
+from cad.defaults import (CM_AGREEMENT_WEIGHTS, CM_OBJECTIVE, CM_READING, CM_RERANK_NBEST, CM_TUNE,
+                          COREF_BACKEND_SPANISH)
 
 # Each command imports its implementation when it runs: `cad` then starts without loading
 # spaCy, scikit-learn or a model it will not use.
@@ -51,6 +52,7 @@ def _experiment_source(a: argparse.Namespace) -> None:
 
 
 def _experiment(a: argparse.Namespace) -> None:
+    from cad.cli.cm import agreement_weights
     from cad.cm.config import other_words_beside
     from cad.experiments.pronoun_eval import parse_systems, run_experiment
     from cad.core.errors import CadError
@@ -66,12 +68,15 @@ def _experiment(a: argparse.Namespace) -> None:
         raise CadError(f"--grid: {a.grid!r} mixes weights and pairs (every entry W, or every entry W:G)")
     systems = None if a.systems is None else parse_systems(a.systems)
     other = other_words_beside(a.classes, a.other_words, a.objective)
+    agreement = agreement_weights(a.agreement_weights)
+    if agreement is None:
+        raise CadError(f"--agreement-weights {a.agreement_weights!r}: the agreement systems need two weights, A,D")
     report = run_experiment(a.config, a.classes, a.cm, a.source, a.reference, a.align_ref, a.docs, a.gold, a.out,
                             grid, a.workers, a.nbest, a.folds, systems=systems, objective=a.objective,
                             reading=a.reading, coref_records=a.coref, mert_iterations=a.mert_iterations, mert_nbest=a.mert_nbest,
                             mert_cm_weight=a.mert_cm_weight, classifier=a.classifier,
                             fold_configs=a.fold_configs.split(",") if a.fold_configs else None, tune_metric=a.tune_on,
-                            other_words=other)
+                            other_words=other, agreement_weights=agreement)
     sys.stdout.write(to_markdown(report))
 
 
@@ -86,6 +91,9 @@ def add_experiment_parsers(cs) -> None:
                    help="with --objective likelihood, the OTHER-word table the CM-feature systems score a pronoun "
                         "translated by a non-pronoun word with, P(OTHER) x P(word | OTHER); none: P(OTHER) whole "
                         "(default: other-words.gz beside --classes, where it is there)")
+    s.add_argument("--agreement-weights", metavar="A,D", default=",".join(f"{w:g}" for w in CM_AGREEMENT_WEIGHTS),
+                   help="the PronounAgreement feature's weights in the agreement systems, for each agreeing predicate "
+                        "and against each disagreeing one (default %(default)s, `cad cm config`'s)")
     s.add_argument("--source", required=True, help="tokenized source (lowercased here)")
     s.add_argument("--reference", required=True, help="tokenized reference translation")
     s.add_argument("--align-ref", required=True, help="source-reference word alignment")
@@ -99,8 +107,9 @@ def add_experiment_parsers(cs) -> None:
     s.add_argument("--nbest", type=int, default=CM_RERANK_NBEST,
                    help=f"distinct n-best size for CM-rerank (default {CM_RERANK_NBEST})")
     s.add_argument("--systems", help="comma-separated subset of: BL, PE, CM-backoff, 'CM-feature, no coreference', "
-                                     "CM-feature, 'CM-feature, classifier', 'CM-feature, agreement', CM-rerank, 'oracle: gold coref', 'oracle: gold coref + ref. "
-                                     "features', 'BL, MERT', 'CM-feature, MERT' (default: all; the MERT ones only "
+                                     "CM-feature, 'CM-feature, classifier', 'CM-feature, agreement', "
+                                     "'CM-feature, classifier, agreement', CM-rerank, 'oracle: gold coref', "
+                                     "'oracle: gold coref + ref. features', 'BL, MERT', 'CM-feature, MERT' (default: all; the MERT ones only "
                                      "with --mert-iterations)")
     s.add_argument("--mert-iterations", type=int, default=0,
                    help="add BL and CM-feature with all weights tuned by MERT (BLEU) on the tuning folds, the CM in "

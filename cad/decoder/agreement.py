@@ -5,7 +5,7 @@ the inflected copies of the predicates' phrases that let search write the form t
 (*elle était morte*) where the phrase table holds only another.
 
 moses.ini:
-    PronounAgreement name=PronounAgreement0 num-features=2 [reach=6] [twins=1]
+    PronounAgreement name=PronounAgreement0 num-features=2 [reach=6] [twins=1] [pronouns=1]
     [weight]  PronounAgreement0= 1 3
 
 Two values: the number of predicates that agree with the subject pronoun before them, and minus
@@ -26,6 +26,14 @@ table scores, alignment and reordering scores, scored again by every feature tha
 the table's own entry stands. Moses has no such options; its factored models' generation steps
 come nearest (a lemma's translation generated in another form). The copies are the decoder's
 alternatives, not a post-edit: the language model and the rest of the sentence still decide.
+
+Pronoun copies (`pronouns=1`): an option of a span that starts on *it* or *they* (the pair's CM
+pronouns) whose words open with a subject pronoun and a finite *être* is copied with the pronoun
+in each other form that *être* allows (*ils étaient* → *elles étaient*, *c'étaient*; French's
+AgreementStates.pronoun_copies), with the original's scores, and the copies' predicates inflected
+as above. A phrase table ranks *they were* → *ils étaient* far above *c'étaient* (the table limit
+keeps the first only), so the construction (*c'étaient des cadeaux*, where a personal pronoun
+before a noun phrase disagrees) and the coreference model's class had no option to choose.
 """
 
 from __future__ import annotations
@@ -65,14 +73,18 @@ def _int_arg(line: Feature, key: str, default: int, config_path: str | None) -> 
 @register("PronounAgreement", native_kind=NATIVE_AGREEMENT)
 class PronounAgreement(StatefulFeature):
     def __init__(self, slot: FeatureSlot, states: Any, reach: int = REACH, twins: bool = True,
-                 subjects: frozenset[str] = frozenset()):
+                 subjects: frozenset[str] = frozenset(), pronouns: bool = True,
+                 copied: frozenset[str] = frozenset()):
         super().__init__(slot)
         self.states = states
         self.native_states = states.count       # the core's AGREEMENT_STATES must be the same
         self.subjects = subjects or default_pair().source.subject_pronouns
+        self.copied = copied or frozenset(default_pair().source.cm_pronouns)
         self.reach = reach
         self.twins = twins
+        self.pronouns = pronouns
         self.starts: frozenset[int] = frozenset()
+        self.pronoun_starts: frozenset[int] = frozenset()
 
     @classmethod
     def from_line(cls, line: Feature, slot: FeatureSlot, config_path: str | None,
@@ -82,15 +94,18 @@ class PronounAgreement(StatefulFeature):
                            "predicates)", config_path, line.line)
         reach = _int_arg(line, "reach", REACH, config_path)
         twins = _int_arg(line, "twins", 1, config_path)
-        if twins not in (0, 1):
-            raise CadError(f"{line.name}: twins= is 0 or 1, not {twins}", config_path, line.line)
+        pronouns = _int_arg(line, "pronouns", 1, config_path)
+        for key, value in (("twins", twins), ("pronouns", pronouns)):
+            if value not in (0, 1):
+                raise CadError(f"{line.name}: {key}= is 0 or 1, not {value}", config_path, line.line)
         try:
             pair = pair_named(line.args["pair"]) if "pair" in line.args else default_pair()
             states = pair_states(pair)
         except CadError as exc:
             raise CadError(f"{line.name}: {exc} (French's inflection lexicon is hunspell-fr-comprehensive: "
                            "`make resources` installs it)", config_path, line.line) from None
-        return cls(slot, states, reach, bool(twins), pair.source.subject_pronouns)
+        return cls(slot, states, reach, bool(twins), pair.source.subject_pronouns, bool(pronouns),
+                   frozenset(pair.source.cm_pronouns))
 
     def begin_sentence(self, tokens: list[str]) -> None:
         super().begin_sentence(tokens)
@@ -101,6 +116,7 @@ class PronounAgreement(StatefulFeature):
                 # ||| *il a été volé*)
                 starts.update(range(i, min(len(tokens), i + 1 + self.reach)))
         self.starts = frozenset(starts)
+        self.pronoun_starts = frozenset(i for i, t in enumerate(tokens) if t.lower() in self.copied)
 
     def empty_state(self) -> Any:
         return self.states.start
@@ -130,15 +146,26 @@ class PronounAgreement(StatefulFeature):
         return ((0, float(agree)),) * bool(agree) + ((1, float(-disagree)),) * bool(disagree)
 
     def makes_variants(self, start: int, end: int) -> bool:
-        return self.twins and start in self.starts
+        return (self.twins and start in self.starts) or (self.pronouns and start in self.pronoun_starts)
 
     def variants(self, start: int, end: int, opt, make: Callable[[tuple[str, ...]], Any]) -> list:
         """The inflected copies of `opt` on span [start, end) (see the module's doc); `make(words)`
         builds a copy of `opt` with other words, scored by the stateless features (None where the
         span already has an option of those words)."""
-        if not self.twins or start not in self.starts:
-            return []
-        words = opt.words
+        out = []
+        if self.twins and start in self.starts:
+            out.extend(self._twins(opt.words, make))
+        if self.pronouns and start in self.pronoun_starts:
+            for words in self.states.pronoun_copies(opt.words):
+                copy = make(words)
+                if copy is not None:        # None: the span has an option of these words already
+                    copy.agreement = self.states.transitions(words)
+                    out.append(copy)
+                if self.twins:
+                    out.extend(self._twins(words, make))
+        return out
+
+    def _twins(self, words: tuple[str, ...], make) -> list:
         i = self.states.predicate_index(words)
         if i is None:
             return []

@@ -30,14 +30,14 @@ class CachedBaseline:
 def decode_feature_doc(job):
     """One document with the CM feature at `weight` (context per pronoun sentence). The sentences
     without an it/they are BL's, which the CM feature would not change; with the agreement
-    feature (kind "agreement"), which reads every il/elle the decoder writes, every sentence is
-    decoded."""
+    feature (kinds "agreement", "classifier-agreement"), which reads every il/elle the decoder
+    writes, every sentence is decoded."""
     doc_index, weight, records_key, kind = job
     st = STATE
     doc_id, sents = st["docs"][doc_index]
     projector = st["projectors"].get(records_key)
     decoder = st["decoders"][(kind, weight)]
-    translator = DocumentTranslator(decoder if kind == "agreement" else CachedBaseline(decoder, st["bl"][doc_index]),
+    translator = DocumentTranslator(decoder if kind.endswith("agreement") else CachedBaseline(decoder, st["bl"][doc_index]),
                                     "cm", "feature", pair=st.get("pair"),
                                     projector=None if projector is None else lambda c: projector(doc_index, c))
     result = translator.translate_document(doc_id, sents, st["records"][records_key][doc_index],

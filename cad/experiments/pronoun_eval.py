@@ -61,8 +61,9 @@ DEFAULT_GRID = (0.1, 0.3, 1.0, 3.0)
 NO_COREF = "CM-feature, no coreference"
 CLASSIFIER = "CM-feature, classifier"
 AGREEMENT = "CM-feature, agreement"
+CLASSIFIER_AGREEMENT = "CM-feature, classifier, agreement"
 MERT_BL, MERT_CM = "BL, MERT", "CM-feature, MERT"
-SYSTEMS = ("BL", "PE", "CM-backoff", NO_COREF, "CM-feature", CLASSIFIER, AGREEMENT, "CM-rerank", "oracle: gold coref",
+SYSTEMS = ("BL", "PE", "CM-backoff", NO_COREF, "CM-feature", CLASSIFIER, AGREEMENT, CLASSIFIER_AGREEMENT, "CM-rerank", "oracle: gold coref",
            "oracle: gold coref + ref. features", MERT_BL, MERT_CM)       # in the report's order
 
 
@@ -118,7 +119,8 @@ def run_experiment(config: str, classes: str, cm_table: str, source: str, refere
                    mert_nbest: int = 100, mert_cm_weight: float = 3.0, classifier: str | None = None,
                    reading: str = CM_READING, pair: Pair | None = None,
                    fold_configs: list[str] | None = None, tune_metric: str = CM_TUNE,
-                   other_words: str | None = None) -> dict:
+                   other_words: str | None = None,
+                   agreement_weights: tuple[float, float] = CM_AGREEMENT_WEIGHTS) -> dict:
     """`systems`: the names of SYSTEMS to run (default: all; BL always). `objective`: the class
     CM's score in CM-feature, CM-rerank and the oracles (ClassTable.score); `reading`: how the
     CM-feature systems, CM-rerank and the oracles read each pronoun's mixture (class_model.read_mixture). `coref_records`:
@@ -134,12 +136,14 @@ def run_experiment(config: str, classes: str, cm_table: str, source: str, refere
     each one's experiment runs over every talk (its CM weights are chosen on the other folds,
     with the same decoder weights) under OUT.fold<k>, and the report pools them. `tune_metric`:
     what the CM weight is chosen by on the tuning folds (folds.TUNING_METRICS). `other_words`: the
-    OTHER-word table the CM-feature systems share P(OTHER) out by (cad/cm/other_words.py; None: P(OTHER) whole)."""
+    OTHER-word table the CM-feature systems share P(OTHER) out by (cad/cm/other_words.py; None: P(OTHER) whole).
+    `agreement_weights`: the PronounAgreement feature's two weights in the agreement systems."""
     args = (classes, cm_table, source, reference, align_ref, docs, gold)
     rest = (grid, workers, nbest, folds, backoff_weight, systems, objective, coref_records, mert_iterations,
             mert_nbest, mert_cm_weight, classifier, reading, pair, tune_metric)
     if not fold_configs:
-        return PronounEvaluation(config, *args, out, *rest, other_words=other_words).run()
+        return PronounEvaluation(config, *args, out, *rest, other_words=other_words,
+                                 agreement_weights=agreement_weights).run()
     if len(fold_configs) != folds:
         raise CadError(f"{len(fold_configs)} fold configurations for {folds} folds")
     if mert_iterations > 0:
@@ -148,7 +152,8 @@ def run_experiment(config: str, classes: str, cm_table: str, source: str, refere
     exps = []
     for k, cfg in enumerate(fold_configs):
         log.info("fold %d of %d: every system with the decoder weights of %s", k + 1, folds, cfg)
-        exp = PronounEvaluation(cfg, *args, f"{out}.fold{k + 1}", *rest, other_words=other_words)
+        exp = PronounEvaluation(cfg, *args, f"{out}.fold{k + 1}", *rest, other_words=other_words,
+                                agreement_weights=agreement_weights)
         exp.compute()
         exps.append(exp)
     return pooled_report(exps, out, config)
@@ -160,8 +165,9 @@ class PronounEvaluation:
     def __init__(self, config, classes, cm_table, source, reference, align_ref, docs, gold, out, grid, workers,
                  nbest, folds, backoff_weight, systems, objective, coref_records, mert_iterations, mert_nbest,
                  mert_cm_weight, classifier, reading=CM_READING, pair: Pair | None = None, tune_metric=CM_TUNE,
-                 other_words: str | None = None):
+                 other_words: str | None = None, agreement_weights: tuple[float, float] = CM_AGREEMENT_WEIGHTS):
         self.t_all = time.time()
+        self.agreement_weights = tuple(agreement_weights)
         self.pair = chosen(pair)
         self.config, self.classes, self.cm_table, self.align_ref, self.docs = config, classes, cm_table, align_ref, docs
         self.gold, self.out, self.grid, self.workers, self.nbest = gold, out, grid, workers, nbest
@@ -284,24 +290,27 @@ class PronounEvaluation:
             self.runs["CM-rerank"] = rr
 
     def feature_decoders(self) -> dict:
-        """(model kind, weight) -> decoder: the class table's feature, the classifier CM's, and the
-        class table's with the agreement feature (kind "agreement")."""
+        """(model kind, weight) -> decoder: the class table's feature, the classifier CM's, and each
+        with the agreement feature (kinds "agreement", "classifier-agreement")."""
         kinds = {"table": self.classes}
         if AGREEMENT in self.systems:
             kinds["agreement"] = self.classes
-        if CLASSIFIER in self.systems:
+        if CLASSIFIER in self.systems or CLASSIFIER_AGREEMENT in self.systems:
             self.classifier = self.classifier or str(Path(self.classes).parent / MODEL_FILE)
             if not Path(self.classifier).is_file():
                 raise CadError(f"system {CLASSIFIER!r} needs the classifier CM: {self.classifier} not found "
                                "(cad cm build writes it beside classes.gz)")
             kinds["classifier"] = self.classifier
+            if CLASSIFIER_AGREEMENT in self.systems:
+                kinds["classifier-agreement"] = self.classifier
         decoders = {}
         # a grid of weight pairs decodes with the two-valued feature (the form's weight, the gender's)
         unset = tuple(0.0 for _ in self.grid[0]) if isinstance(self.grid[0], tuple) else 0.0
         for kind, path in kinds.items():
-            fcfg = feature_config(self.config, path, unset, self.objective, CM_MODEL if kind == "agreement" else kind,
-                                  self.reading, self.pair, CM_AGREEMENT_WEIGHTS if kind == "agreement" else None,
-                                  self.other_words)
+            agreement = kind.endswith("agreement")
+            model = {"agreement": CM_MODEL, "classifier-agreement": "classifier"}.get(kind, kind)
+            fcfg = feature_config(self.config, path, unset, self.objective, model, self.reading, self.pair,
+                                  self.agreement_weights if agreement else None, self.other_words)
             fmodel = DecoderModel.from_config(fcfg, self.sentences, SearchSettings(search_algorithm=1))
             for w in self.grid:
                 decoders[(kind, w)] = Decoder(fmodel.with_weights(FEATURE_NAME, list(w) if isinstance(w, tuple) else [w]))
@@ -341,8 +350,13 @@ class PronounEvaluation:
                                           lambda: self.feature_run(CLASSIFIER, "ranker", "classifier"))
         if AGREEMENT in self.systems:
             self.runs[AGREEMENT] = stage(self.work, AGREEMENT,
-                                         self.stage_key + f"agreement={CM_AGREEMENT_WEIGHTS}grid={self.grid}",
+                                         self.stage_key + f"agreement={self.agreement_weights}grid={self.grid}",
                                          lambda: self.feature_run(AGREEMENT, "ranker", "agreement"))
+        if CLASSIFIER_AGREEMENT in self.systems:
+            self.runs[CLASSIFIER_AGREEMENT] = stage(
+                self.work, CLASSIFIER_AGREEMENT,
+                self.stage_key + file_key(self.classifier) + f"agreement={self.agreement_weights}grid={self.grid}",
+                lambda: self.feature_run(CLASSIFIER_AGREEMENT, "ranker", "classifier-agreement"))
         if "CM-backoff" in self.systems:
             self.runs["CM-backoff"] = stage(self.work, "CM-backoff", self.stage_key + f"backoff={self.backoff_weight}",
                                             self.backoff_run)

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from cad.lang.fr import BEFORE_ETRE, ETRE, SUBJECT_AGREEMENT as SUBJECT_CELLS
+from cad.lang.fr import BEFORE_ETRE, COPULA_DETERMINERS, ETRE, SUBJECT_AGREEMENT as SUBJECT_CELLS
 from cad.resources.fr_inflection import FrenchInflections
 
 REACH = 8           # words looked at after the subject
@@ -82,7 +82,10 @@ def agreeing_predicate(words: Sequence[str], subject: int, gender: str, number: 
 # the subject where a form that agrees exists, and as agreeing where it agrees with a personal
 # pronoun in a gender of its own (*elle était morte*; not *elle était rapide*), and ends the
 # reading. *Ce* (*c'*, *ça*, *cela*) is a subject too, whose predicate is masculine singular:
-# *c'était morte* disagrees, *c'était mort* counts nothing.
+# *c'était morte* disagrees, *c'était mort* counts nothing. A determiner read after *être* opens a
+# noun phrase, which French gives *ce*, not a personal pronoun (*c'étaient des cadeaux*): after
+# *il*/*elle*/*ils*/*elles* it counts as disagreeing (the pronoun with its construction), after *ce*
+# nothing, and ends the reading.
 NONE = 0
 SUBJECTS = ("il", "elle", "ils", "elles", "ce")
 SUBJECT_FORMS = {"il": 0, "elle": 1, "ils": 2, "elles": 3, "ce": 4, "c'": 4, "ça": 4, "ç'": 4, "cela": 4}
@@ -90,6 +93,13 @@ CELLS = (*(SUBJECT_CELLS[s] for s in SUBJECTS[:4]), ("masc", "sing"))
 OTHER_GENDER = (1, 0, 3, 2, 1)         # the subject of the same number and the other gender
 PERSONAL = 4                           # the subjects before it are il, elle, ils, elles
 STATES = 1 + 2 * len(SUBJECTS)
+# the finite forms of *être* right after a subject (with *ne*/*n'* between), by number: the
+# construction a copy of the subject may be given (AgreementStates.pronoun_copies)
+FINITE_ETRE = {"est": "sing", "était": "sing", "sera": "sing", "serait": "sing", "fut": "sing", "fût": "sing",
+               "soit": "sing", "sont": "plur", "étaient": "plur", "seront": "plur", "seraient": "plur",
+               "furent": "plur", "fussent": "plur", "soient": "plur"}
+NEGATION = ("ne", "n'")
+ELIDING = "aeiouhàâéèêëîïôöûù"         # *c'* before these, *ce* before the rest (*c'était*, *ce sont*)
 # a word's part in the reading
 SUBJECT, BE, BEFORE_BE, ADVERB, UNTRANSLATED, PREDICATE, OTHER = range(7)
 
@@ -109,6 +119,7 @@ class WordKind:
     agrees: tuple[bool, ...] = ()               # PREDICATE: agrees with each subject
     agreeable: tuple[bool, ...] = ()            # PREDICATE: has a form that agrees with each subject
     gendered: tuple[bool, ...] = ()             # PREDICATE: agrees with each subject, not with its other gender
+    determiner: bool = False                    # opens a noun phrase after *être* (COPULA_DETERMINERS)
 
 
 class AgreementStates:
@@ -144,6 +155,9 @@ class AgreementStates:
         inf = self.inflections
         if lower in SUBJECT_FORMS:
             return WordKind(SUBJECT, SUBJECT_FORMS[lower])
+        if lower in COPULA_DETERMINERS:
+            # *leur* is a clitic before *être* too (*il leur est*): its part there, a determiner after
+            return WordKind(BEFORE_BE if lower in BEFORE_ETRE else OTHER, determiner=True)
         if lower in ETRE:
             return WordKind(BE)
         if lower in BEFORE_ETRE:
@@ -178,6 +192,8 @@ class AgreementStates:
             return (state if w.part in (BEFORE_BE, ADVERB) else NONE), 0, misused
         if w.part in (BE, ADVERB, UNTRANSLATED):
             return state, 0, misused
+        if w.determiner:
+            return NONE, 0, int(k < PERSONAL) + misused
         if w.part == PREDICATE:
             if w.agrees[k]:
                 # counted where the gender the pronoun chose is at stake: a personal pronoun, a
@@ -241,6 +257,37 @@ class AgreementStates:
             if part not in (SUBJECT, BE, BEFORE_BE, ADVERB, UNTRANSLATED):
                 return None
         return None
+
+    def pronoun_copies(self, words: Sequence[str]) -> list[tuple[str, ...]]:
+        """The phrase with its subject pronoun in each other form its *être* allows, where it opens
+        with a subject pronoun, then *ne*/*n'* or nothing, then a finite form of *être*: *ils
+        étaient* → *elles étaient*, *c'étaient*; *c'était* → *il était*, *elle était*. Where a
+        phrase table has only one of them for *they were* (*ils étaient*: the corpus's *c'étaient*
+        falls below the table limit), the construction (*c'étaient des cadeaux*) and the antecedent's
+        gender (*elle était vieille*) have options to choose from. *Ça*/*cela* are left as they are
+        (*ça a été*, *cela est*: another register of *ce*)."""
+        if len(words) < 2:
+            return []
+        first = words[0].lower()
+        if first not in SUBJECT_FORMS or first in ("ça", "ç'", "cela"):
+            return []
+        j = 1
+        while j < len(words) and words[j].lower() in NEGATION:
+            j += 1
+        number = FINITE_ETRE.get(words[j].lower()) if j < len(words) else None
+        if number is None:
+            return []
+        after = words[1].lower()
+        ce = "c'" if after[:1] in ELIDING else "ce"
+        personal = ("il", "elle") if number == "sing" else ("ils", "elles")
+        out = []
+        for form in (*personal, ce):
+            if SUBJECT_FORMS[form] == SUBJECT_FORMS[first]:
+                continue
+            if words[0][:1].isupper():
+                form = form[:1].upper() + form[1:]
+            out.append((form, *words[1:]))
+        return out
 
     def twin_forms(self, word: str) -> list[str]:
         """The other forms of a predicate for the four genders and numbers, without repeats."""

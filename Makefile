@@ -316,8 +316,10 @@ CM_READING ?= map
 CM_OBJECTIVE ?= likelihood
 # CM_AGREEMENT: the weights of the PronounAgreement feature beside the CM (predicates after être agree with the
 # subject pronoun the decoder writes, cad/decoder/agreement.py; docs/results.md): for each agreeing predicate,
-# against each disagreeing one; 0: none
-CM_AGREEMENT ?= 1,3
+# against each disagreeing one; 0: none. The large model's MERT weights have a quarter of the 33k model's scale
+# (its two LMs weigh 0.125 together, the 33k model's 0.41 tuned, 0.5 untuned): there 1,3 cost 0.52 BLEU on the dev
+# talks, 0.25,3 0.05 (the agreeing predicate's reward scaled, the disagreeing one's cost kept; docs/results.md)
+CM_AGREEMENT ?= $(if $(filter large,$(MODEL)),0.25$(comma)3,1$(comma)3)
 # the reading, objective and agreement weights the configurations were written with, rewritten only when one
 # of CM_READING, CM_OBJECTIVE or CM_AGREEMENT changes, so that `make CM_READING=mixture` writes them again
 CM_READING_STAMP := $(CONFIGS)/.$(CM_NAME).reading

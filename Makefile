@@ -16,6 +16,8 @@ NAME ?= large
 OUT ?= models/$(NAME)
 CORPUS ?= $(OUT)/mixed
 TOKENIZED ?= 1
+# the PronounAgreement weights for MERT's scale (CM_AGREEMENT below)
+CM_AGREEMENT ?= 0.25,3
 else ifneq ($(MODEL),small)
 $(error MODEL is small (the default) or large, not $(MODEL))
 endif
@@ -318,8 +320,9 @@ CM_OBJECTIVE ?= likelihood
 # subject pronoun the decoder writes, cad/decoder/agreement.py; docs/results.md): for each agreeing predicate,
 # against each disagreeing one; 0: none. The large model's MERT weights have a quarter of the 33k model's scale
 # (its two LMs weigh 0.125 together, the 33k model's 0.41 tuned, 0.5 untuned): there 1,3 cost 0.52 BLEU on the dev
-# talks, 0.25,3 0.05 (the agreeing predicate's reward scaled, the disagreeing one's cost kept; docs/results.md)
-CM_AGREEMENT ?= $(if $(filter large,$(MODEL)),0.25$(comma)3,1$(comma)3)
+# talks, 0.25,3 0.05 (the agreeing predicate's reward scaled, the disagreeing one's cost kept; docs/results.md):
+# MODEL=large sets 0.25,3 above
+CM_AGREEMENT ?= 1,3
 # the reading, objective and agreement weights the configurations were written with, rewritten only when one
 # of CM_READING, CM_OBJECTIVE or CM_AGREEMENT changes, so that `make CM_READING=mixture` writes them again
 CM_READING_STAMP := $(CONFIGS)/.$(CM_NAME).reading

@@ -11,7 +11,7 @@ from cad.cli.lexicons import add_spanish_lexicons
 from cad.cli.translate import add_pair_arguments, add_rerank_parser, pair_of
 from cad.cm.class_model import OBJECTIVES, OBJECTIVES_HELP, READINGS, READINGS_HELP
 from cad.cm.models import CM_MODELS
-from cad.core.cliargs import add_input_argument as add_in, add_output_argument as add_out
+from cad.core.cliargs import add_input_argument as add_in, add_output_argument as add_out, agreement_weights
 from cad.core.errors import CadError
 from cad.defaults import (CM_AGREEMENT_WEIGHTS, CM_BACKOFF_WEIGHT, CM_CLASS_TABLE, CM_FEATURE_WEIGHT, CM_MODEL,
                           CM_OBJECTIVE, CM_READING, COREF_BACKEND)
@@ -99,19 +99,6 @@ def shown_weights(weight: float | tuple[float, ...]) -> str:
     return f"{weight:g}" if isinstance(weight, (int, float)) else ",".join(f"{w:g}" for w in weight)
 
 
-def agreement_weights(text: str) -> tuple[float, float] | None:
-    """--agreement-weights "A,D" (the agreeing predicates' weight, the disagreeing ones'), or 0: none."""
-    from cad.core.errors import CadError
-
-    if text.strip() in ("0", "none"):
-        return None
-    try:
-        got = tuple(float(x) for x in text.split(","))
-    except ValueError:
-        got = ()
-    if len(got) != 2 or min(got) < 0:
-        raise CadError(f"--agreement-weights {text!r}: two weights >= 0, A,D (or 0: no agreement feature)")
-    return got
 
 
 def _config(a: argparse.Namespace) -> None:

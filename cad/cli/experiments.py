@@ -8,7 +8,7 @@ import sys
 
 from cad.cli.lexicons import add_spanish_lexicons
 from cad.cm.class_model import OBJECTIVES, OBJECTIVES_HELP, READINGS, READINGS_HELP
-from cad.core.cliargs import add_input_argument as add_in
+from cad.core.cliargs import add_input_argument as add_in, agreement_weights
 from cad.defaults import (CM_AGREEMENT_WEIGHTS, CM_OBJECTIVE, CM_READING, CM_RERANK_NBEST, CM_TUNE,
                           COREF_BACKEND_SPANISH)
 
@@ -52,7 +52,6 @@ def _experiment_source(a: argparse.Namespace) -> None:
 
 
 def _experiment(a: argparse.Namespace) -> None:
-    from cad.cli.cm import agreement_weights
     from cad.cm.config import other_words_beside
     from cad.experiments.pronoun_eval import parse_systems, run_experiment
     from cad.core.errors import CadError

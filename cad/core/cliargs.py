@@ -73,3 +73,16 @@ def run_module(name: str, parser, body, argv: list[str] | None = None) -> int:
     except CadError as exc:
         print(f"{name}: error: {exc}", file=sys.stderr)
         return 1
+
+
+def agreement_weights(text: str) -> tuple[float, float] | None:
+    """--agreement-weights "A,D" (the agreeing predicates' weight, the disagreeing ones'), or 0: none."""
+    if text.strip() in ("0", "none"):
+        return None
+    try:
+        got = tuple(float(x) for x in text.split(","))
+    except ValueError:
+        got = ()
+    if len(got) != 2 or min(got) < 0:
+        raise CadError(f"--agreement-weights {text!r}: two weights >= 0, A,D (or 0: no agreement feature)")
+    return got

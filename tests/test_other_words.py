@@ -134,3 +134,29 @@ def test_config_and_errors(tmp_path):
     (tmp_path / "gone.ini").write_text(text.replace("CoreferenceModel ", f"CoreferenceModel other={tmp_path}/gone.gz "))
     with pytest.raises(CadError, match="gone.ini:.*other=.*gone.gz"):
         DecoderModel.load(tmp_path / "gone.ini")
+
+
+def test_the_reranker_scores_other_by_its_word_as_the_feature_does():
+    """cad translate --cm-mode rerank and CM-rerank: the same share of P(OTHER) as the feature's."""
+    from cad.translate.rerank import ClassReranker, Hypothesis
+
+    table = ClassTable({"it-obj-fem-sing": {"la": 0.3, OTHER: 0.4, NONE: 0.3}})
+    words = OtherWords({"it-obj": {"les": 10.0, "pas": 5.0}})
+    mix = {1: {"it-obj-fem-sing": 1.0}}
+    verb = Hypothesis(["réparer"], 0.0, [(0, 0), (1, 0)])
+    clitic = Hypothesis(["la", "réparer"], 0.0, [(0, 1), (1, 0)])
+    source = ["repair", "it"]
+    whole = ClassReranker(table, 1.0, tagger=lambda s: [[]], objective="likelihood", reading="mixture")
+    shared = ClassReranker(table, 1.0, tagger=lambda s: [[]], objective="likelihood", reading="mixture", other=words)
+    assert whole.cm_score(mix, verb, source) == pytest.approx(math.log(0.4))
+    assert shared.cm_score(mix, verb, source) == pytest.approx(math.log(0.4 * words.prob("it-obj", "réparer")))
+    # a pronoun's class is scored as before
+    assert shared.cm_score(mix, clitic, source) == whole.cm_score(mix, clitic, source) == pytest.approx(math.log(0.3))
+    # two weights: the word's share goes with the form's
+    split = ClassReranker(table, (2.0, 5.0), tagger=lambda s: [[]], objective="likelihood", reading="mixture",
+                          other=words)
+    base = ClassReranker(table, (2.0, 5.0), tagger=lambda s: [[]], objective="likelihood", reading="mixture")
+    assert split.cm_score(mix, verb, source) - base.cm_score(mix, verb, source) == \
+        pytest.approx(2.0 * math.log(words.prob("it-obj", "réparer")))
+    with pytest.raises(CadError, match="objective likelihood"):
+        ClassReranker(table, 1.0, tagger=lambda s: [[]], objective="credit", other=words)

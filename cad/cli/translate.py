@@ -224,8 +224,12 @@ def _reranker(a: argparse.Namespace, mode: str):
     pair = pair_of(a)
     if pair.source_features:
         return SourceReranker(load_pronoun_model(a.classes, "source-table", pair), a.cm_weight)
+    from cad.cm.config import other_words_beside
+    from cad.cm.other_words import OtherWords
+
+    other = other_words_beside(a.classes, a.other_words, a.objective)
     return ClassReranker(load_pronoun_model(a.classes, a.cm_model, pair), a.cm_weight, a.humanness, objective=a.objective,
-                          reading=a.reading, pair=pair)
+                         reading=a.reading, pair=pair, other=OtherWords.read(other) if other else None)
 
 
 def _postedit(a: argparse.Namespace) -> None:
@@ -380,6 +384,10 @@ def add_translate_parser(sub, command: str | None = None) -> None:
                    help=f"--cm-mode rerank: the pronoun model --classes holds (default: {CM_MODEL})")
     s.add_argument("--cm-weight", type=float, default=CM_RERANK_WEIGHT,
                    help=f"lambda_CM for --cm-mode rerank (default {CM_RERANK_WEIGHT:g})")
+    s.add_argument("--other-words", metavar="PATH|none",
+                   help="--cm-mode rerank, objective likelihood: the OTHER-word table a pronoun translated by a "
+                        "non-pronoun word is scored with, P(OTHER) x P(word | OTHER), as the feature's other=; none: "
+                        "P(OTHER) whole (default: other-words.gz beside --classes, where it is there)")
     s.add_argument("--objective", choices=OBJECTIVES, default=CM_OBJECTIVE,
                    help="--cm-mode rerank: " + OBJECTIVES_HELP)
     s.add_argument("--reading", choices=READINGS, default=CM_READING,

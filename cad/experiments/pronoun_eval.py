@@ -33,6 +33,7 @@ import cad.cm.feature  # noqa: F401
 from cad.cm.class_classifier import MODEL_FILE
 from cad.cm.class_model import ClassTable
 from cad.cm.config import FEATURE_NAME, cm_config, feature_config
+from cad.cm.other_words import OtherWords
 from cad.cm.projection import gender_number
 from cad.core.alignment import parse_alignment
 from cad.core.errors import CadError
@@ -273,11 +274,13 @@ class PronounEvaluation:
         """CM-rerank over BL's n-best lists, at every weight of the grid."""
         t = time.time()
         table = ClassTable.read(self.classes, self.pair)
+        other = OtherWords.read(self.other_words) if self.other_words else None
         rr = SystemRun("CM-rerank")
         morph_cache: dict = {}
         for w in self.grid:
             translator = DocumentTranslator(None, "cm", "rerank", pair=self.pair, reranker=ClassReranker(
-                table, w, morph_cache=morph_cache, objective=self.objective, reading=self.reading, pair=self.pair))
+                table, w, morph_cache=morph_cache, objective=self.objective, reading=self.reading, pair=self.pair,
+                other=other))
             outs, als = [], []
             for d, (doc_id, sents) in enumerate(self.docs_list):
                 result = translator.translate_document(doc_id, sents, self.records["ranker"][d], roles=self.roles[d],

@@ -28,6 +28,7 @@ from cad.cm.bundles import Bundle, source_bundle
 from cad.cm.class_model import (READINGS, antecedent_distribution, gender_shares, pronoun_mixture,
                                 read_mixture, score_class, split_scores, through_chain)
 from cad.cm.classes import aligned_words, pronoun_class
+from cad.cm.other_words import OtherWords, other_word
 from cad.cm.construction import SITUATION, cm_roles, situation_translation
 from cad.cm.projection import aligned_targets, gender_number, project
 from cad.cm.referent import animacy_of
@@ -35,6 +36,7 @@ from cad.core.alignment import parse_alignment
 from cad.core.errors import CadError
 from cad.defaults import CM_IMPLICIT_OBJECTIVE, CM_IMPLICIT_READING
 from cad.core.textio import read_lines
+from cad.lang import OTHER
 from cad.lang.pairs import Pair, chosen
 from coref.records import PronounResolution
 
@@ -179,12 +181,14 @@ class ClassReranker:
 
     def __init__(self, table, weight: float | tuple[float, float], with_human: bool = False, tagger=None,
                  morph_cache: dict | None = None, objective: str = CM_IMPLICIT_OBJECTIVE,
-                 reading: str = CM_IMPLICIT_READING, pair: Pair | None = None):
+                 reading: str = CM_IMPLICIT_READING, pair: Pair | None = None, other: OtherWords | None = None):
         """`morph_cache`: target morphology by hypothesis words, shareable between rerankers of
         the same lists (tagging every hypothesis is most of the cost). `reading`: the part of each
         pronoun's mixture that is scored, as the decoder feature's `reading=` (READINGS); the next
         pronouns of the chain inherit the whole mixture either way, as in the driver. `pair`: the
-        language pair (default: the model's own, else the default pair)."""
+        language pair (default: the model's own, else the default pair). `other`: the OTHER-word
+        table, as the decoder feature's `other=` (a pronoun translated by a non-pronoun word scores
+        P(OTHER) x P(word | OTHER); cad/cm/other_words.py), with objective likelihood."""
         if reading not in READINGS:
             raise CadError(f"unknown CM reading {reading!r} (choose from {', '.join(READINGS)})")
         self.table = table
@@ -193,6 +197,9 @@ class ClassReranker:
         if self.split is not None and (len(self.split) != 2 or objective != "likelihood"):
             raise CadError("a reranker's two weights (the form's, the gender's) split ln P(class): objective likelihood")
         self.weight = 1.0 if self.split is not None else weight
+        if other is not None and objective != "likelihood":
+            raise CadError(f"the OTHER-word table is read with objective likelihood, not {objective}")
+        self.other = other
         self.objective = objective
         self.reading = reading
         self.with_human = with_human
@@ -229,15 +236,20 @@ class ClassReranker:
     def cm_score(self, mixtures: dict[int, dict[str, float]], h: Hypothesis, source: list[str]) -> float:
         read = {i: read_mixture(mix, self.reading) for i, mix in mixtures.items()}
         pair = self.pair
-        if self.split is not None:
-            return sum(w * v for i, mix in read.items()
-                       for w, v in zip(self.split, split_scores(self.table.class_distribution(mix, source, i),
-                                                                pronoun_class(aligned_words(source, h.words, h.alignment,
-                                                                                            i, pair), pair), pair)))
-        return sum(score_class(self.table.class_distribution(mix, source, i),
-                               pronoun_class(aligned_words(source, h.words, h.alignment, i, pair), pair), self.objective,
-                               gender_shares(mix, pair), pair)
-                   for i, mix in read.items())
+        total = 0.0
+        for i, mix in read.items():
+            words = aligned_words(source, h.words, h.alignment, i, pair)
+            cls = pronoun_class(words, pair)
+            dist = self.table.class_distribution(mix, source, i)
+            if self.split is not None:
+                v = split_scores(dist, cls, pair)
+                total += self.split[0] * v[0] + self.split[1] * v[1]
+            else:
+                total += score_class(dist, cls, self.objective, gender_shares(mix, pair), pair)
+            if self.other is not None and cls == OTHER:
+                # the form's share of ln P(OTHER), as the decoder feature adds it (its first value)
+                total += (self.split[0] if self.split is not None else 1.0) * self.other.log_prob(mix, other_word(words))
+        return total
 
     def rerank_document(self, nbests: list[list[Hypothesis]], records: list[PronounResolution],
                         sentences: list[list[str]], roles: dict | None = None) -> tuple[list[Hypothesis], list[RerankTrace]]:

@@ -93,3 +93,15 @@ def test_the_classifier_with_the_agreement_is_a_system_of_its_own(tmp_path):
     # it reads the classifier CM beside the class table, as "CM-feature, classifier" does
     with pytest.raises(CadError, match="needs the classifier CM"):
         _experiment(tmp_path, tmp_path / "x", systems=("BL", CLASSIFIER_AGREEMENT))
+
+
+@pytest.mark.parametrize("weights, message", [("0", "need two weights"), ("1", "two weights >= 0"),
+                                              ("1,-3", "two weights >= 0")])
+def test_the_agreement_weights_are_two(tmp_path, capsys, weights, message):
+    from cad.cli import main
+
+    args = ["-q", "cm", "experiment", "--other-words", "none", "--agreement-weights", weights, "--out", str(tmp_path / "x")]
+    for flag in ("--config", "--classes", "--cm", "--source", "--reference", "--align-ref", "--docs"):
+        args += [flag, str(tmp_path / flag.strip("-"))]
+    assert main(args) == 1
+    assert message in capsys.readouterr().err and not list(tmp_path.iterdir())

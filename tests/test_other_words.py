@@ -160,3 +160,25 @@ def test_the_reranker_scores_other_by_its_word_as_the_feature_does():
         pytest.approx(2.0 * math.log(words.prob("it-obj", "réparer")))
     with pytest.raises(CadError, match="objective likelihood"):
         ClassReranker(table, 1.0, tagger=lambda s: [[]], objective="credit", other=words)
+
+
+def test_cad_translate_rerank_reads_the_table_beside_classes_or_the_one_named(tmp_path):
+    from cad.cli import build_parser
+    from cad.cli.translate import _reranker
+
+    ClassTable({"it-obj-fem-sing": {"la": 0.3, OTHER: 0.4, NONE: 0.3}}).write(tmp_path / "classes.gz")
+
+    def reranker(*extra):
+        a = build_parser().parse_args(["translate", "--config", "x.ini", "--input", "x.en", "--cm-mode", "rerank",
+                                       "--classes", str(tmp_path / "classes.gz"), *extra])
+        return _reranker(a, "rerank")
+
+    assert reranker().other is None                              # none written beside it
+    OtherWords(COUNTS).write(tmp_path / "other-words.gz")
+    assert reranker().other.counts == COUNTS                     # cad cm build's, beside classes.gz
+    assert reranker("--other-words", "none").other is None
+    assert reranker("--objective", "credit").other is None       # credit shares nothing out by word
+    with pytest.raises(CadError, match="no such file"):
+        reranker("--other-words", str(tmp_path / "missing.gz"))
+    with pytest.raises(CadError, match="objective likelihood"):
+        reranker("--objective", "credit", "--other-words", str(tmp_path / "other-words.gz"))

@@ -99,8 +99,6 @@ def shown_weights(weight: float | tuple[float, ...]) -> str:
     return f"{weight:g}" if isinstance(weight, (int, float)) else ",".join(f"{w:g}" for w in weight)
 
 
-
-
 def _config(a: argparse.Namespace) -> None:
     from cad.cm.config import model_pair, other_words_beside, write_cm_config, write_feature_config
     from cad.core.errors import CadError

@@ -108,8 +108,8 @@ def add_experiment_parsers(cs) -> None:
     s.add_argument("--systems", help="comma-separated subset of: BL, PE, CM-backoff, 'CM-feature, no coreference', "
                                      "CM-feature, 'CM-feature, classifier', 'CM-feature, agreement', "
                                      "'CM-feature, classifier, agreement', CM-rerank, 'oracle: gold coref', "
-                                     "'oracle: gold coref + ref. features', 'BL, MERT', 'CM-feature, MERT' (default: all; the MERT ones only "
-                                     "with --mert-iterations)")
+                                     "'oracle: gold coref + ref. features', 'BL, MERT', 'CM-feature, MERT' "
+                                     "(default: all; the MERT ones only with --mert-iterations)")
     s.add_argument("--mert-iterations", type=int, default=0,
                    help="add BL and CM-feature with all weights tuned by MERT (BLEU) on the tuning folds, the CM in "
                         "document context, each with at most this many decoder runs per fold (default 0: not run)")

@@ -218,16 +218,16 @@ def _reranker(a: argparse.Namespace, mode: str):
     source states the antecedents' features."""
     if a.system != "cm" or mode != "rerank":
         return None
+    from cad.cm.config import other_words_beside
     from cad.cm.models import load_pronoun_model
+    from cad.cm.other_words import OtherWords
     from cad.translate.rerank import ClassReranker, SourceReranker
 
     pair = pair_of(a)
+    # the source-feature table has no target words to share P(OTHER) out by: a table named for it is an error
+    other = other_words_beside(a.classes, a.other_words, a.objective, reads_words=not pair.source_features)
     if pair.source_features:
         return SourceReranker(load_pronoun_model(a.classes, "source-table", pair), a.cm_weight)
-    from cad.cm.config import other_words_beside
-    from cad.cm.other_words import OtherWords
-
-    other = other_words_beside(a.classes, a.other_words, a.objective)
     return ClassReranker(load_pronoun_model(a.classes, a.cm_model, pair), a.cm_weight, a.humanness, objective=a.objective,
                          reading=a.reading, pair=pair, other=OtherWords.read(other) if other else None)
 

@@ -37,7 +37,8 @@ def decode_feature_doc(job):
     doc_id, sents = st["docs"][doc_index]
     projector = st["projectors"].get(records_key)
     decoder = st["decoders"][(kind, weight)]
-    translator = DocumentTranslator(decoder if kind.endswith("agreement") else CachedBaseline(decoder, st["bl"][doc_index]),
+    every = kind.endswith("agreement")
+    translator = DocumentTranslator(decoder if every else CachedBaseline(decoder, st["bl"][doc_index]),
                                     "cm", "feature", pair=st.get("pair"),
                                     projector=None if projector is None else lambda c: projector(doc_index, c))
     result = translator.translate_document(doc_id, sents, st["records"][records_key][doc_index],

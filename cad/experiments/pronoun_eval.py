@@ -64,8 +64,8 @@ CLASSIFIER = "CM-feature, classifier"
 AGREEMENT = "CM-feature, agreement"
 CLASSIFIER_AGREEMENT = "CM-feature, classifier, agreement"
 MERT_BL, MERT_CM = "BL, MERT", "CM-feature, MERT"
-SYSTEMS = ("BL", "PE", "CM-backoff", NO_COREF, "CM-feature", CLASSIFIER, AGREEMENT, CLASSIFIER_AGREEMENT, "CM-rerank", "oracle: gold coref",
-           "oracle: gold coref + ref. features", MERT_BL, MERT_CM)       # in the report's order
+SYSTEMS = ("BL", "PE", "CM-backoff", NO_COREF, "CM-feature", CLASSIFIER, AGREEMENT, CLASSIFIER_AGREEMENT, "CM-rerank",
+           "oracle: gold coref", "oracle: gold coref + ref. features", MERT_BL, MERT_CM)       # in the report's order
 
 
 def parse_systems(text: str) -> tuple[str, ...]:

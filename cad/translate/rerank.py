@@ -28,8 +28,8 @@ from cad.cm.bundles import Bundle, source_bundle
 from cad.cm.class_model import (READINGS, antecedent_distribution, gender_shares, pronoun_mixture,
                                 read_mixture, score_class, split_scores, through_chain)
 from cad.cm.classes import aligned_words, pronoun_class
-from cad.cm.other_words import OtherWords, other_word
 from cad.cm.construction import SITUATION, cm_roles, situation_translation
+from cad.cm.other_words import OtherWords, other_word
 from cad.cm.projection import aligned_targets, gender_number, project
 from cad.cm.referent import animacy_of
 from cad.core.alignment import parse_alignment
@@ -248,7 +248,8 @@ class ClassReranker:
                 total += score_class(dist, cls, self.objective, gender_shares(mix, pair), pair)
             if self.other is not None and cls == OTHER:
                 # the form's share of ln P(OTHER), as the decoder feature adds it (its first value)
-                total += (self.split[0] if self.split is not None else 1.0) * self.other.log_prob(mix, other_word(words))
+                form_weight = self.split[0] if self.split is not None else 1.0
+                total += form_weight * self.other.log_prob(mix, other_word(words))
         return total
 
     def rerank_document(self, nbests: list[list[Hypothesis]], records: list[PronounResolution],

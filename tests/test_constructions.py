@@ -85,6 +85,10 @@ CASES = [
     # be with neither adjective, noun phrase nor clause
     ("it is in the box .", 0, COPULA_OTHER, False, None),
     ("it 's over .", 0, COPULA_OTHER, False, None),
+    # a wh-word before the subject is no noun phrase after *be* (*ce qu'ils sont*, *ce que c'est*)
+    ("I know what they are .", 3, COPULA_OTHER, False, None),
+    ("I wonder who it was .", 3, COPULA_OTHER, False, None),
+    ("they were gifts from my father .", 0, COPULA_NOUN_PHRASE, False, "gifts"),
     # objects
     ("I bought it .", 2, OBJECT, False, None),
     ("we gave it to him .", 2, OBJECT, False, None),

@@ -26,7 +26,7 @@ from coref.english.roles import BE, read_pronouns
 COPULA_ADJECTIVE = "copula_adjective"      # it was very old; they were sold (participle)
 COPULA_NOUN_PHRASE = "copula_noun_phrase"  # it is a good idea; it's me
 COPULA_CLAUSE = "copula_clause"            # it is what I wanted; it is that he never came
-COPULA_OTHER = "copula_other"              # it is in the box; it's over
+COPULA_OTHER = "copula_other"              # it is in the box; it's over; what they are
 EXTRAPOSITION = "extraposition"            # it is important to know; it seems that he left
 CLEFT = "cleft"                            # it was John who broke it; it was in Paris that we met
 SUBJECT = "subject"                        # it has changed a lot; it ran away
@@ -153,6 +153,10 @@ def _copula_frame(tok, be) -> Construction:
     kids = {}
     for c in be.children:
         kids.setdefault(c.dep_, c)
+    if "attr" in kids and _fronted_question_word(tok, kids["attr"]):
+        # *what they are*, *who it is*: no noun phrase follows *be*; French keeps the subject's own
+        # pronoun (*ce qu'ils sont*, *qui ils sont*, *ce que c'est*)
+        return Construction(COPULA_OTHER)
     if "attr" in kids:
         return _noun_phrase(be, kids["attr"], it)
     if "acomp" in kids:
@@ -173,6 +177,11 @@ def _copula_frame(tok, be) -> Construction:
     if clause is not None:
         return Construction(COPULA_CLAUSE, predicate=clause.i)
     return Construction(COPULA_OTHER)
+
+
+def _fronted_question_word(tok, attr) -> bool:
+    """The predicate of *be* is a wh-word before its subject (*what they are*, *who it was*)."""
+    return attr.i < tok.i and attr.lower_ in CLAUSE_WORDS
 
 
 def _opener_or_mark(clause) -> bool:

@@ -279,10 +279,11 @@ $(OUT)/corpus.coref.jsonl: $(OUT)/moses.ini $(CM_SLICE) $(if $(filter ranker,$(C
 # What the CM's bundles read besides the antecedent's gender (cad/cm/construction.py): the pronoun's
 # construction from the English parse as the bundle's role (construction), the coreference's referent
 # type, pleonastic, event or entity (referent), and *this*/*that* or an *it* translated *ça* as an antecedent
-# that stands for a situation (demonstrative). CM_PARTS=referent,demonstrative leaves the construction out,
+# that stands for a situation (demonstrative), a noun phrase after *be* that names a person apart from one that
+# names a thing (complement). CM_PARTS=referent,demonstrative,complement leaves the construction out,
 # and so on (the ablations of docs/results.md); the tables, the configurations and every cad that reads them
 # read CAD_CM_PARTS, and the tables are built again when it changes (or in a checkout from before it existed)
-CM_PARTS_DEFAULT := construction,referent,demonstrative
+CM_PARTS_DEFAULT := construction,referent,demonstrative,complement
 CM_PARTS ?= $(or $(CAD_CM_PARTS),$(CM_PARTS_DEFAULT))
 export CAD_CM_PARTS := $(CM_PARTS)
 # The register the class CM learns (cad cm build --domain-weight): the TED talks of the shared corpus count

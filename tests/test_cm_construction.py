@@ -16,7 +16,7 @@ from coref.records import Candidate, PronounResolution
 
 
 def test_the_parts_and_their_setting(monkeypatch):
-    assert cm_parts() == {"construction", "referent", "demonstrative"}
+    assert cm_parts() == {"construction", "referent", "demonstrative", "complement"}
     monkeypatch.setenv("CAD_CM_PARTS", "referent")
     assert cm_parts() == {"referent"}
     monkeypatch.setenv("CAD_CM_PARTS", "")
@@ -66,6 +66,20 @@ def test_cm_roles_are_the_constructions_unless_left_out(parser, monkeypatch):
     assert cm_roles(SENTENCES, set(ROLES)) == ROLES
     monkeypatch.setenv("CAD_CM_PARTS", "referent")
     assert cm_roles(SENTENCES, set(ROLES)) == PARSE_ROLES
+
+
+def test_a_noun_phrase_that_names_a_person_is_a_role_of_its_own(parser, monkeypatch):
+    """*they are doctors* (*elles sont médecins*) apart from *they were gifts* (*c'étaient des
+    cadeaux*); without the complement part both are `copn`."""
+    from cad.cm.construction import cm_roles
+
+    sentences = [s.split() for s in ("they are doctors .", "they were gifts from my father .", "it was a mouse .",
+                                     "it was a good idea .", "I know what they are .")]
+    positions = {(0, 0), (1, 0), (2, 0), (3, 0), (4, 3)}
+    want = {(0, 0): "coph", (1, 0): "copn", (2, 0): "coph", (3, 0): "copn", (4, 3): "cop"}
+    assert cm_roles(sentences, positions) == want
+    monkeypatch.setenv("CAD_CM_PARTS", "construction,referent,demonstrative")
+    assert cm_roles(sentences, positions) == {k: "copn" if v == "coph" else v for k, v in want.items()}
 
 
 def _records(referent_probs=None):

@@ -122,7 +122,7 @@ def test_the_cm_tables_are_built_again_when_their_parts_change(workdir):
                        cwd=workdir, check=True, capture_output=True, text=True)
 
     build()
-    assert out.read_text().rstrip().endswith("CAD_CM_PARTS=construction,referent,demonstrative")
+    assert out.read_text().rstrip().endswith("CAD_CM_PARTS=construction,referent,demonstrative,complement")
     assert "--domain-weight" not in out.read_text()             # the sample corpus has no TED talks
     first = out.stat().st_mtime_ns
     time.sleep(1.1)

@@ -29,10 +29,16 @@ or a proposition (*that leads to starvation. It leads to unrest*: *Cela conduit 
 share goes to the `event` bundle, in training and in translation, instead of its translation's
 gender or, in translation, the noun before it (`demonstrative`; cad/cm/class_model.py).
 
-`CAD_CM_PARTS` (comma-separated, from CM_PARTS; default all three) leaves a part out, for the
+A noun phrase after *be* that names a person or an animal (WordNet's animacy of its head,
+cad/cm/referent.py) is `coph` (`complement`): French writes the personal pronoun and a bare noun
+there (*elles sont médecins*) about as often as *ce*, where a thing or an abstraction takes *ce*
+(*c'étaient des cadeaux*).
+
+`CAD_CM_PARTS` (comma-separated, from CM_PARTS; default all four) leaves a part out, for the
 ablations: without `construction` the role is the parse's role as before, without `referent` the
 mixture's event share is its clause candidates' and `map` the likeliest bundle alone, without
-`demonstrative` *this*/*that* are read as any other pronoun. The tables
+`demonstrative` *this*/*that* are read as any other pronoun, without `complement` a noun phrase
+after *be* is `copn` whatever it names. The tables
 and the decoder must be run with the same setting (`cad cm build` records it in provenance.json,
 and the classifier CM in its meta).
 """
@@ -47,6 +53,7 @@ from typing import Iterable, Sequence
 
 from cad.cm.classes import pronoun_class
 from cad.cm.projection import aligned_targets
+from cad.cm.referent import head_animacy
 from cad.core.envlist import env_choices
 from cad.core.errors import CadError
 from cad.lang.pairs import Pair, chosen
@@ -58,7 +65,7 @@ from coref.records import Candidate
 
 log = logging.getLogger(__name__)
 
-CM_PARTS = ("construction", "referent", "demonstrative")
+CM_PARTS = ("construction", "referent", "demonstrative", "complement")
 ROLE_OF_CONSTRUCTION = {COPULA_ADJECTIVE: "copa", COPULA_NOUN_PHRASE: "copn", COPULA_CLAUSE: "copc",
                         COPULA_OTHER: "cop", EXTRAPOSITION: "ext", CLEFT: "cleft", SUBJECT: "subj", OBJECT: "obj",
                         PREPOSITIONAL_OBJECT: "pobj", OTHER: "other"}
@@ -69,6 +76,13 @@ PARTICIPLE_ROLE = "copp"
 # French cannot write *ce* there (*ça a été*, *ça va être*, *il peut être*; training corpus: *ça* 36%
 # and *ce* 20% after *it has been*/*will be* + adjective, against 7% and 60% after *it is*)
 AUXILIARY_ROLE = "copm"
+# *be* + a noun phrase that names a person or an animal (*they are doctors*, *they're cousins*): French
+# writes the personal pronoun and the bare noun there as often as *ce* (*elles sont médecins*, *ce sont
+# des garçons*), where a thing or an abstraction after *be* takes *ce* (*c'étaient des cadeaux*). With
+# `they`: on the 33k corpus a person after *they are* is *ils*/*elles* in 61% (28), a thing *ce* in 75%
+# (8); in the Hansard's first 300,000 lines (sentences with one *they are/were* and one French copula)
+# a person is *ce* in 55%, a thing or an abstraction in 78% (85). The parse alone lumped them.
+PERSON_ROLE = "coph"
 COPULA_LABELS = frozenset({COPULA_ADJECTIVE, COPULA_NOUN_PHRASE, COPULA_CLAUSE, COPULA_OTHER, CLEFT})
 
 
@@ -91,9 +105,17 @@ def cm_roles(sentences: list[list[str]], positions: set[tuple[int, int]],
     role, or the parse's role where CAD_CM_PARTS leaves the construction out. Training (cad cm
     build), translation and the experiments all read roles here, so that tables and decoding agree.
     `parsed`: a resolver's spaCy Docs of the sentences (coref/english/roles.py)."""
-    if "construction" not in cm_parts():
+    parts = cm_parts()
+    if "construction" not in parts:
         return pronoun_roles(sentences, positions, parsed)
-    return {k: construction_role(c) for k, c in pronoun_constructions(sentences, positions, parsed).items()}
+    out = {}
+    for (k, i), c in pronoun_constructions(sentences, positions, parsed).items():
+        role = construction_role(c)
+        if role == ROLE_OF_CONSTRUCTION[COPULA_NOUN_PHRASE] and "complement" in parts and c.predicate is not None \
+                and 0 <= c.predicate < len(sentences[k]) and head_animacy(sentences[k][c.predicate]) == "anim":
+            role = PERSON_ROLE
+        out[(k, i)] = role
+    return out
 
 
 def built_with(path: str | os.PathLike, kind: str, model) -> list[str] | None:

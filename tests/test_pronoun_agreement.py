@@ -119,8 +119,15 @@ def test_a_subject_pronoun_copied_in_the_forms_its_etre_allows(states):
     assert copies(("c'", "était", "mort")) == [("il", "était", "mort"), ("elle", "était", "mort")]
     assert copies(("ce", "sont")) == [("ils", "sont"), ("elles", "sont")]
     assert copies(("Elle", "sera")) == [("Il", "sera"), ("Ce", "sera")]
-    # no finite *être* right after it, *ça*, no subject first: nothing to copy
-    for words in [("il", "a", "été"), ("il",), ("ça", "est"), ("cela", "était"), ("la", "est"), ("il", "y", "est")]:
+    # a compound tense of *être*: the personal pronouns of its number, from *on* too (*it was
+    # stolen* → *on a été volé*)
+    assert copies(("il", "a", "été")) == [("elle", "a", "été")]
+    assert copies(("on", "a", "été", "volé")) == [("il", "a", "été", "volé"), ("elle", "a", "été", "volé")]
+    assert copies(("ils", "n'", "ont", "pas", "été")) == [("elles", "n'", "ont", "pas", "été")]
+    # no finite *être* right after it, *ça*, no subject first, *on* or *ce* before anything but a
+    # compound *être* of the singular: nothing to copy
+    for words in [("il",), ("ça", "est"), ("cela", "était"), ("la", "est"), ("il", "y", "est"), ("il", "a", "vu"),
+                  ("on", "est"), ("on", "a", "volé"), ("on", "ont", "été"), ("c'", "a", "été"), ("ça", "a", "été")]:
         assert copies(words) == []
 
 

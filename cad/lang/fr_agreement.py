@@ -98,6 +98,17 @@ STATES = 1 + 2 * len(SUBJECTS)
 FINITE_ETRE = {"est": "sing", "était": "sing", "sera": "sing", "serait": "sing", "fut": "sing", "fût": "sing",
                "soit": "sing", "sont": "plur", "étaient": "plur", "seront": "plur", "seraient": "plur",
                "furent": "plur", "fussent": "plur", "soient": "plur"}
+# the finite forms of *avoir* that make *être*'s compound tenses with *été* (*il a été vendu*, *ils
+# avaient été*), by number: a copy of the subject there takes a personal pronoun only (*ç'a été* is
+# rare, *ce a été* wrong)
+AVOIR_ETE = {"a": "sing", "avait": "sing", "aura": "sing", "aurait": "sing", "eut": "sing", "ont": "plur",
+             "avaient": "plur", "auront": "plur", "auraient": "plur", "eurent": "plur"}
+# what may stand between that *avoir* and *été* (*il n'a pas été*)
+BETWEEN_AVOIR_ETE = ("pas", "jamais", "plus", "point", "toujours", "déjà", "aussi", "bien")
+# *on* as the translation of *it*/*they* before a compound *être*: the phrase table's *it was
+# stolen* → *on a été volé* (French for *we were robbed*); its copies are the personal pronouns
+IMPERSONAL_SUBJECT = "on"
+PERSONAL_FORMS = {"sing": ("il", "elle"), "plur": ("ils", "elles")}
 NEGATION = ("ne", "n'")
 ELIDING = "aeiouhàâéèêëîïôöûù"         # *c'* before these, *ce* before the rest (*c'était*, *ce sont*)
 # a word's part in the reading
@@ -265,24 +276,31 @@ class AgreementStates:
         phrase table has only one of them for *they were* (*ils étaient*: the corpus's *c'étaient*
         falls below the table limit), the construction (*c'étaient des cadeaux*) and the antecedent's
         gender (*elle était vieille*) have options to choose from. *Ça*/*cela* are left as they are
-        (*ça a été*, *cela est*: another register of *ce*)."""
+        (*ça a été*, *cela est*: another register of *ce*). Before a compound tense of *être* (*a
+        été*, *ont été*, *avait été*) the copies are the personal pronouns of its number, from a
+        personal pronoun or from *on* (*on a été volé*, the 33k table's only option for *it was
+        stolen*: *il a été volé*, *elle a été volé*, whose predicate the twins inflect)."""
         if len(words) < 2:
             return []
         first = words[0].lower()
-        if first not in SUBJECT_FORMS or first in ("ça", "ç'", "cela"):
+        personal_first = first in SUBJECT_FORMS and SUBJECT_FORMS[first] < PERSONAL
+        if not personal_first and first not in ("ce", "c'", IMPERSONAL_SUBJECT):
             return []
         j = 1
         while j < len(words) and words[j].lower() in NEGATION:
             j += 1
-        number = FINITE_ETRE.get(words[j].lower()) if j < len(words) else None
-        if number is None:
+        verb = words[j].lower() if j < len(words) else ""
+        if verb in FINITE_ETRE and first != IMPERSONAL_SUBJECT:
+            number = FINITE_ETRE[verb]
+            forms: tuple[str, ...] = (*PERSONAL_FORMS[number], "c'" if words[1].lower()[:1] in ELIDING else "ce")
+        elif verb in AVOIR_ETE and _been_after(words, j + 1) and (
+                personal_first or (first == IMPERSONAL_SUBJECT and AVOIR_ETE[verb] == "sing")):
+            forms = PERSONAL_FORMS[AVOIR_ETE[verb]]
+        else:
             return []
-        after = words[1].lower()
-        ce = "c'" if after[:1] in ELIDING else "ce"
-        personal = ("il", "elle") if number == "sing" else ("ils", "elles")
         out = []
-        for form in (*personal, ce):
-            if SUBJECT_FORMS[form] == SUBJECT_FORMS[first]:
+        for form in forms:
+            if SUBJECT_FORMS[form] == SUBJECT_FORMS.get(first):
                 continue
             if words[0][:1].isupper():
                 form = form[:1].upper() + form[1:]
@@ -297,6 +315,13 @@ class AgreementStates:
             if form is not None and form != word and form not in out:
                 out.append(form)
         return out
+
+
+def _been_after(words: Sequence[str], k: int) -> bool:
+    """Whether *été* follows at `k`, past the adverbs that may stand before it."""
+    while k < len(words) and words[k].lower() in BETWEEN_AVOIR_ETE:
+        k += 1
+    return k < len(words) and words[k].lower() == "été"
 
 
 @dataclass(frozen=True)

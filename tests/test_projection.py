@@ -41,6 +41,10 @@ def test_an_untranslated_head_takes_its_dictionary_translations_gender(lexicons)
     # nothing aligned to the antecedent: the dictionary still speaks
     p = project(c, source, target, [(2, 2)], tag([target])[0])
     assert (p.gender, p.source) == ("fem", "dictionary")
+    # a plural passed through is looked up by its singular (*bottles*: *bouteille*)
+    source[1] = target[1] = "bottles"
+    p = project(c, source, target, [(0, 0), (1, 1), (2, 2), (3, 3), (4, 4)], tag([target])[0])
+    assert (p.gender, p.word, p.source) == ("fem", "bouteille", "dictionary")
     # without the source sentence, nothing can be looked up
     assert project(c, None, target, [(2, 2)], tag([target])[0]) is None
 

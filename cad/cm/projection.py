@@ -127,9 +127,23 @@ def _from_dictionary(c, source_tokens: Sequence[str] | None, morph: Sequence[Mor
     """The gender of the candidate's source head's dictionary translations."""
     english = _english_head(c, source_tokens, "dictionary", pair) if pair.dictionary else None
     found = None if english is None else dictionary_gender(english.lower(), pair)
+    if found is None and english is not None:
+        # a plural the dictionary lists under its singular (*carpets* passed through: *tapis*)
+        lemma = _noun_lemma(english.lower(), pair)
+        found = None if lemma is None else dictionary_gender(lemma, pair)
     if found is None:
         return None
     return Projected(found[0], _number(c, morph, head, "sing"), found[1], "dictionary", None)
+
+
+def _noun_lemma(word: str, pair: Pair) -> str | None:
+    """The source noun's base form by its noun senses' reader (WordNet's morphy for English:
+    *busses* → *bus*), where it differs from the word; None where the source has no such reader."""
+    senses = pair.source.senses() if pair.source.noun_senses is not None else None
+    if senses is None:
+        return None
+    lemma = senses.wordnet.morphy(word, "n")
+    return lemma if lemma and lemma != word else None
 
 
 def _from_cognate(c, source_tokens: Sequence[str] | None, morph: Sequence[Morph], head: int | None,

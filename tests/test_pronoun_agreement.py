@@ -279,6 +279,23 @@ def test_pronoun_copies_only_on_it_and_they(tmp_path, monkeypatch, states):
     assert [o.words for o in got[(2, 4)]] == [("il", "était")]
 
 
+def test_an_object_clitic_aligned_to_it_is_copied_in_its_other_gender(tmp_path, monkeypatch, states):
+    from cad.decoder.options import sentence_options
+
+    table = ("repair it ||| le réparer ||| 1 1 1 1 ||| 0-1 1-0\nrepair him ||| le réparer ||| 1 1 1 1 ||| 0-1 1-0\n"
+             "see it ||| l' voir ||| 1 1 1 1 ||| 0-1 1-0\n")
+    model = tiny_model(tmp_path, monkeypatch, states, (1.0, 3.0), table=table, lm=[["le", "réparer"]])
+    got = sentence_options(model, ["repair", "it", "repair", "him", "see", "it"]).options
+    assert sorted(o.words for o in got[(0, 2)]) == [("la", "réparer"), ("le", "réparer")]
+    # not aligned to it/they (*him*), or a clitic of both genders (*l'*): no copy
+    assert [o.words for o in got[(2, 4)]] == [("le", "réparer")]
+    assert [o.words for o in got[(4, 6)]] == [("l'", "voir")]
+    # pronouns=0: none
+    model = tiny_model(tmp_path / "off", monkeypatch, states, (1.0, 3.0), extra="pronouns=0", table=table,
+                       lm=[["le", "réparer"]])
+    assert [o.words for o in sentence_options(model, ["repair", "it"]).options[(0, 2)]] == [("le", "réparer")]
+
+
 @pytest.mark.parametrize("args, message", [("reach=x", "reach=x is not a whole number"),
                                            ("twins=2", "twins= is 0 or 1"), ("pronouns=2", "pronouns= is 0 or 1"),
                                            ("num-features=1", "num-features=2")])

@@ -33,7 +33,11 @@ in each other form that *être* allows (*ils étaient* → *elles étaient*, *c'
 AgreementStates.pronoun_copies), with the original's scores, and the copies' predicates inflected
 as above. A phrase table ranks *they were* → *ils étaient* far above *c'étaient* (the table limit
 keeps the first only), so the construction (*c'étaient des cadeaux*, where a personal pronoun
-before a noun phrase disagrees) and the coreference model's class had no option to choose.
+before a noun phrase disagrees) and the coreference model's class had no option to choose. Before
+a compound *être* (*on a été volé*, *il a été vendu*) the copies are the personal pronouns of its
+number. With them, an option of any span holding *it*/*they* whose word aligned to it is an object
+clitic of one gender (*repair it* → *le réparer*) is copied with the other (*la réparer*;
+AgreementStates.clitic_copies).
 """
 
 from __future__ import annotations
@@ -146,7 +150,8 @@ class PronounAgreement(StatefulFeature):
         return ((0, float(agree)),) * bool(agree) + ((1, float(-disagree)),) * bool(disagree)
 
     def makes_variants(self, start: int, end: int) -> bool:
-        return (self.twins and start in self.starts) or (self.pronouns and start in self.pronoun_starts)
+        return (self.twins and start in self.starts) or (
+            self.pronouns and any(start <= p < end for p in self.pronoun_starts))
 
     def variants(self, start: int, end: int, opt, make: Callable[[tuple[str, ...]], Any]) -> list:
         """The inflected copies of `opt` on span [start, end) (see the module's doc); `make(words)`
@@ -155,6 +160,14 @@ class PronounAgreement(StatefulFeature):
         out = []
         if self.twins and start in self.starts:
             out.extend(self._twins(opt.words, make))
+        if self.pronouns:
+            # the object clitics aligned to an *it*/*they* of the span, in the other gender
+            aligned = [t for s, t in opt.alignment if start + s in self.pronoun_starts]
+            for words in self.states.clitic_copies(opt.words, aligned) if aligned else ():
+                copy = make(words)
+                if copy is not None:
+                    copy.agreement = self.states.transitions(words)
+                    out.append(copy)
         if self.pronouns and start in self.pronoun_starts:
             for words in self.states.pronoun_copies(opt.words):
                 copy = make(words)

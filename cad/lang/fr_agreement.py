@@ -109,6 +109,8 @@ BETWEEN_AVOIR_ETE = ("pas", "jamais", "plus", "point", "toujours", "déjà", "au
 # stolen* → *on a été volé* (French for *we were robbed*); its copies are the personal pronouns
 IMPERSONAL_SUBJECT = "on"
 PERSONAL_FORMS = {"sing": ("il", "elle"), "plur": ("ils", "elles")}
+# the object clitics of one gender, and their other gender's (AgreementStates.clitic_copies)
+CLITIC_OF_OTHER_GENDER = {"le": "la", "la": "le"}
 NEGATION = ("ne", "n'")
 ELIDING = "aeiouhàâéèêëîïôöûù"         # *c'* before these, *ce* before the rest (*c'était*, *ce sont*)
 # a word's part in the reading
@@ -305,6 +307,21 @@ class AgreementStates:
             if words[0][:1].isupper():
                 form = form[:1].upper() + form[1:]
             out.append((form, *words[1:]))
+        return out
+
+    def clitic_copies(self, words: Sequence[str], positions: Sequence[int]) -> list[tuple[str, ...]]:
+        """The phrase with each object clitic at `positions` (the words aligned to an English *it*)
+        in its other gender: *le réparer* → *la réparer*. A phrase table learned *repair it* →
+        *le réparer* from masculine antecedents far more often than *la réparer*, and the table
+        limit may keep only the first; the coreference model then has the feminine to choose.
+        *L'* and *les* have one form for both genders."""
+        out = []
+        for i in sorted(set(positions)):
+            other = CLITIC_OF_OTHER_GENDER.get(words[i].lower()) if 0 <= i < len(words) else None
+            if other is not None:
+                if words[i][:1].isupper():
+                    other = other.capitalize()
+                out.append((*words[:i], other, *words[i + 1:]))
         return out
 
     def twin_forms(self, word: str) -> list[str]:

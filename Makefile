@@ -368,12 +368,14 @@ CM_GRID ?= 1,3,6,10,15,25,40
 CM_TUNE ?= c1c2
 # PRONOUN_EVAL_WEIGHTS: the decoder weights every system translates with, untuned (moses.ini's) or folds (each
 # fold with MERT's weights tuned on the other, $(OUT)/tune/fold<k>.ini of `make tune`, whose folds are these:
-# every system decoded twice); PRONOUN_SYSTEMS: a subset of cad cm experiment's systems (default: all)
+# every system decoded twice); PRONOUN_SYSTEMS: a subset of cad cm experiment's systems (default: all); the
+# agreement systems weigh the PronounAgreement feature as the configurations do (CM_AGREEMENT)
 PRONOUN_EVAL_WEIGHTS ?= untuned
 PRONOUN_SYSTEMS ?=
 PRONOUN_FOLD_CONFIGS = $(OUT)/tune/fold1.ini $(OUT)/tune/fold2.ini
 PRONOUN_EVAL_ARGS = $(if $(filter folds,$(PRONOUN_EVAL_WEIGHTS)),--fold-configs $(subst $(eval) ,$(comma),$(PRONOUN_FOLD_CONFIGS))) \
-	$(if $(PRONOUN_SYSTEMS),--systems "$(PRONOUN_SYSTEMS)")
+	$(if $(PRONOUN_SYSTEMS),--systems "$(PRONOUN_SYSTEMS)") \
+	$(if $(filter-out 0,$(CM_AGREEMENT)),--agreement-weights $(CM_AGREEMENT))
 comma := ,
 ifeq ($(filter untuned folds,$(PRONOUN_EVAL_WEIGHTS)),)
 $(error PRONOUN_EVAL_WEIGHTS is untuned or folds, not $(PRONOUN_EVAL_WEIGHTS))

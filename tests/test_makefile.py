@@ -134,3 +134,17 @@ def test_the_cm_tables_are_built_again_when_their_parts_change(workdir):
     assert "--domain-weight sated=3" in out.read_text()
     make(workdir, None)
     assert all("--objective likelihood" in text for text, _ in state(workdir).values())
+
+
+def test_the_pronoun_experiment_weighs_the_agreement_as_the_configurations_do(workdir):
+    """`make pronoun-eval`'s agreement systems get CM_AGREEMENT (0.25,3 for MODEL=large), not
+    cad cm experiment's default; CM_AGREEMENT=0 passes nothing."""
+    def recipe(*extra) -> str:
+        return subprocess.run(["make", "-n", "NAME=x", "CAD=cad", "SHARED=/s", "-o", ".venv/.installed", "-o", "cm",
+                               "-o", "models/x/dev.coref-cv.jsonl", *extra, "pronoun-eval"], cwd=workdir, check=True,
+                              capture_output=True, text=True).stdout
+
+    experiment = next(line for line in recipe().splitlines() if "cm experiment" in line)
+    assert "--agreement-weights 1,3" in experiment
+    assert "--agreement-weights 0.5,2" in recipe("CM_AGREEMENT=0.5,2")
+    assert "--agreement-weights" not in recipe("CM_AGREEMENT=0")

@@ -361,7 +361,8 @@ $(OUT)/dev.coref-cv.jsonl: $(VENV)/.installed $(RANKER_FILES)
 		--out $@
 
 # Every pronoun system on the 11 dev documents, tuned on one half by document and reported on the other
-# (BL, PE, CM-backoff, CM-feature, CM-rerank, the gold-coreference oracles): $(OUT)/pronoun-eval.{md,json,png}
+# (BL, PE, CM-backoff, CM-feature, CM-rerank, the gold-coreference oracles): $(OUT)/pronoun-eval.{md,json,png},
+# and a page of BL beside the shipped configuration's system (the agreement's, else CM-feature's) where both ran
 CM_GRID ?= 1,3,6,10,15,25,40
 # what each CM weight is chosen by on the tuning fold: c1c2 (APT's C1+C2 accuracy) or strict (class agreement,
 # which barely moves with the weight and chooses the low ones: docs/results.md)
@@ -389,11 +390,13 @@ pronoun-eval: cm $(OUT)/dev.coref-cv.jsonl $(if $(filter folds,$(PRONOUN_EVAL_WE
 		--coref $(OUT)/dev.coref-cv.jsonl --objective $(CM_OBJECTIVE) --reading $(CM_READING) --grid $(CM_GRID) \
 		--tune-on $(CM_TUNE) \
 		--gold $(SHARED)/coref/parcorfull/corpus/TED/EN --out $(OUT)/pronoun-eval
+	w=$(OUT)/pronoun-eval.work; cm=$$w/cm-feature--agreement; [ -f $$cm.out ] || cm=$$w/cm-feature; \
+	if [ -f $$w/bl.out ] && [ -f $$cm.out ]; then \
 	$(CAD) -q view --source $(SHARED)/en-fr/dev.en --docs $(SHARED)/en-fr/dev.docs --reference $(SHARED)/en-fr/dev.fr \
 		--align-ref $(SHARED)/en-fr/dev.en-fr.alig --coref $(OUT)/dev.coref-cv.jsonl --report $(OUT)/pronoun-eval.json \
-		--system BL=$(OUT)/pronoun-eval.work/bl.out:$(OUT)/pronoun-eval.work/bl.align \
-		--system CM-feature=$(OUT)/pronoun-eval.work/cm-feature.out:$(OUT)/pronoun-eval.work/cm-feature.align \
-		--title "pronoun-eval: the dev talks, BL and CM-feature" --out $(OUT)/pronoun-eval.view.html
+		--system BL=$$w/bl.out:$$w/bl.align --system "$$(basename $$cm)=$$cm.out:$$cm.align" \
+		--title "pronoun-eval: the dev talks, BL and $$(basename $$cm)" --out $(OUT)/pronoun-eval.view.html; \
+	else echo "pronoun-eval: BL or a CM-feature system not among PRONOUN_SYSTEMS: no view page" >&2; fi
 
 # The contrastive anaphora suites of the dev talks (cad contrastive make, ParCorFull's gold chains):
 # cad/data/contrastive-dev-en-fr.jsonl (antecedent 1-5 sentences back, 5 balanced pairs per pronoun)

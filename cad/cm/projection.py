@@ -123,11 +123,12 @@ def _number(c, morph: Sequence[Morph], head: int | None, default: str) -> str:
 
 
 def _from_dictionary(c, source_tokens: Sequence[str] | None, morph: Sequence[Morph], head: int | None,
-                     pair: Pair) -> Projected | None:
-    """The gender of the candidate's source head's dictionary translations."""
+                     pair: Pair, by_lemma: bool = False) -> Projected | None:
+    """The gender of the candidate's source head's dictionary translations; `by_lemma`: those of
+    its singular where the word itself has none (a head the decoder passed through as it is)."""
     english = _english_head(c, source_tokens, "dictionary", pair) if pair.dictionary else None
     found = None if english is None else dictionary_gender(english.lower(), pair)
-    if found is None and english is not None:
+    if found is None and english is not None and by_lemma:
         # a plural the dictionary lists under its singular (*carpets* passed through: *tapis*)
         lemma = _noun_lemma(english.lower(), pair)
         found = None if lemma is None else dictionary_gender(lemma, pair)
@@ -206,8 +207,11 @@ def project(c, source_tokens: Sequence[str] | None, target: Sequence[str], align
         head = first_noun_or_pronoun(aligned_targets(c.start, c.end, alignment), morph)
     out = None
     if _untranslated(c, source_tokens, target, head, pair):
+        # a head passed through as it is (not one left unaligned) may be a plural the dictionary
+        # lists under its singular
+        passed = head is not None and source_tokens is not None and 0 <= c.head < len(source_tokens)
         out = _from_cognate(c, source_tokens, morph, head, pair) or \
-            _from_dictionary(c, source_tokens, morph, head, pair)
+            _from_dictionary(c, source_tokens, morph, head, pair, by_lemma=passed)
     if out is None and head is not None:
         out = Projected(morph[head].gender, morph[head].number, target[head], morph[head].source, head)
     if out is not None:

@@ -45,6 +45,8 @@ def test_an_untranslated_head_takes_its_dictionary_translations_gender(lexicons)
     source[1] = target[1] = "bottles"
     p = project(c, source, target, [(0, 0), (1, 1), (2, 2), (3, 3), (4, 4)], tag([target])[0])
     assert (p.gender, p.word, p.source) == ("fem", "bouteille", "dictionary")
+    # nothing aligned to it: the word itself is looked up, not its singular (*runs* is no noun's plural here)
+    assert project(c, source, target, [(2, 2)], tag([target])[0]) is None
     # without the source sentence, nothing can be looked up
     assert project(c, None, target, [(2, 2)], tag([target])[0]) is None
 

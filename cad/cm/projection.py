@@ -207,11 +207,10 @@ def project(c, source_tokens: Sequence[str] | None, target: Sequence[str], align
         head = first_noun_or_pronoun(aligned_targets(c.start, c.end, alignment), morph)
     out = None
     if _untranslated(c, source_tokens, target, head, pair):
-        # a head passed through as it is (not one left unaligned) may be a plural the dictionary
-        # lists under its singular
-        passed = head is not None and source_tokens is not None and 0 <= c.head < len(source_tokens)
+        # with a head, _untranslated says it was passed through as it is, which may be a plural
+        # the dictionary lists under its singular (a candidate left without a noun is not looked up so)
         out = _from_cognate(c, source_tokens, morph, head, pair) or \
-            _from_dictionary(c, source_tokens, morph, head, pair, by_lemma=passed)
+            _from_dictionary(c, source_tokens, morph, head, pair, by_lemma=head is not None)
     if out is None and head is not None:
         out = Projected(morph[head].gender, morph[head].number, target[head], morph[head].source, head)
     if out is not None:

@@ -83,6 +83,22 @@ def test_nouns_from_a_small_vocabulary(lexicons):
     assert [n.french for n in nouns] == ["couteau", "violon", "machine", "enveloppe"]
 
 
+def test_a_plural_is_the_vocabularys_before_wordnets_latin_one():
+    """WordNet's exception list reads *camerae* back to *camera*: the suite says *cameras*, as the
+    talks do; an irregular plural the vocabulary lacks (*knives*) still beats the regular *knifes*."""
+    from cad.core.errors import CadError
+    from cad.experiments.probes import _plural
+    from cad.resources import wordnet
+
+    try:
+        wn = wordnet.load().wordnet
+    except CadError as exc:
+        pytest.skip(f"WordNet is not installed ({exc})")
+    assert _plural(wn, "camera", Counter({"cameras": 3, "camera": 9})) == "cameras"
+    assert _plural(wn, "knife", Counter({"knife": 9})) == "knives"
+    assert _plural(wn, "violin", Counter()) == "violins"
+
+
 # -- judging translations written here -----------------------------------------------------------
 
 def _block(frame_name: str, number: str = "sing") -> dict:

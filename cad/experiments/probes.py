@@ -91,12 +91,13 @@ def _mostly_noun(wn, word: str) -> bool:
 
 
 def _plural(wn, word: str, vocabulary: Counter) -> str | None:
-    """The plural WordNet reads back to `word`: an irregular one of its exception list (*knives*),
-    else the vocabulary's, else the regular one."""
+    """The plural WordNet reads back to `word`: the vocabulary's most frequent (*cameras*, where
+    WordNet's exception list also has the Latin *camerae*), else an irregular one of that list
+    (*knives*), else the regular one."""
     irregular = sorted(form for form, bases in wn._exception_map["n"].items() if word in bases and form != word)
-    candidates = irregular or [word + "s", word + "es", word[:-1] + "ies" if word.endswith("y") else None]
-    readable = [c for c in candidates if c and wn.morphy(c, "n") == word]
-    seen = [c for c in readable if c in vocabulary]
+    regular = [word + "s", word + "es", word[:-1] + "ies" if word.endswith("y") else None]
+    readable = [c for c in irregular + regular if c and wn.morphy(c, "n") == word]
+    seen = sorted((c for c in readable if c in vocabulary), key=lambda c: -vocabulary[c])
     return (seen or readable or [None])[0]
 
 

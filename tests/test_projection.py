@@ -26,6 +26,17 @@ def test_a_noun_of_both_genders_takes_the_determiners(lexicons):
     assert (m.gender, m.number, m.source) == ("fem", "sing", "determiner")
 
 
+def test_a_plural_form_is_plural_whatever_its_article(lexicons):
+    """*We bought some keys* → *nous avons acheté une clés*: the lexicon knows *clés* as plural only,
+    and a pronoun that refers to them is *elles*; a noun of one form for both numbers (*tapis*)
+    takes its article's."""
+    from cad.lang.fr_morph import tag
+
+    got = tag([["nous", "avons", "acheté", "une", "clés", "hier", "."], ["le", "tapis", "et", "les", "tapis"]])
+    assert (got[0][4].gender, got[0][4].number) == ("fem", "plur")
+    assert [(m.gender, m.number) for m in (got[1][1], got[1][4])] == [("masc", "sing"), ("masc", "plur")]
+
+
 def test_an_untranslated_head_takes_its_dictionary_translations_gender(lexicons):
     from cad.cm.projection import SOURCES, project
     from cad.lang.fr_morph import tag

@@ -68,8 +68,10 @@ def french_nlp(lemmas: bool = False):
 def tag(sentences: list[list[str]]) -> list[list[Morph]]:
     """French morphology of tokenized sentences. A noun's gender is the lexicon's where it gives
     one, else the determiner's, else the tagger's: the lexicon knows the noun's own gender, which
-    a pronoun that refers to it follows, even where a translation got the article wrong; its
-    number is the determiner's (the small tagger reads *le chat* as plural), else the lexicon's."""
+    a pronoun that refers to it follows, even where a translation got the article wrong. So is its
+    number, where the lexicon knows the form in one number (*une clés*, *some keys* with the
+    article of *a*, is plural), else the determiner's (*le tapis*, *les souris*), else the
+    tagger's (which reads *le chat* as plural)."""
     from spacy.tokens import Doc
 
     sources = gender_sources()
@@ -103,10 +105,10 @@ def _token_morph(doc, t, sources: frozenset[str]) -> Morph:
         gender, source = lex_gender, "lexicon"
     elif det is not None and det[0] is not None:
         gender, source = det[0], "determiner"
-    if det is not None:
-        number = det[1]
-    elif lex_number is not None:
+    if lex_number is not None:
         number = lex_number
+    elif det is not None:
+        number = det[1]
     return Morph(pos, gender, number, source)
 
 

@@ -10,7 +10,7 @@ Between the subject and *être* may stand the negation, clitics, adverbs and aux
 (cad/lang/fr.py: *elle n'a pas été*, *elle va être*); between *être* and the predicate, adverbs of
 the dictionary (*très*, *pas*, *mortellement*) and words it does not know at all, which are English
 words the phrase table let through (*elle était mortally blessé*). Anything else ends the search:
-a determiner (*elle était une idée*: a noun phrase agrees with nothing here), a noun, a preposition, a
+a determiner (*elle était une idée*: a noun phrase agrees with nothing here), a preposition, a
 conjunction, punctuation. Left out: the subject after the verb (*est-elle morte ?*), linking verbs
 other than *être* (*elle semble heureuse*), and coordinated predicates (*morte et enterrée*: the
 first only).
@@ -85,19 +85,13 @@ def agreeing_predicate(words: Sequence[str], subject: int, gender: str, number: 
 # *c'était morte* disagrees, *c'était mort* counts nothing. A determiner read after *être* opens a
 # noun phrase, which French gives *ce*, not a personal pronoun (*c'étaient des cadeaux*): after
 # *il*/*elle*/*ils*/*elles* it counts as disagreeing (the pronoun with its construction), after *ce*
-# nothing, and ends the reading. So does a bare noun (a form only nouns have) after *elle*, *ils* or
-# *elles*: French gives a personal pronoun a bare noun only for a role (*ils sont médecins*), so the
-# search dropped the determiner to escape the cost of one (*ils étaient dons*, for *they were gifts*).
-# In the large corpus's French, 0.9% of *ils*/*elles* + *être* go on with a noun-only word, nearly
-# all roles (*témoins*, *médecins*); *il* is left out, whose impersonal *il est temps*, *il est
-# question*, *il est dommage* make 2,411 of the 2,644 noun-only words after it.
+# nothing, and ends the reading.
 NONE = 0
 SUBJECTS = ("il", "elle", "ils", "elles", "ce")
 SUBJECT_FORMS = {"il": 0, "elle": 1, "ils": 2, "elles": 3, "ce": 4, "c'": 4, "ça": 4, "ç'": 4, "cela": 4}
 CELLS = (*(SUBJECT_CELLS[s] for s in SUBJECTS[:4]), ("masc", "sing"))
 OTHER_GENDER = (1, 0, 3, 2, 1)         # the subject of the same number and the other gender
 PERSONAL = 4                           # the subjects before it are il, elle, ils, elles
-BARE_NOUN_SUBJECTS = (1, 2, 3)         # elle, ils, elles: a bare noun after their *être* disagrees
 STATES = 1 + 2 * len(SUBJECTS)
 # the finite forms of *être* right after a subject (with *ne*/*n'* between), by number: the
 # construction a copy of the subject may be given (AgreementStates.pronoun_copies)
@@ -139,7 +133,6 @@ class WordKind:
     agreeable: tuple[bool, ...] = ()            # PREDICATE: has a form that agrees with each subject
     gendered: tuple[bool, ...] = ()             # PREDICATE: agrees with each subject, not with its other gender
     determiner: bool = False                    # opens a noun phrase after *être* (COPULA_DETERMINERS)
-    noun: bool = False                          # a form only nouns have (*dons*, *médecins*)
 
 
 class AgreementStates:
@@ -194,7 +187,7 @@ class AgreementStates:
             return WordKind(PREDICATE, agrees=agrees, agreeable=agreeable, gendered=gendered)
         if _untranslated(lower, inf):
             return WordKind(UNTRANSLATED)
-        return WordKind(OTHER, noun=inf.noun_only(lower))
+        return WordKind(OTHER)
 
     def step(self, state: int, word: str, twin: bool = False) -> tuple[int, int, int]:
         """(the state after `word`, 1 if it is a predicate that agrees, 1 if it is one that does not
@@ -214,8 +207,6 @@ class AgreementStates:
             return state, 0, misused
         if w.determiner:
             return NONE, 0, int(k < PERSONAL) + misused
-        if w.noun:
-            return NONE, 0, int(k in BARE_NOUN_SUBJECTS) + misused
         if w.part == PREDICATE:
             if w.agrees[k]:
                 # counted where the gender the pronoun chose is at stake: a personal pronoun, a

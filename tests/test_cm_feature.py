@@ -464,6 +464,21 @@ def test_option_class_recovers_unaligned_clitics_as_apt_does():
     assert f.evaluate(option(1, 3, ["tuer"], [(0, 0)])) == pytest.approx((math.log(0.4),))
 
 
+def test_a_passive_read_through_on_is_its_object_clitic():
+    """*it was sold* → *on l'a vendu*: the aligner puts *it* on *on*, the agent French gives the
+    passive; the thing sold is *l'*, which the CM reads, in training and on an option alike."""
+    from cad.cm.classes import aligned_words
+
+    src = ["and", "it", "was", "sold", "."]
+    assert aligned_words(src, "et on l' a vendu .".split(), [(0, 0), (1, 1), (2, 3), (3, 4)], 1) == ["l'"]
+    assert aligned_words(src, "et on ne l' a pas vendu .".split(), [(1, 1)], 1) == ["l'"]
+    # *on* with no clitic after it, and *on* beside another word aligned to *it*: as they are
+    assert aligned_words(src, "et on a vendu .".split(), [(1, 1)], 1) == ["on"]
+    assert aligned_words(src, "on le voit .".split(), [(1, 0), (1, 2)], 1) == ["on", "voit"]
+    sold = option(1, 4, ["on", "l'", "a", "vendu"], [(0, 0), (1, 2), (2, 3)])
+    assert option_class(sold, 1, src) == "l'"
+
+
 def test_translate_cli_modes(tmp_path, capsys):
     pytest.importorskip("spacy")
     from cad.cli import main

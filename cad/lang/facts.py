@@ -119,6 +119,13 @@ class Language:
     # or participle after *être* takes the subject pronoun's gender and number), which the
     # PronounAgreement decoder feature and the probe suites read; None: the language has none
     predicate_agreement: str | None = None
+    # the impersonal subject that stands for an English passive's agent, whose object clitic is the
+    # pronoun's referent (French *on*: *it was sold* → *on l'a vendu*), the clitics (*le*, *la*, *l'*)
+    # and the words that may stand between them (*on ne l'a pas vendu*): the CM reads the clitic as
+    # the pronoun's translation there (cad/cm/classes.py); None: no such reading
+    impersonal_subject: str | None = None
+    object_clitics: frozenset[str] = frozenset()
+    before_object: frozenset[str] = frozenset()
     # -- as the source
     cm_pronouns: tuple[str, ...] = ()
     apt_source_pronouns: Sequence[str] = ()

@@ -85,4 +85,5 @@ LANGUAGE = Language(
     apt_pronouns=tuple(TARGET_PRONOUNS), apt_equal=tuple(map(tuple, EQUAL)), apt_similar=tuple(map(tuple, SIMILAR)),
     apt_dictionary=tuple(PRONOUN_DICT), none_marker=NONE_MARKER,
     situation_classes=("ça",), morphology_reader="cad.lang.fr_morph:FrenchMorphology",
-    inflections="cad.resources.fr_inflection:load", predicate_agreement="cad.lang.fr_agreement:load")
+    inflections="cad.resources.fr_inflection:load", predicate_agreement="cad.lang.fr_agreement:load",
+    impersonal_subject="on", object_clitics=frozenset({"le", "la", "l'"}), before_object=frozenset({"ne", "n'"}))

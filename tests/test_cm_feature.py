@@ -479,6 +479,28 @@ def test_a_passive_read_through_on_is_its_object_clitic():
     assert option_class(sold, 1, src) == "l'"
 
 
+def test_a_clitic_before_the_auxiliary_is_the_object_it_became():
+    """*I fixed it* → *je l'ai réparé*: the aligner puts *I* on *ai*, *fixed* on *réparé* and leaves
+    *l'* alone, where APT's improvement looks one word around *réparé*; the CM reads the clitic over
+    the verb group (auxiliaries, negation, other clitics), in training and on an option alike."""
+    from cad.cm.classes import aligned_words
+
+    src = ["I", "fixed", "it", "."]
+    assert aligned_words(src, "je l' ai réparé .".split(), [(0, 2), (1, 3), (3, 4)], 2) == ["l'"]
+    # the negation around the auxiliary, another clitic after the object's, an inverted auxiliary
+    assert aligned_words(src, "je ne l' ai pas réparé .".split(), [(0, 0), (1, 5), (3, 6)], 2) == ["l'"]
+    assert aligned_words(src, "je le lui ai donné .".split(), [(0, 0), (1, 4), (3, 5)], 2) == ["le"]
+    assert aligned_words(["did", "you", "fix", "it", "?"], "l' avez-vous réparé ?".split(),
+                         [(0, 1), (1, 1), (2, 2), (4, 3)], 3) == ["l'"]
+    # a clitic aligned to another source word, or a word that is no part of a verb group between: nothing
+    assert aligned_words(src, "je l' ai réparé .".split(), [(0, 1), (1, 3), (3, 4)], 2) == []
+    assert aligned_words(src, "je la voiture réparé .".split(), [(1, 3), (3, 4)], 2) == []
+    # an article before a noun is not read: the word before the pronoun must be aligned to the verb
+    assert aligned_words(["we", "use", "it", "."], "nous l' utilisons .".split(), [(0, 0), (3, 3)], 2) == []
+    fixed = option(1, 3, ["l'", "ai", "réparé"], [(0, 2)])
+    assert option_class(fixed, 2, src) == "l'"
+
+
 def test_translate_cli_modes(tmp_path, capsys):
     pytest.importorskip("spacy")
     from cad.cli import main

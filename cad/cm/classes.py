@@ -12,6 +12,7 @@ from typing import Iterable, Sequence
 
 from cad.eval.apt import Side, classify, improve
 from cad.eval.apt_settings import cached_settings
+from cad.lang import NONE, OTHER
 from cad.lang.pairs import Pair, chosen
 
 
@@ -32,9 +33,39 @@ def aligned_words(src: Sequence[str], tgt: Sequence[str], align: Iterable[tuple[
     positions = sorted(j for i, j in align if i == pos)
     side = Side(positions, [tgt[j] for j in positions], classify([tgt[j] for j in positions], s)) if positions else None
     side = improve(side, pos, list(src), list(tgt), align, s)
+    target = chosen(pair).target
+    if side is None or target.class_of_words(side.tokens) in (NONE, OTHER):
+        clitic = _clitic_before_verb(pos, tgt, align, target)
+        if clitic is not None:
+            return clitic
     if side is None:
         return []
-    return _clitic_after_agent(side, tgt, chosen(pair).target) or list(side.tokens)
+    return _clitic_after_agent(side, tgt, target) or list(side.tokens)
+
+
+def _clitic_before_verb(pos: int, tgt: Sequence[str], align: list[tuple[int, int]], target) -> list[str] | None:
+    """The object clitic before the translation of the word before the pronoun, over the words of
+    its verb group, where nothing else reads as the pronoun: *I fixed it* → *je l'ai réparé*, *I didn't
+    clean it* → *je ne l'ai pas lavé*, *did you like it?* → *l'avez-vous aimé ?*. Word aligners leave
+    the clitic unaligned, and APT's improvement looks one word around the verb, where the auxiliary
+    stands: 191 of the 33k corpus's 7,861 *it*/*they* read so (157 of them NONE before), and the CM
+    paid nearly as much for dropping an object *it* as for its clitic (NONE .24, *l'* .05, *le* .31 in
+    the 33k table's `it-obj-masc-sing-ent`), and the large model wrote *mon père réparer* for *my
+    father will repair it*."""
+    if not target.object_clitics or pos == 0:
+        return None
+    verb = [j for i, j in align if i == pos - 1]
+    if not verb:
+        return None
+    aligned = {}
+    for i, j in align:
+        aligned.setdefault(j, set()).add(i)
+    j = min(verb) - 1
+    while j >= 0 and tgt[j].lower().split("-")[0] in target.verb_group and tgt[j].lower() not in target.object_clitics:
+        j -= 1
+    if j < 0 or tgt[j].lower() not in target.object_clitics or aligned.get(j, {pos}) != {pos}:
+        return None
+    return [tgt[j]]
 
 
 def _clitic_after_agent(side, tgt: Sequence[str], target) -> list[str] | None:

@@ -126,6 +126,10 @@ class Language:
     impersonal_subject: str | None = None
     object_clitics: frozenset[str] = frozenset()
     before_object: frozenset[str] = frozenset()
+    # the words that may stand between an object clitic and the verb it is the object of (French:
+    # the auxiliaries, the negation, the other clitics: *je ne l'ai pas lavé*, *je le lui ai donné*),
+    # over which the CM reads a clitic left unaligned before the verb (cad/cm/classes.py)
+    verb_group: frozenset[str] = frozenset()
     # -- as the source
     cm_pronouns: tuple[str, ...] = ()
     apt_source_pronouns: Sequence[str] = ()

@@ -58,6 +58,21 @@ BEFORE_ETRE = {"ne", "n'", "se", "s'", "y", "en", "me", "m'", "te", "t'", "nous"
                "doit", "doivent", "devait", "devaient", "devra", "devront", "devrait", "devraient",
                "semble", "semblent", "semblait", "semblaient", "paraît", "paraissent", "paraissait", "paraissaient"}
 
+# what may stand between an object clitic and its verb: the finite forms and the infinitive of
+# *avoir* and *être* (compound tenses: *je l'ai réparé*, *il l'a vu*, *elle s'en est allée*), the
+# negation (*je ne l'ai pas lavé*: *pas* stands between the auxiliary and the participle) and the
+# clitics after the object's (*je le lui ai donné*, *il l'y a mis*); an inverted auxiliary is read by
+# its part before the hyphen (*l'avez-vous aimé*)
+VERB_GROUP = frozenset({
+    "ai", "as", "a", "avons", "avez", "ont", "avais", "avait", "avions", "aviez", "avaient", "aurai", "auras",
+    "aura", "aurons", "aurez", "auront", "aurais", "aurait", "aurions", "auriez", "auraient", "eus", "eut",
+    "eûmes", "eurent", "aie", "aies", "ait", "ayons", "ayez", "aient", "avoir", "ayant",
+    "suis", "es", "est", "sommes", "êtes", "sont", "étais", "était", "étions", "étiez", "étaient", "serai",
+    "seras", "sera", "serons", "serez", "seront", "serais", "serait", "serions", "seriez", "seraient",
+    "sois", "soit", "soyons", "soyez", "soient", "être", "étant", "été", "eu",
+    "pas", "jamais", "plus", "point", "rien", "guère",
+    "lui", "leur", "y", "en"})
+
 # the determiners that open a noun phrase after *être*, where French writes *ce*, not a personal
 # pronoun (*c'étaient des cadeaux*, *c'est une idée*, not *ils étaient des cadeaux*): in the large
 # model's French (corpus.fr, 977,646 lines), after *il*/*elle*/*ils*/*elles*/*ce* and a finite *être*,
@@ -86,4 +101,5 @@ LANGUAGE = Language(
     apt_dictionary=tuple(PRONOUN_DICT), none_marker=NONE_MARKER,
     situation_classes=("ça",), morphology_reader="cad.lang.fr_morph:FrenchMorphology",
     inflections="cad.resources.fr_inflection:load", predicate_agreement="cad.lang.fr_agreement:load",
-    impersonal_subject="on", object_clitics=frozenset({"le", "la", "l'"}), before_object=frozenset({"ne", "n'"}))
+    impersonal_subject="on", object_clitics=frozenset({"le", "la", "l'"}), before_object=frozenset({"ne", "n'"}),
+    verb_group=VERB_GROUP)

@@ -26,6 +26,8 @@ def test_the_makefile_states_the_same_defaults():
     assert make["CM_READING"] == D.CM_READING
     assert make["CM_OBJECTIVE"] == D.CM_OBJECTIVE
     assert make["CM_TUNE"] == D.CM_TUNE
+    # make pronoun-eval measures the configurations at the weight cad cm config writes
+    assert float(make["CM_GRID"]) == D.CM_FEATURE_WEIGHT
     assert make["CM_CLASS_TABLE"] == D.CM_CLASS_TABLE
     assert make["COREF_BACKEND"] == D.COREF_BACKEND
     assert tuple(map(float, make["CM_AGREEMENT"].split(","))) == D.CM_AGREEMENT_WEIGHTS

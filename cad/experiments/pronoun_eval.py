@@ -10,9 +10,10 @@ of coreference (every it/they scored by its pronoun-role bundle alone), above it
 gold coreference, and gold coreference plus the antecedents' gender and number read from the
 reference translation.
 
-Tuning: every CM system has one weight, chosen from the same grid on the tuning half by APT's
-C1+C2 accuracy (`tune_metric="strict"`: by strict class agreement, the candidate's pronoun class
-equal to the reference's; ties: BLEU, then the smaller weight). The decoder weights are
+Tuning: every CM system has one weight, chosen from the same grid on the tuning half by strict
+class agreement, the candidate's pronoun class equal to the reference's (`tune_metric="c1c2"`: by
+APT's C1+C2 accuracy; ties: BLEU, then the smaller weight); a grid of one weight tunes nothing
+(`make pronoun-eval`'s default: the configurations' weight). The decoder weights are
 the base moses.ini's for every system, except the two MERT systems (`mert_iterations` > 0): BL and CM-feature with every
 weight, the CM's included, tuned by MERT on BLEU on the tuning half (the CM in document context),
 with the same budget (iterations, n-best size). A sentence without an it/they record translates the same with and without the CM

@@ -495,7 +495,7 @@ def test_a_clitic_before_the_auxiliary_is_the_object_it_became():
     # a clitic aligned to another source word, or a word that is no part of a verb group between: nothing
     assert aligned_words(src, "je l' ai réparé .".split(), [(0, 1), (1, 3), (3, 4)], 2) == []
     assert aligned_words(src, "je la voiture réparé .".split(), [(1, 3), (3, 4)], 2) == []
-    # an article before a noun is not read: the word before the pronoun must be aligned to the verb
+    # the word before the pronoun unaligned: no verb to start from
     assert aligned_words(["we", "use", "it", "."], "nous l' utilisons .".split(), [(0, 0), (3, 3)], 2) == []
     fixed = option(1, 3, ["l'", "ai", "réparé"], [(0, 2)])
     assert option_class(fixed, 2, src) == "l'"

@@ -63,13 +63,12 @@ BEFORE_ETRE = {"ne", "n'", "se", "s'", "y", "en", "me", "m'", "te", "t'", "nous"
 # negation (*je ne l'ai pas lavé*: *pas* stands between the auxiliary and the participle) and the
 # clitics after the object's (*je le lui ai donné*, *il l'y a mis*); an inverted auxiliary is read by
 # its part before the hyphen (*l'avez-vous aimé*)
-VERB_GROUP = frozenset({
+VERB_GROUP = frozenset(ETRE | {
     "ai", "as", "a", "avons", "avez", "ont", "avais", "avait", "avions", "aviez", "avaient", "aurai", "auras",
     "aura", "aurons", "aurez", "auront", "aurais", "aurait", "aurions", "auriez", "auraient", "eus", "eut",
-    "eûmes", "eurent", "aie", "aies", "ait", "ayons", "ayez", "aient", "avoir", "ayant",
-    "suis", "es", "est", "sommes", "êtes", "sont", "étais", "était", "étions", "étiez", "étaient", "serai",
-    "seras", "sera", "serons", "serez", "seront", "serais", "serait", "serions", "seriez", "seraient",
-    "sois", "soit", "soyons", "soyez", "soient", "être", "étant", "été", "eu",
+    "eûmes", "eurent", "aie", "aies", "ait", "ayons", "ayez", "aient", "avoir", "ayant", "eu",
+    "suis", "es", "sommes", "êtes", "étais", "étions", "étiez", "serai", "seras", "serons", "serez", "serais",
+    "serions", "seriez", "sois", "soyons", "soyez",
     "pas", "jamais", "plus", "point", "rien", "guère",
     "lui", "leur", "y", "en"})
 

@@ -148,3 +148,12 @@ def test_a_copula_after_an_auxiliary_is_marked(parser, sentence, auxiliary):
     """*ce* needs *être* right after it: *c'est*, but *ça a été*, *ça va être* (Construction.auxiliary)."""
     got = pronoun_constructions([sentence.split()], {(0, 0)})[(0, 0)]
     assert got.label in (COPULA_ADJECTIVE, COPULA_NOUN_PHRASE, COPULA_OTHER) and got.auxiliary == auxiliary
+
+
+def test_a_plain_subject_names_its_verb_and_no_other_construction_does(parser):
+    # the verb whose subject French writes ça or not (cad/cm/governors.py)
+    sents = [s.split() for s in ("it ran away .", "I will show you how it works .", "it seems to work .",
+                                 "it was very old .", "I bought it .")]
+    got = pronoun_constructions(sents, {(0, 0), (1, 5), (2, 0), (3, 0), (4, 2)})
+    governors = {k: sents[k[0]][c.governor] if c.governor is not None else None for k, c in got.items()}
+    assert governors == {(0, 0): "ran", (1, 5): "works", (2, 0): "seems", (3, 0): None, (4, 2): None}

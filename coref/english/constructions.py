@@ -67,6 +67,9 @@ class Construction:
     # going to be*): French *ce* needs *être* right after it (*c'est*, *c'était*), so such a copula
     # is *ça* or *il*/*elle* (*ça a été*, *ça va être*, *elle peut être*)
     auxiliary: bool = False
+    # the verb of a plain subject (*it works*, *it took a lot of preparation*): French's choice of
+    # *ça* there goes with the verb (cad/cm/governors.py)
+    governor: int | None = None
 
 
 def _is_be(tok) -> bool:
@@ -230,7 +233,7 @@ def _subject(tok, head) -> Construction:
             return _copula(tok, x)
         if _be_passive(x):
             return _passive(tok, x)
-    return Construction(SUBJECT)
+    return Construction(SUBJECT, governor=head.i)
 
 
 def construction_of(tok) -> Construction:

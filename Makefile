@@ -48,7 +48,7 @@ EXTRA_LM ?= $(if $(filter large,$(MODEL)),$(SMALL_CORPUS).$(TGT))
 TRAIN_ARGS = --corpus $(CORPUS) --src $(SRC) --tgt $(TGT) --out $(OUT) $(if $(filter 1,$(TOKENIZED)),--tokenized) \
 	$(if $(filter 1,$(LOWERCASE)),--lowercase) $(foreach t,$(EXTRA_LM),--extra-lm $(t)) $(PARALLEL_ARGS)
 
-.PHONY: large tune tune-once FORCE contrastive-suite contrastive-eval probes-eval rank-eval es-en es-en-eval all install resources neuralcoref-files minilm-files browser coref-model coref-ranker coref-eval cm plm demo pronoun-eval train prepare align lex phrases lm moses-ini check test test-all bench bench-shards bench-scale clean decode binarize
+.PHONY: situation-governors large tune tune-once FORCE contrastive-suite contrastive-eval probes-eval rank-eval es-en es-en-eval all install resources neuralcoref-files minilm-files browser coref-model coref-ranker coref-eval cm plm demo pronoun-eval train prepare align lex phrases lm moses-ini check test test-all bench bench-shards bench-scale clean decode binarize
 
 COREF_BACKEND ?= ranker
 CM_NAME ?= $(NAME)
@@ -280,10 +280,12 @@ $(OUT)/corpus.coref.jsonl: $(OUT)/moses.ini $(CM_SLICE) $(if $(filter ranker,$(C
 # construction from the English parse as the bundle's role (construction), the coreference's referent
 # type, pleonastic, event or entity (referent), and *this*/*that* or an *it* translated *ça* as an antecedent
 # that stands for a situation (demonstrative), a noun phrase after *be* that names a person apart from one that
-# names a thing (complement). CM_PARTS=referent,demonstrative,complement leaves the construction out,
+# names a thing (complement), a plain subject *it* of a verb whose subject the corpus writes *ça* (governor:
+# *it works*, the shipped cad/data/situation-governors-en-fr.tsv). CM_PARTS=referent,demonstrative,complement,governor
+# leaves the construction out,
 # and so on (the ablations of docs/results.md); the tables, the configurations and every cad that reads them
 # read CAD_CM_PARTS, and the tables are built again when it changes (or in a checkout from before it existed)
-CM_PARTS_DEFAULT := construction,referent,demonstrative,complement
+CM_PARTS_DEFAULT := construction,referent,demonstrative,complement,governor
 CM_PARTS ?= $(or $(CAD_CM_PARTS),$(CM_PARTS_DEFAULT))
 export CAD_CM_PARTS := $(CM_PARTS)
 # The register the class CM learns (cad cm build --domain-weight): the TED talks of the shared corpus count
@@ -296,6 +298,13 @@ CM_DOMAIN_WEIGHTS ?= $(if $(filter $(SMALL_CORPUS),$(CORPUS))$(filter large,$(MO
 # or le/la from the antecedent alone, learned over every construction together; cad/cm/factored.py)
 CM_CLASS_TABLE ?= joint
 CM_PARTS_STAMP := $(TABLES)/.$(CM_NAME).parts
+# The verbs whose subject *it* the CM reads under the role `subs` (cad/cm/governors.py): counted once in the large
+# model's CM corpus with its domain weights (about 1.5 minutes) and shipped, so that `make` needs no large model
+SITUATION_GOVERNORS := cad/data/situation-governors-en-fr.tsv
+situation-governors: install
+	test -s models/large/cm-corpus.$(SRC) || { echo "situation-governors: models/large/cm-corpus.$(SRC) is missing (make large)" >&2; exit 1; }
+	$(CAD) -q cm governors --corpus models/large/cm-corpus --align models/large/cm-corpus.aligned --domain-weight sated=3 \
+		--source "models/large/cm-corpus, $$(wc -l < models/large/cm-corpus.$(SRC)) lines, sated=3" --out $(SITUATION_GOVERNORS)
 $(CM_PARTS_STAMP): FORCE
 	@mkdir -p $(@D); [ "$$(cat $@ 2>/dev/null)" = "$(CM_PARTS) $(CM_DOMAIN_WEIGHTS) $(CM_CLASS_TABLE)" ] \
 		|| echo "$(CM_PARTS) $(CM_DOMAIN_WEIGHTS) $(CM_CLASS_TABLE)" > $@
@@ -303,7 +312,7 @@ $(CM_PARTS_STAMP): FORCE
 # one cm build writes both tables, the classifier CM and the OTHER words; a checkout from before one existed rebuilds them
 $(TABLES)/$(CM_NAME)/cm.gz $(TABLES)/$(CM_NAME)/classes.gz $(TABLES)/$(CM_NAME)/classifier.json \
 		$(TABLES)/$(CM_NAME)/other-words.gz &: \
-		$(OUT)/corpus.coref.jsonl $(CM_PARTS_STAMP)
+		$(OUT)/corpus.coref.jsonl $(CM_PARTS_STAMP) $(SITUATION_GOVERNORS)
 	$(CAD) -q cm build --corpus $(CM_CORPUS) --align $(CM_ALIGN) --coref $< --out $(TABLES)/$(CM_NAME) \
 		$(foreach w,$(CM_DOMAIN_WEIGHTS),--domain-weight $(w)) --class-table $(CM_CLASS_TABLE) $(PARALLEL_ARGS)
 

@@ -16,7 +16,7 @@ from coref.records import Candidate, PronounResolution
 
 
 def test_the_parts_and_their_setting(monkeypatch):
-    assert cm_parts() == {"construction", "referent", "demonstrative", "complement"}
+    assert cm_parts() == {"construction", "referent", "demonstrative", "complement", "governor"}
     monkeypatch.setenv("CAD_CM_PARTS", "referent")
     assert cm_parts() == {"referent"}
     monkeypatch.setenv("CAD_CM_PARTS", "")
@@ -54,7 +54,7 @@ def parser():
 SENTENCES = [s.split() for s in ("the house is old .", "it is important to know it .", "it is a ruin .",
                                  "it was sold last year .", "it was very old .", "it works .",
                                  "it was the roof that fell .", "it has been a ruin for years .")]
-ROLES = {(1, 0): "ext", (1, 5): "obj", (2, 0): "copn", (3, 0): "copp", (4, 0): "copa", (5, 0): "subj",
+ROLES = {(1, 0): "ext", (1, 5): "obj", (2, 0): "copn", (3, 0): "copp", (4, 0): "copa", (5, 0): "subs",
          (6, 0): "cleft", (7, 0): "copm"}
 PARSE_ROLES = {(1, 0): "copa", (1, 5): "obj", (2, 0): "copn", (3, 0): "subj", (4, 0): "copa", (5, 0): "subj",
                (6, 0): "copn", (7, 0): "copn"}
@@ -80,6 +80,23 @@ def test_a_noun_phrase_that_names_a_person_is_a_role_of_its_own(parser, monkeypa
     assert cm_roles(sentences, positions) == want
     monkeypatch.setenv("CAD_CM_PARTS", "construction,referent,demonstrative")
     assert cm_roles(sentences, positions) == {k: "copn" if v == "coph" else v for k, v in want.items()}
+
+
+def test_a_subject_of_a_verb_that_takes_a_situation_is_a_role_of_its_own(parser, monkeypatch):
+    """*it works* (*ça marche*) apart from *it broke* (*il s'est cassé*), by the shipped list of
+    situation governors (cad/cm/governors.py); *they* and the copula keep theirs, and without the
+    governor part every plain subject is `subj`."""
+    from cad.cm.construction import cm_roles
+    from cad.cm.governors import shipped
+
+    assert {"works", "happened", "means"} <= shipped().verbs and "broke" not in shipped().verbs
+    sentences = [s.split() for s in ("I will show you how it works .", "it broke last week .",
+                                     "it happened again .", "they work .", "it is what it means .")]
+    positions = {(0, 5), (1, 0), (2, 0), (3, 0), (4, 0), (4, 3)}
+    want = {(0, 5): "subs", (1, 0): "subj", (2, 0): "subs", (3, 0): "subj", (4, 0): "copc", (4, 3): "subs"}
+    assert cm_roles(sentences, positions) == want
+    monkeypatch.setenv("CAD_CM_PARTS", "construction,referent,demonstrative,complement")
+    assert cm_roles(sentences, positions) == {k: "subj" if v == "subs" else v for k, v in want.items()}
 
 
 def _records(referent_probs=None):
@@ -218,3 +235,31 @@ def test_a_subject_it_translated_ca_is_a_situation(monkeypatch):
     assert pronoun_mixture(r, "subj", lambda c: {SITUATION: 1.0}) == {"it-subj-event": 1.0}
     monkeypatch.setenv("CAD_CM_PARTS", "construction,referent")
     assert not situation_translation(it, words, alignment, "subj")
+
+
+def test_a_table_built_with_other_situation_governors_is_warned_about(tmp_path, caplog):
+    import json
+    import logging
+
+    from cad.cm.construction import CM_PARTS, check_parts, governors_read
+
+    table = tmp_path / "classes.gz"
+    table.write_text("")
+
+    def provenance(verbs):
+        (tmp_path / "provenance.json").write_text(json.dumps({"cm_parts": sorted(CM_PARTS), "situation_governors": verbs}))
+        caplog.clear()
+        with caplog.at_level(logging.WARNING):
+            check_parts(table, "table", None)
+        return [r.getMessage() for r in caplog.records]
+
+    assert provenance(governors_read()) == []
+    assert any("situation governors" in m for m in provenance(["works"]))
+    # the classifier records them in its meta
+    class Classifier:
+        meta = {"cm_parts": sorted(CM_PARTS), "situation_governors": ["works"]}
+
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        check_parts(tmp_path / "classifier.json", "classifier", Classifier())
+    assert any("situation governors" in m for m in caplog.messages)

@@ -29,7 +29,8 @@ def workdir(tmp_path):
     if shutil.which("make") is None:
         pytest.skip("no make")
     shutil.copy(ROOT / "Makefile", tmp_path / "Makefile")
-    for f in ("tables/x/classes.gz", "tables/x/classifier.json", "models/x/moses.ini"):
+    for f in ("tables/x/classes.gz", "tables/x/classifier.json", "models/x/moses.ini",
+              "cad/data/situation-governors-en-fr.tsv"):
         (tmp_path / f).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / f).write_text("")
     cad = tmp_path / "fakecad"
@@ -122,12 +123,16 @@ def test_the_cm_tables_are_built_again_when_their_parts_change(workdir):
                        cwd=workdir, check=True, capture_output=True, text=True)
 
     build()
-    assert out.read_text().rstrip().endswith("CAD_CM_PARTS=construction,referent,demonstrative,complement")
+    assert out.read_text().rstrip().endswith("CAD_CM_PARTS=construction,referent,demonstrative,complement,governor")
     assert "--domain-weight" not in out.read_text()             # the sample corpus has no TED talks
     first = out.stat().st_mtime_ns
     time.sleep(1.1)
     build()
     assert out.stat().st_mtime_ns == first
+    # a new list of situation governors (make situation-governors) changes what `subs` means
+    (workdir / "cad" / "data" / "situation-governors-en-fr.tsv").write_text("# new\n")
+    build()
+    assert out.stat().st_mtime_ns > first
     build("CM_PARTS=referent")
     assert out.read_text().rstrip().endswith("CAD_CM_PARTS=referent")
     build("CM_PARTS=referent", "CM_DOMAIN_WEIGHTS=sated=3")

@@ -4,11 +4,13 @@ commands live in cad/cli/translate.py (`rerank`) and experiments.py."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from cad.cli.experiments import add_experiment_parsers
 from cad.cli.lexicons import add_spanish_lexicons
 from cad.cli.translate import add_pair_arguments, add_rerank_parser, pair_of
+from cad.cm.governors import MIN_SUBJECTS as MIN_GOVERNOR_SUBJECTS, SHARE as GOVERNOR_SHARE
 from cad.cm.class_model import OBJECTIVES, OBJECTIVES_HELP, READINGS, READINGS_HELP
 from cad.cm.models import CM_MODELS
 from cad.core.cliargs import add_input_argument as add_in, add_output_argument as add_out, agreement_weights
@@ -82,6 +84,27 @@ def _show(a: argparse.Namespace) -> None:
 
 
 _DEFAULT_AGREEMENT = ",".join(f"{w:g}" for w in CM_AGREEMENT_WEIGHTS)
+
+
+def _governors(a: argparse.Namespace) -> None:
+    import logging
+
+    from cad.cm.governors import SituationGovernors, count_governors
+
+    if not a.min_subjects >= 1:
+        raise CadError("--min-subjects must be at least 1")
+    if not 0 < a.share <= 1:
+        raise CadError("--share must be in (0, 1]")
+    pair = pair_of(a)
+    src, tgt = pair.src, pair.tgt
+    if src != "en":
+        raise CadError(f"--src {src}: the governors are read from the English parse (coref/english); give --src en")
+    docs = a.docs or (f"{a.corpus}.docs" if os.path.exists(f"{a.corpus}.docs") else None)
+    counts = count_governors(f"{a.corpus}.{src}", f"{a.corpus}.{tgt}", a.align, pair, docs, _domain_weights(a))
+    table = SituationGovernors(counts, a.min_subjects, a.share)
+    table.write(a.out, a.source or a.corpus)
+    logging.getLogger("cad").info("%d verbs counted, %d situation governors: %s", len(table.counts),
+                                  len(table.verbs), " ".join(sorted(table.verbs)))
 
 
 def cm_weights(text: str) -> float | tuple[float, float]:
@@ -179,6 +202,24 @@ def add_cm_parsers(sub, command: str | None = None) -> None:
     add_parallel_arguments(s, DEFAULT_SHARD_LINES, " (they collect the triples and class instances; the tables "
                            "are estimated in this process; --src es builds in this process)")
     s.set_defaults(func=_build)
+    s = cs.add_parser("governors", help="count the verbs whose subject it the corpus translates as a situation "
+                                        "(French ça): the CM's role subs (cad/cm/governors.py)")
+    s.add_argument("--corpus", required=True, help="prefix: PREFIX.<src>, PREFIX.<tgt>")
+    add_in(s, "--align", required=True, help="source-target alignment (Moses i-j)")
+    add_pair_arguments(s, "target language, the corpus suffix; with --src the language pair (cad/lang/pairs.py)")
+    s.add_argument("--docs", help="document boundaries of the corpus, for --domain-weight (default: PREFIX.docs if it "
+                                  "exists)")
+    s.add_argument("--domain-weight", action="append", default=[], metavar="PREFIX=W",
+                   help="count the subjects of documents whose id starts with PREFIX: W times, as cad cm build "
+                        "weighs the class table's instances (repeatable; default: all 1)")
+    s.add_argument("--min-subjects", type=float, default=MIN_GOVERNOR_SUBJECTS,
+                   help="a verb needs at least this many subject it to be a situation governor (default: %(default)s)")
+    s.add_argument("--share", type=float, default=GOVERNOR_SHARE,
+                   help="... and this smoothed share of them, (situations + 1) / (subjects + 2), translated as a "
+                        "situation (default: %(default)s)")
+    s.add_argument("--source", help="what the header names as the counts' source (default: --corpus)")
+    add_out(s, "--out", required=True, help="the table (cad/data/situation-governors-en-fr.tsv is the shipped one)")
+    s.set_defaults(func=_governors)
     s = cs.add_parser("show", help="most likely translations per feature bundle")
     add_in(s, "table", help="a CM table: back-off (cm.gz) or class table (classes.gz)")
     s.add_argument("--top", type=int, default=5, help="translations shown per bundle (default: %(default)s)")

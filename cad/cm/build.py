@@ -28,7 +28,7 @@ from cad.cm.class_classifier import MODEL_FILE, train_classifier
 from cad.cm.class_model import ClassTable
 from cad.cm.collect import CMStats, Collection, collect_in_process, collect_in_shards
 from cad.cm import source_table
-from cad.cm.construction import cm_parts
+from cad.cm.construction import cm_parts, governors_read
 from cad.cm.other_words import OTHER_WORDS_FILE, OtherWords, count_words
 from cad.core.docs import DocStart, read_docs
 from cad.core.errors import CadError
@@ -95,7 +95,7 @@ def build_cm(corpus: str, align: str, out_dir: str | os.PathLike, src_lang: str 
                   "smoothing": smoothing, "class_em_iterations": em_iterations,
                   "class_table": "factored" if factor else "joint",
                   "class_domain_weights": domain_weights, "cm_parts": sorted(cm_parts()),
-                  "counts": asdict(stats)}
+                  "situation_governors": governors_read(), "counts": asdict(stats)}
     _write_class_models(acc, out_dir, em_iterations, classifier, provenance, pair, factor)
     with atomic_output(out_dir / "provenance.json") as fh:
         json.dump(provenance, fh, indent=2, sort_keys=True)
@@ -130,6 +130,7 @@ def _write_class_models(acc: Collection, out_dir: Path, em_iterations: int, clas
     clf = train_classifier([(m, c, w, toks, i) for (m, c, w), (toks, i) in zip(acc.instances, acc.positions)],
                            acc.halves, em_iterations, pair=pair, factor_table=factor)
     clf.meta["cm_parts"] = sorted(cm_parts())
+    clf.meta["situation_governors"] = governors_read()
     clf.save(out_dir / MODEL_FILE)
     provenance["classifier"] = clf.meta
     log.info("classifier CM: C=%g, held-out log-loss %s (class table %s)", clf.meta["C"],

@@ -26,6 +26,7 @@ from cad.cm.other_words import other_word
 from cad.cm.projection import candidate_features, document_morph, project
 from cad.cm.referent import animacy_of
 from cad.core.aligned_docs import aligned_documents
+from cad.core.docs import domain_weight as doc_weight
 from cad.core.alignment import parse_alignment
 from cad.core.errors import CadError
 from cad.core.progress import progress
@@ -150,13 +151,6 @@ class Collection:
         self.words.extend(d["words"])
         for k, v in d["stats"].items():
             setattr(self.stats, k, getattr(self.stats, k) + v)
-
-
-def doc_weight(name: str | None, domain_weights: dict[str, float]) -> float:
-    """The class-table weight of a document named `name` (None: the corpus has no document ids)."""
-    if not domain_weights or name is None or ":" not in name:
-        return 1.0
-    return domain_weights.get(name.split(":", 1)[0], 1.0)
 
 
 def collect_document(acc: Collection, n_doc: int, src: list[list[str]], tgt: list[list[str]],

@@ -29,16 +29,20 @@ or a proposition (*that leads to starvation. It leads to unrest*: *Cela conduit 
 share goes to the `event` bundle, in training and in translation, instead of its translation's
 gender or, in translation, the noun before it (`demonstrative`; cad/cm/class_model.py).
 
+A plain subject *it* of a verb whose subject the corpus mostly translates *ça* (*it works*, *it
+hurts*, *it took a lot of preparation*; cad/cm/governors.py) is `subs` (`governor`): French writes
+*ça* there even where the *it* took up a noun (*comment ça marche*).
+
 A noun phrase after *be* that names a person or an animal (WordNet's animacy of its head,
 cad/cm/referent.py) is `coph` (`complement`): French writes the personal pronoun and a bare noun
 there (*elles sont médecins*) about as often as *ce*, where a thing or an abstraction takes *ce*
 (*c'étaient des cadeaux*).
 
-`CAD_CM_PARTS` (comma-separated, from CM_PARTS; default all four) leaves a part out, for the
+`CAD_CM_PARTS` (comma-separated, from CM_PARTS; default all five) leaves a part out, for the
 ablations: without `construction` the role is the parse's role as before, without `referent` the
 mixture's event share is its clause candidates' and `map` the likeliest bundle alone, without
 `demonstrative` *this*/*that* are read as any other pronoun, without `complement` a noun phrase
-after *be* is `copn` whatever it names. The tables
+after *be* is `copn` whatever it names, without `governor` every plain subject is `subj`. The tables
 and the decoder must be run with the same setting (`cad cm build` records it in provenance.json,
 and the classifier CM in its meta).
 """
@@ -52,6 +56,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from cad.cm.classes import pronoun_class
+from cad.cm.governors import SHIPPED as SHIPPED_GOVERNORS, shipped as situation_governors
 from cad.cm.projection import aligned_targets
 from cad.cm.referent import head_animacy
 from cad.core.envlist import env_choices
@@ -65,7 +70,7 @@ from coref.records import Candidate
 
 log = logging.getLogger(__name__)
 
-CM_PARTS = ("construction", "referent", "demonstrative", "complement")
+CM_PARTS = ("construction", "referent", "demonstrative", "complement", "governor")
 ROLE_OF_CONSTRUCTION = {COPULA_ADJECTIVE: "copa", COPULA_NOUN_PHRASE: "copn", COPULA_CLAUSE: "copc",
                         COPULA_OTHER: "cop", EXTRAPOSITION: "ext", CLEFT: "cleft", SUBJECT: "subj", OBJECT: "obj",
                         PREPOSITIONAL_OBJECT: "pobj", OTHER: "other"}
@@ -83,6 +88,10 @@ AUXILIARY_ROLE = "copm"
 # (8); in the Hansard's first 300,000 lines (sentences with one *they are/were* and one French copula)
 # a person is *ce* in 55%, a thing or an abstraction in 78% (85). The parse alone lumped them.
 PERSON_ROLE = "coph"
+# a plain subject *it* of a verb whose subject French mostly writes *ça* (*ça marche*, *ça m'a
+# frappé*; cad/cm/governors.py): its own role, so that the class table learns how often such a
+# subject still follows its antecedent's gender
+SITUATION_SUBJECT_ROLE = "subs"
 COPULA_LABELS = frozenset({COPULA_ADJECTIVE, COPULA_NOUN_PHRASE, COPULA_CLAUSE, COPULA_OTHER, CLEFT})
 
 
@@ -114,25 +123,42 @@ def cm_roles(sentences: list[list[str]], positions: set[tuple[int, int]],
         if role == ROLE_OF_CONSTRUCTION[COPULA_NOUN_PHRASE] and "complement" in parts and c.predicate is not None \
                 and 0 <= c.predicate < len(sentences[k]) and head_animacy(sentences[k][c.predicate]) == "anim":
             role = PERSON_ROLE
+        elif role == ROLE_OF_CONSTRUCTION[SUBJECT] and "governor" in parts and c.governor is not None \
+                and sentences[k][i].lower() == "it" and 0 <= c.governor < len(sentences[k]) \
+                and sentences[k][c.governor] in situation_governors():
+            role = SITUATION_SUBJECT_ROLE
         out[(k, i)] = role
     return out
+
+
+def governors_read() -> list[str] | None:
+    """The situation governors this run reads subjects under `subs` for (sorted), None without the
+    `governor` part: recorded with the tables, which must be read with the same list."""
+    return sorted(situation_governors().verbs) if "governor" in cm_parts() else None
+
+
+def _recorded(path: str | os.PathLike, kind: str, model) -> dict | None:
+    """The settings a pronoun model recorded: the classifier's meta, the class table's provenance.json."""
+    if kind == "classifier":
+        meta = getattr(model, "meta", None)
+        return meta if isinstance(meta, dict) else None
+    if kind != "table":
+        return None
+    provenance = Path(path).parent / "provenance.json"
+    try:
+        with open(provenance, encoding="utf-8") as fh:
+            got = json.load(fh)
+    except (OSError, ValueError):
+        return None
+    return got if isinstance(got, dict) else None
 
 
 def built_with(path: str | os.PathLike, kind: str, model) -> list[str] | None:
     """The parts a pronoun model was built with: the classifier's meta, the provenance.json that
     `cad cm build` writes beside a class table (a model from before the parts were recorded was
     built with none); None where nothing says (a table written by hand, Spanish's source table)."""
-    if kind == "classifier":
-        meta = getattr(model, "meta", None)
-        return list(meta.get("cm_parts", [])) if isinstance(meta, dict) else None
-    if kind != "table":
-        return None
-    provenance = Path(path).parent / "provenance.json"
-    try:
-        with open(provenance, encoding="utf-8") as fh:
-            return list(json.load(fh).get("cm_parts", []))
-    except (OSError, ValueError, AttributeError):
-        return None
+    recorded = _recorded(path, kind, model)
+    return None if recorded is None else list(recorded.get("cm_parts", []))
 
 
 def check_parts(path: str | os.PathLike, kind: str, model) -> None:
@@ -143,6 +169,11 @@ def check_parts(path: str | os.PathLike, kind: str, model) -> None:
         log.warning("%s was built with the CM parts [%s] but this run reads [%s] (CAD_CM_PARTS): rebuild it "
                     "(make cm, cad cm build) or set CAD_CM_PARTS=%s", path, ", ".join(sorted(built)),
                     ", ".join(sorted(cm_parts())), ",".join(sorted(built)))
+    elif built is not None and "governor" in built:
+        recorded = (_recorded(path, kind, model) or {}).get("situation_governors")
+        if recorded is not None and recorded != governors_read():
+            log.warning("%s was built with another list of situation governors than %s: its `subs` bundles "
+                        "mean other verbs; rebuild it (make cm, cad cm build)", path, SHIPPED_GOVERNORS)
 
 
 # the demonstrative pronouns that stand for a situation or a proposition (is_demonstrative)

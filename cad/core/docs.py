@@ -69,3 +69,11 @@ def write_docs(path: str | os.PathLike, docs: Iterable[DocStart]) -> None:
     with atomic_output(path) as fh:
         for d in docs:
             fh.write(f"{d.first_line}\t{d.doc_id}\n")
+
+
+def domain_weight(doc_id: str | None, weights: dict[str, float]) -> float:
+    """The weight of a document by the domain its id names before a colon (`sated:talk` under
+    `{"sated": 3}`); 1 where the id names none that `weights` has, or the corpus has no ids."""
+    if not weights or doc_id is None or ":" not in doc_id:
+        return 1.0
+    return weights.get(doc_id.split(":", 1)[0], 1.0)

@@ -283,13 +283,17 @@ def test_an_object_clitic_aligned_to_it_is_copied_in_its_other_gender(tmp_path, 
     from cad.decoder.options import sentence_options
 
     table = ("repair it ||| le réparer ||| 1 1 1 1 ||| 0-1 1-0\nrepair him ||| le réparer ||| 1 1 1 1 ||| 0-1 1-0\n"
-             "see it ||| l' voir ||| 1 1 1 1 ||| 0-1 1-0\n")
+             "see it ||| l' voir ||| 1 1 1 1 ||| 0-1 1-0\nexplained it ||| expliqué le ||| 1 1 1 1 ||| 0-0 1-1\n"
+             "it ||| le ||| 1 1 1 1 ||| 0-0\n")
     model = tiny_model(tmp_path, monkeypatch, states, (1.0, 3.0), table=table, lm=[["le", "réparer"]])
-    got = sentence_options(model, ["repair", "it", "repair", "him", "see", "it"]).options
+    got = sentence_options(model, ["repair", "it", "repair", "him", "see", "it", "explained", "it"]).options
     assert sorted(o.words for o in got[(0, 2)]) == [("la", "réparer"), ("le", "réparer")]
     # not aligned to it/they (*him*), or a clitic of both genders (*l'*): no copy
     assert [o.words for o in got[(2, 4)]] == [("le", "réparer")]
     assert [o.words for o in got[(4, 6)]] == [("l'", "voir")]
+    # a clitic that ends its phrase would stand after the verb (*j'ai expliqué la*): no copy
+    assert [o.words for o in got[(6, 8)]] == [("expliqué", "le")]
+    assert [o.words for o in got[(7, 8)]] == [("le",)]
     # pronouns=0: none
     model = tiny_model(tmp_path / "off", monkeypatch, states, (1.0, 3.0), extra="pronouns=0", table=table,
                        lm=[["le", "réparer"]])

@@ -37,7 +37,8 @@ before a noun phrase disagrees) and the coreference model's class had no option 
 a compound *être* (*on a été volé*, *il a été vendu*) the copies are the personal pronouns of its
 number. With them, an option of any span holding *it*/*they* whose word aligned to it is an object
 clitic of one gender (*repair it* → *le réparer*) is copied with the other (*la réparer*;
-AgreementStates.clitic_copies).
+AgreementStates.clitic_copies), where another word of the phrase follows the clitic: a phrase that
+ends on it (*it* → *le*, *expliqué le*) lands after the verb, where French has no clitic.
 """
 
 from __future__ import annotations

@@ -71,3 +71,17 @@ def browser():
         b = p.chromium.launch(executable_path=path, args=["--no-sandbox"])
         yield b
         b.close()
+
+
+@pytest.fixture(scope="module")
+def parser():
+    """spaCy's English parse as the constructions and roles read it (coref/english/roles.py); skips
+    with a message where the model is not installed."""
+    pytest.importorskip("spacy")
+    from cad.core.errors import CadError
+    from coref.english.roles import _parser
+
+    try:
+        return _parser()
+    except (CadError, OSError):
+        pytest.skip("spaCy's English model is not installed (make install)")

@@ -40,17 +40,6 @@ def test_construction_roles_keep_the_parse_roles_names_and_part_the_new_ones():
     assert all("-" not in r for r in ROLE_OF_CONSTRUCTION.values())
 
 
-@pytest.fixture(scope="module")
-def parser():
-    pytest.importorskip("spacy")
-    from coref.english.roles import _parser
-
-    try:
-        return _parser()
-    except (CadError, OSError):
-        pytest.skip("spaCy's English model is not installed (make install)")
-
-
 SENTENCES = [s.split() for s in ("the house is old .", "it is important to know it .", "it is a ruin .",
                                  "it was sold last year .", "it was very old .", "it works .",
                                  "it was the roof that fell .", "it has been a ruin for years .")]

@@ -11,17 +11,6 @@ from coref.english.constructions import (CLEFT, CONSTRUCTIONS, COPULA_ADJECTIVE,
 pytest.importorskip("spacy")
 
 
-@pytest.fixture(scope="module")
-def parser():
-    from cad.core.errors import CadError
-    from coref.english.roles import _parser
-
-    try:
-        return _parser()
-    except (CadError, OSError):
-        pytest.skip("spaCy's English model is not installed (make install)")
-
-
 # (sentence, the pronoun's position, label, participle, the predicate's word or None)
 CASES = [
     # il/elle + être + adjective or participle: the predicate agrees

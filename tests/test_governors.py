@@ -52,17 +52,6 @@ def test_the_shipped_table_is_the_large_corpus_count():
     assert all(is_situation(table.counts[v], 10, 0.4) for v in table.verbs)
 
 
-@pytest.fixture(scope="module")
-def parser():
-    pytest.importorskip("spacy")
-    from coref.english.roles import _parser
-
-    try:
-        return _parser()
-    except (CadError, OSError):
-        pytest.skip("spaCy's English model is not installed (make install)")
-
-
 def _corpus(tmp_path):
     rows = [("it works .", "ça marche .", "0-0 1-1 2-2"),                         # talk: ×3
             ("it broke last week .", "il s' est cassé la semaine dernière .", "0-0 1-3 2-6 3-5 4-7"),

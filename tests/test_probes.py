@@ -18,17 +18,6 @@ from conftest import write
 pytest.importorskip("spacy")
 
 
-@pytest.fixture(scope="module")
-def parser():
-    from cad.core.errors import CadError
-    from coref.english.roles import _parser
-
-    try:
-        return _parser()
-    except (CadError, OSError):
-        pytest.skip("spaCy's English model is not installed (make install)")
-
-
 NOUNS = [ProbeNoun({"sing": "knife", "plur": "knives"}, "couteau", "masc", 7),
          ProbeNoun({"sing": "envelope", "plur": "envelopes"}, "enveloppe", "fem", 2)]
 

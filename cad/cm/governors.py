@@ -28,7 +28,6 @@ and *work* are counted apart.
 
 from __future__ import annotations
 
-import bisect
 import functools
 import logging
 import os
@@ -37,7 +36,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from cad.core.alignment import parse_alignment
-from cad.core.docs import domain_weight, read_docs
+from cad.core.docs import domain_weight, iter_docs
 from cad.core.errors import CadError
 from cad.core.progress import progress
 from cad.core.textio import atomic_output, count_lines, read_lines, read_parallel
@@ -145,13 +144,20 @@ def _subject_its(rows: Iterator[tuple[int, list[str]]], path: str, weights: Call
 
 
 def _line_weights(docs: str | None, n_lines: int, domain_weights: dict[str, float]) -> Callable[[int], float]:
-    """1-based line -> its document's domain weight (cad cm build's --domain-weight)."""
+    """1-based line -> its document's domain weight (cad cm build's --domain-weight), read with the
+    boundaries as the lines go by (asked in increasing order), one document at a time."""
     if not docs or not domain_weights:
         return lambda _lineno: 1.0
-    starts = read_docs(docs, n_lines)
-    firsts = [d.first_line for d in starts]
-    ws = [domain_weight(d.doc_id, domain_weights) for d in starts]
-    return lambda lineno: ws[bisect.bisect_right(firsts, lineno - 1) - 1]
+    starts = iter_docs(docs, n_lines)
+    current, following = 1.0, next(starts, None)
+
+    def weight(lineno: int) -> float:
+        nonlocal current, following
+        while following is not None and following.first_line <= lineno - 1:
+            current, following = domain_weight(following.doc_id, domain_weights), next(starts, None)
+        return current
+
+    return weight
 
 
 def count_governors(src: str, tgt: str, align: str, pair: Pair | None = None, docs: str | None = None,

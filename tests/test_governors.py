@@ -39,8 +39,9 @@ def test_the_table_is_written_and_read_back_with_its_settings(tmp_path):
 def test_a_bad_table_names_its_line(tmp_path, text, where):
     path = tmp_path / "g.tsv"
     path.write_text(text)
-    with pytest.raises(CadError, match=f"g.tsv{where}"):
+    with pytest.raises(CadError, match=f"g.tsv{where}") as err:
         SituationGovernors.read(path)
+    assert err.value.path == str(path) and err.value.line == int(where.split(":")[1])
 
 
 def test_the_shipped_table_is_the_large_corpus_count():

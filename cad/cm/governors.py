@@ -85,12 +85,12 @@ class SituationGovernors:
         lines = read_lines(path)
         header = next(lines, "")
         if not header.startswith(f"# {FORMAT}"):
-            raise CadError(f"{path}:1: not a situation-governor table (expected '# {FORMAT} ...')")
+            raise CadError(f"not a situation-governor table (expected '# {FORMAT} ...')", str(path), 1)
         settings = dict(kv.split("=", 1) for kv in header.split()[2:] if "=" in kv)
         try:
             min_subjects, share = float(settings.get("min_subjects", MIN_SUBJECTS)), float(settings.get("share", SHARE))
         except ValueError:
-            raise CadError(f"{path}:1: bad min_subjects or share in the header") from None
+            raise CadError("bad min_subjects or share in the header", str(path), 1) from None
         counts: list[GovernorCount] = []
         seen: dict[str, int] = {}
         for n, line in enumerate(lines, start=2):
@@ -100,9 +100,9 @@ class SituationGovernors:
             except ValueError:
                 count = None
             if count is None or not fields[0] or not 0 <= count.situations <= count.subjects:
-                raise CadError(f"{path}:{n}: expected governor<TAB>subjects<TAB>situations (0 <= situations <= subjects)")
+                raise CadError("expected governor<TAB>subjects<TAB>situations (0 <= situations <= subjects)", str(path), n)
             if count.governor in seen:
-                raise CadError(f"{path}:{n}: {count.governor!r} again (first on line {seen[count.governor]})")
+                raise CadError(f"{count.governor!r} again (first on line {seen[count.governor]})", str(path), n)
             seen[count.governor] = n
             counts.append(count)
         return cls(counts, min_subjects, share)
@@ -143,12 +143,12 @@ def _subject_its(rows: Iterator[tuple[int, list[str]]], path: str, weights: Call
         yield batch
 
 
-def _line_weights(docs: str | None, n_lines: int, domain_weights: dict[str, float]) -> Callable[[int], float]:
+def _line_weights(docs: str | None, src: str, domain_weights: dict[str, float]) -> Callable[[int], float]:
     """1-based line -> its document's domain weight (cad cm build's --domain-weight), read with the
     boundaries as the lines go by (asked in increasing order), one document at a time."""
     if not docs or not domain_weights:
         return lambda _lineno: 1.0
-    starts = iter_docs(docs, n_lines)
+    starts = iter_docs(docs, count_lines(src))
     current, following = 1.0, next(starts, None)
 
     def weight(lineno: int) -> float:
@@ -171,7 +171,7 @@ def count_governors(src: str, tgt: str, align: str, pair: Pair | None = None, do
     situation = chosen(pair).target.situation_classes
     if not situation:
         raise CadError(f"the target language {chosen(pair).tgt} has no situation class: nothing to count")
-    weights = _line_weights(docs, count_lines(src), domain_weights or {})
+    weights = _line_weights(docs, src, domain_weights or {})
     subjects: dict[str, float] = {}
     situations: dict[str, float] = {}
     done = 0
